@@ -1,0 +1,121 @@
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "run.h"
+
+#include "copy.spv.h"
+
+static const vkfx_kernel_desc copy_kernel = {
+    .name = "copy",
+    VKFX_SPV(copy),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 8,
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One case: decode random pixels, then the chain (or the copy kernel),
+ * submitted reps + 1 times; the time of a run is the sum of its passes
+ * after the decode. */
+static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *o,
+                      const vkfx_pixels *px, const char *text, vkfx_bench_case *c)
+{
+    int ret = VKFX_OK;
+    vkfx_graph *g = NULL;
+    vkfx_chain *chain = NULL;
+    void **states = NULL;
+    vkfx_buffer *raw = NULL;
+    vkfx_image *src = NULL, *dst = NULL;
+    double *ms = calloc((size_t)o->reps, sizeof(*ms));
+    if (!ms)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    snprintf(c->name, sizeof(c->name), "%s", text ? text : "copy");
+    if (text)
+        TRY(vkfx_chain_parse(text, &chain));
+    TRY(vkfx_graph_begin(ctx, o->width, o->height, vkfx_internal_format(o->precision), true, &g));
+    TRY(vkfx_graph_buffer(g, vkfx_pixels_bytes(px), 0, &raw));
+    TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &src));
+    TRY(vkfx_staging_upload(staging, raw->buffer, 0, px->data, vkfx_pixels_bytes(px)));
+    TRY(vkfx_record_decode(g, raw, px, false, src));
+    if (chain) {
+        TRY(vkfx_record_chain(g, chain, src, &dst, &states));
+    } else {
+        vkfx_kernel *k = NULL;
+        vkfx_spec spec = {.local = {16, 16, 1}};
+        TRY(vkfx_kernel_get(ctx, &copy_kernel, &spec, &k));
+        TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &dst));
+        int32_t push[2] = {(int32_t)o->width, (int32_t)o->height};
+        vkfx_dispatch d = {
+            .kernel = k,
+            .label = "copy",
+            .use = {{.image = src}, {.image = dst, .write = true}},
+            .push = push,
+            .groups = {vkfx_groups(o->width, 16), vkfx_groups(o->height, 16), 1},
+        };
+        TRY(vkfx_graph_dispatch(g, &d));
+    }
+    for (int rep = -1; rep < o->reps; rep++) {
+        TRY(vkfx_graph_run(g));
+        const vkfx_pass_time *t = NULL;
+        uint32_t n = 0;
+        vkfx_graph_timings(g, &t, &n);
+        if (n == 0) {
+            ret = vkfx_fail(VKFX_E_VULKAN, "this device has no timestamp queries on its queue");
+            goto fail;
+        }
+        double sum = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (strcmp(t[i].label, "decode") != 0)
+                sum += t[i].ms;
+        if (rep >= 0)
+            ms[rep] = sum;
+    }
+    qsort(ms, (size_t)o->reps, sizeof(*ms), cmp_double);
+    c->ms_min = ms[0];
+    c->ms_median = ms[o->reps / 2];
+    double bytes = 2.0 * o->width * o->height *
+                   vkfx_format_texel_bytes(vkfx_internal_format(o->precision));
+    c->gbps = bytes / (c->ms_median * 1e-3) / 1e9;
+fail:
+    if (ret < 0)
+        vkfx_fail_context(ret, "bench %s", c->name);
+    vkfx_destroy_chain_states(g, chain, states);
+    vkfx_graph_destroy(g);
+    vkfx_chain_free(chain);
+    free(ms);
+    return ret;
+}
+
+int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *opts,
+               vkfx_bench_case *cases)
+{
+    int ret = VKFX_OK;
+    vkfx_pixels px = {.channels = 4, .sample = VKFX_SAMPLE_U8, .straight = true};
+    if (opts->reps < 1)
+        return vkfx_fail(VKFX_E_USAGE, "bench needs at least one run per case");
+    TRY(vkfx_pixels_alloc(&px, opts->width, opts->height, 4, VKFX_SAMPLE_U8));
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    uint8_t *p = px.data;
+    for (size_t i = 0; i < vkfx_pixels_bytes(&px); i++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        p[i] = (uint8_t)(state >> 24);
+    }
+    for (size_t i = 0; i <= opts->nchains; i++) {
+        TRY(bench_case(ctx, staging, opts, &px, i ? opts->chains[i - 1] : NULL, &cases[i]));
+        cases[i].vs_copy = cases[i].ms_median / cases[0].ms_median;
+    }
+fail:
+    vkfx_pixels_free(&px);
+    return ret;
+}

@@ -1,0 +1,38 @@
+/* The filter chain as the user writes it: name[:key=value]...[,name...]...
+ * parsed against the registry's option tables into params structs. */
+#ifndef VKFX_CHAIN_H
+#define VKFX_CHAIN_H
+
+#include <stddef.h>
+
+#include "filter.h"
+
+typedef struct vkfx_chain_link {
+    const vkfx_filter *filter;
+    void *params; /* filter->params_size bytes, defaults filled in */
+} vkfx_chain_link;
+
+typedef struct vkfx_chain {
+    vkfx_chain_link *links;
+    size_t count;
+} vkfx_chain;
+
+/* Parses text; on error returns VKFX_E_USAGE with a message naming the
+ * filter, option, value and what is allowed (closest filter or option name
+ * suggested for a misspelling). A backslash escapes the next character, so
+ * file names may hold ',' ':' '=' and '\'. */
+int vkfx_chain_parse(const char *text, vkfx_chain **out);
+void vkfx_chain_free(vkfx_chain *chain);
+
+/* Parses one option value into its field (used by the chain parser). */
+int vkfx_option_parse(const vkfx_filter *f, const vkfx_option *o, const char *value, void *params);
+/* Fills params with every option's default. */
+void vkfx_options_defaults(const vkfx_filter *f, void *params);
+
+/* Writes "name: help" option rows for --help-filter into buf. */
+int vkfx_filter_describe(const vkfx_filter *f, char *buf, size_t size);
+
+/* Levenshtein distance, for "did you mean" suggestions. */
+size_t vkfx_edit_distance(const char *a, const char *b);
+
+#endif

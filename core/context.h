@@ -1,0 +1,75 @@
+/* The Vulkan instance and device through volk: device choice, optional
+ * validation, one compute queue, and the timeline semaphore every
+ * submission signals. */
+#ifndef VKFX_CONTEXT_H
+#define VKFX_CONTEXT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <volk.h>
+
+#include "vkfx.h"
+
+typedef struct vkfx_kernel vkfx_kernel;
+
+struct vkfx_context {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties mem;
+    uint32_t subgroup_size, min_subgroup_size, max_subgroup_size;
+    bool subgroup_arith;      /* subgroupInclusiveAdd and friends in compute */
+    bool subgroup_size_control;
+    bool timestamps;
+    double timestamp_period_ns;
+    VkCommandPool pool;
+    VkSemaphore timeline;
+    uint64_t timeline_value;  /* last value a submission will signal */
+    VkSampler sampler;        /* nearest, unnormalised-free texelFetch reads */
+    vkfx_kernel *kernels;     /* pipelines built so far */
+    uint64_t device_bytes;    /* device memory allocated now */
+    uint64_t device_bytes_peak;
+    volatile unsigned validation_messages;
+    vkfx_log_fn log;
+    void *log_user;
+};
+
+/* Submits an ended cmd signalling the next timeline value, returned in ticket. */
+int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket);
+/* Waits until the timeline reaches ticket. */
+int vkfx_wait(vkfx_context *ctx, uint64_t ticket);
+/* Begins a command buffer; once: it is submitted a single time. */
+int vkfx_cmd_begin(vkfx_context *ctx, bool once, VkCommandBuffer *cmd);
+void vkfx_cmd_free(vkfx_context *ctx, VkCommandBuffer cmd);
+
+/* Logs through the context's log function (validation messages, warnings). */
+void vkfx_log(vkfx_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records a failed Vulkan call (call text, VkResult name, file, line) and
+ * returns the matching status code. */
+int vkfx_vk_fail(VkResult r, const char *call, const char *file, int line);
+const char *vkfx_vk_result_name(VkResult r);
+
+/* Wraps a Vulkan call in a function that has `int ret` and a `fail:` label. */
+#define VK_TRY(call)                                                                               \
+    do {                                                                                           \
+        VkResult vk_try_r_ = (call);                                                               \
+        if (vk_try_r_ != VK_SUCCESS) {                                                             \
+            ret = vkfx_vk_fail(vk_try_r_, #call, __FILE__, __LINE__);                              \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* Same for vkfx calls that return a status. */
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        ret = (call);                                                                              \
+        if (ret < 0)                                                                               \
+            goto fail;                                                                             \
+    } while (0)
+
+#endif

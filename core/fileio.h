@@ -1,0 +1,53 @@
+/* Reading and writing image files: PNG through libpng (8/16 bit, gray, gray+
+ * alpha, RGB, RGBA, palette), other formats through stb_image and
+ * stb_image_write. Writes are atomic: a temporary file beside the target is
+ * renamed over it only once it is complete. */
+#ifndef VKFX_FILEIO_H
+#define VKFX_FILEIO_H
+
+#include <stddef.h>
+
+#include "pixels.h"
+
+typedef enum vkfx_file_format {
+    VKFX_FILE_PNG,
+    VKFX_FILE_JPEG,
+    VKFX_FILE_BMP,
+    VKFX_FILE_TGA,
+    VKFX_FILE_GIF,
+    VKFX_FILE_PSD,
+    VKFX_FILE_HDR,
+} vkfx_file_format;
+
+typedef struct vkfx_save_opts {
+    int jpeg_quality; /* 1..100; 0 means the default, 90 */
+} vkfx_save_opts;
+
+/* Output format from the path's extension (case-insensitive). Unknown or
+ * read-only extensions (.gif, .psd) fail with VKFX_E_USAGE naming the
+ * extensions that can be written. */
+int vkfx_file_format_for_output(const char *path, vkfx_file_format *fmt);
+const char *vkfx_file_format_name(vkfx_file_format fmt);
+
+/* Decodes a file, recognised by its content, not its name. 8/16-bit files
+ * come back with linear=false, Radiance HDR with linear=true and F32 samples;
+ * straight=true always. Palette PNGs expand to RGB or RGBA (tRNS), 1/2/4-bit
+ * gray to 8 bit. Missing/unreadable files give VKFX_E_IO; corrupt, truncated
+ * or unknown content VKFX_E_FORMAT; the message names the path. */
+int vkfx_file_load(const char *path, vkfx_pixels *out);
+int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out);
+
+/* The channels and sample type a format stores for an image whose input had
+ * in_channels channels of in_sample: PNG keeps both (F32 becomes U16),
+ * JPEG is U8 gray or RGB (alpha dropped), BMP and TGA are U8 with the
+ * input's channels, HDR is F32 gray or RGB. */
+void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sample in_sample,
+                             uint32_t *channels, vkfx_sample *sample);
+
+/* Encodes px (whose channels/sample must match vkfx_file_output_layout for
+ * fmt) and writes it atomically to path. Fails with VKFX_E_IO if the
+ * directory is missing or unwritable, leaving nothing behind. */
+int vkfx_file_save(const char *path, vkfx_file_format fmt, const vkfx_pixels *px,
+                   const vkfx_save_opts *opts);
+
+#endif

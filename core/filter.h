@@ -1,0 +1,59 @@
+/* A filter is one static descriptor: its name, help, option rows and the
+ * create / record / destroy functions that put its passes into a chain's
+ * command buffer. The registry (core/registry.c) lists them all. */
+#ifndef VKFX_FILTER_H
+#define VKFX_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct vkfx_graph vkfx_graph;
+typedef struct vkfx_image vkfx_image;
+
+typedef enum vkfx_opt_type {
+    VKFX_OPT_INT,    /* int32_t */
+    VKFX_OPT_FLOAT,  /* double */
+    VKFX_OPT_BOOL,   /* bool: 0|1 (also true|false, yes|no) */
+    VKFX_OPT_CHOICE, /* int: index into choices */
+    VKFX_OPT_PATH,   /* char *: a file name, owned by the parsed chain */
+} vkfx_opt_type;
+
+typedef struct vkfx_option {
+    const char *name;
+    vkfx_opt_type type;
+    size_t offset;               /* in the filter's params struct */
+    double def;                  /* default (index for CHOICE; unused for PATH) */
+    double min, max;             /* inclusive range for INT and FLOAT */
+    const char *const *choices;  /* NULL-terminated, for CHOICE */
+    const char *help;
+    const char *def_text;        /* shown instead of def when the default is derived */
+    bool required;               /* must be given (PATH options mostly) */
+    bool unset_default;          /* leave the field at VKFX_UNSET unless given */
+} vkfx_option;
+
+/* Value an INT or FLOAT field holds when unset_default is true and the user
+ * did not give it: the filter derives it (gauss radius from sigma). */
+#define VKFX_UNSET (-1)
+
+typedef struct vkfx_filter {
+    const char *name;
+    const char *help;            /* one line */
+    const char *details;         /* extra paragraph for --help-filter, or NULL */
+    const vkfx_option *options;  /* terminated by a row with name == NULL */
+    size_t params_size;
+    /* Cross-option checks after parsing; returns VKFX_E_USAGE with a message. */
+    int (*check)(const void *params);
+    /* Optional: per-run state beyond the graph's temporaries (NULL if none). */
+    int (*create)(vkfx_graph *g, const void *params, void **state);
+    /* Records the filter's passes reading src and writing dst. */
+    int (*record)(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                  vkfx_image *dst);
+    void (*destroy)(vkfx_graph *g, void *state);
+} vkfx_filter;
+
+/* NULL-terminated, in the order --filters lists them. */
+extern const vkfx_filter *const vkfx_filters[];
+const vkfx_filter *vkfx_filter_find(const char *name);
+
+#endif

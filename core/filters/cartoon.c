@@ -1,0 +1,66 @@
+#include <stddef.h>
+
+#include "../error.h"
+#include "filters.h"
+
+#include "cartoon.spv.h"
+
+typedef struct cartoon_params {
+    double sigma;
+    double gain;
+} cartoon_params;
+
+static const vkfx_option cartoon_options[] = {
+    {.name = "sigma", .type = VKFX_OPT_FLOAT, .offset = offsetof(cartoon_params, sigma), .def = 2,
+     .min = 0.1, .max = 1000, .help = "Gaussian blur before the edges"},
+    {.name = "gain", .type = VKFX_OPT_FLOAT, .offset = offsetof(cartoon_params, gain), .def = 4,
+     .min = 0, .max = 1000, .help = "edge strength (the sobel gain)"},
+    {0},
+};
+
+static const vkfx_kernel_desc cartoon_kernel = {
+    .name = "cartoon",
+    VKFX_SPV(cartoon),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 12,
+};
+
+static int cartoon_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                          vkfx_image *dst)
+{
+    (void)state;
+    int ret = VKFX_OK;
+    const cartoon_params *p = params;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_image *blurred = NULL;
+    vkfx_kernel *k = NULL;
+    vkfx_spec spec = {.local = {16, 16, 1}};
+    TRY(vkfx_kernel_get(vkfx_graph_context(g), &cartoon_kernel, &spec, &k));
+    TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), &blurred));
+    TRY(vkfx_gauss_record(g, p->sigma, -1, src, blurred));
+    struct {
+        int32_t size[2];
+        float gain;
+    } push = {{(int32_t)w, (int32_t)h}, (float)p->gain};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = "cartoon",
+        .use = {{.image = blurred}, {.image = dst, .write = true}},
+        .push = &push,
+        .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}
+
+const vkfx_filter vkfx_filter_cartoon = {
+    .name = "cartoon",
+    .help = "cartoon: Gaussian blur darkened along its Sobel edges",
+    .details = "b = gauss(sigma); e = sobel edge value of b with the given gain; output "
+               "RGB = b.rgb * (1 - e) (premultiplied), alpha from b.",
+    .options = cartoon_options,
+    .params_size = sizeof(cartoon_params),
+    .record = cartoon_record,
+};

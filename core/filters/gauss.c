@@ -1,0 +1,152 @@
+#include <math.h>
+#include <stddef.h>
+
+#include "../error.h"
+#include "filters.h"
+
+#include "gauss_h.spv.h"
+#include "gauss_v.spv.h"
+
+typedef struct gauss_params {
+    double sigma;
+    int32_t radius;
+} gauss_params;
+
+static const vkfx_option gauss_options[] = {
+    {.name = "sigma", .type = VKFX_OPT_FLOAT, .offset = offsetof(gauss_params, sigma), .def = 1,
+     .min = 0.1, .max = 1000, .help = "standard deviation in pixels"},
+    {.name = "radius", .type = VKFX_OPT_INT, .offset = offsetof(gauss_params, radius), .min = 1,
+     .max = 4096, .unset_default = true, .def_text = "3*sigma rounded, at least 1",
+     .help = "taps on each side of the centre"},
+    {0},
+};
+
+static const vkfx_kernel_desc gauss_h_kernel = {
+    .name = "gauss_h",
+    VKFX_SPV(gauss_h),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 20,
+};
+
+static const vkfx_kernel_desc gauss_v_kernel = {
+    .name = "gauss_v",
+    VKFX_SPV(gauss_v),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 20,
+};
+
+int vkfx_gauss_default_radius(double sigma)
+{
+    int r = (int)floor(3.0 * sigma + 0.5);
+    return r < 1 ? 1 : r;
+}
+
+/* Halo capacity for radius r: a power of two, so one pipeline serves a range
+ * of radii; 0 when even r itself does not fit in shared memory. */
+static uint32_t pick_halo(uint32_t r, uint32_t limit, uint32_t (*bytes)(uint32_t, uint32_t),
+                          uint32_t shape)
+{
+    uint32_t h = 8;
+    while (h < r)
+        h *= 2;
+    if (bytes(h, shape) <= limit)
+        return h;
+    if (bytes(r, shape) <= limit)
+        return r;
+    return 0;
+}
+
+static uint32_t h_bytes(uint32_t halo, uint32_t tile)
+{
+    return (tile + 2 * halo) * 16 + (halo + 1) * 4;
+}
+
+/* shape = width | rows << 8 | ly << 16: tile of width x (ly*rows) outputs */
+static uint32_t v_bytes(uint32_t halo, uint32_t shape)
+{
+    uint32_t w = shape & 0xff, rows = (shape >> 8) & 0xff, ly = shape >> 16;
+    return (ly * rows + 2 * halo) * w * 16 + (halo + 1) * 4;
+}
+
+int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
+{
+    int ret = VKFX_OK;
+    vkfx_context *ctx = vkfx_graph_context(g);
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    uint32_t limit = ctx->props.limits.maxComputeSharedMemorySize;
+    vkfx_image *tmp = NULL;
+    vkfx_kernel *kh = NULL, *kv = NULL;
+    if (radius < 0)
+        radius = vkfx_gauss_default_radius(sigma);
+    double sum = 1.0;
+    for (int k = 1; k <= radius; k++)
+        sum += 2.0 * exp(-(double)k * k / (2.0 * sigma * sigma));
+    struct {
+        int32_t size[2];
+        int32_t radius;
+        float inv_two_sigma2, norm;
+    } push = {{(int32_t)w, (int32_t)h}, radius, (float)(1.0 / (2.0 * sigma * sigma)),
+              (float)(1.0 / sum)};
+
+    const uint32_t tile = 256;
+    vkfx_spec sh = {.local = {tile, 1, 1}, .nextra = 2};
+    sh.extra[0] = tile;
+    sh.extra[1] = pick_halo((uint32_t)radius, limit, h_bytes, tile);
+    /* Narrower tiles leave room for larger radii in shared memory. */
+    static const uint32_t shapes[][3] = {{32, 4, 8}, {16, 4, 8}, {8, 8, 8}};
+    vkfx_spec sv = {.nextra = 2};
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+        uint32_t shape = shapes[i][0] | shapes[i][1] << 8 | shapes[i][2] << 16;
+        uint32_t halo = pick_halo((uint32_t)radius, limit, v_bytes, shape);
+        sv.local[0] = shapes[i][0];
+        sv.local[1] = shapes[i][2];
+        sv.local[2] = 1;
+        sv.extra[0] = shapes[i][1];
+        sv.extra[1] = halo;
+        if (halo)
+            break;
+    }
+    TRY(vkfx_kernel_get(ctx, &gauss_h_kernel, &sh, &kh));
+    TRY(vkfx_kernel_get(ctx, &gauss_v_kernel, &sv, &kv));
+    TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), &tmp));
+    vkfx_dispatch dh = {
+        .kernel = kh,
+        .label = "gauss.h",
+        .use = {{.image = src}, {.image = tmp, .write = true}},
+        .push = &push,
+        .groups = {vkfx_groups(w, tile), h, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &dh));
+    uint32_t th = sv.local[1] * sv.extra[0];
+    vkfx_dispatch dv = {
+        .kernel = kv,
+        .label = "gauss.v",
+        .use = {{.image = tmp}, {.image = dst, .write = true}},
+        .push = &push,
+        .groups = {vkfx_groups(w, sv.local[0]), vkfx_groups(h, th), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &dv));
+fail:
+    return ret;
+}
+
+static int gauss_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                        vkfx_image *dst)
+{
+    (void)state;
+    const gauss_params *p = params;
+    return vkfx_gauss_record(g, p->sigma, p->radius, src, dst);
+}
+
+const vkfx_filter vkfx_filter_gauss = {
+    .name = "gauss",
+    .help = "separable Gaussian blur, horizontal then vertical",
+    .details = "Taps exp(-k^2/(2 sigma^2)) for |k| <= radius, normalised to sum 1; edges "
+               "repeat the nearest pixel. Same as scipy.ndimage.gaussian_filter(x, (s, s, 0), "
+               "mode='nearest', truncate=3) on linear premultiplied RGBA.",
+    .options = gauss_options,
+    .params_size = sizeof(gauss_params),
+    .record = gauss_record,
+};

@@ -1,0 +1,66 @@
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../error.h"
+#include "filters.h"
+
+#include "sobel.spv.h"
+
+typedef struct sobel_params {
+    bool invert;
+    double gain;
+} sobel_params;
+
+static const vkfx_option sobel_options[] = {
+    {.name = "invert", .type = VKFX_OPT_BOOL, .offset = offsetof(sobel_params, invert), .def = 0,
+     .help = "1: dark edges on white (1 - e)"},
+    {.name = "gain", .type = VKFX_OPT_FLOAT, .offset = offsetof(sobel_params, gain), .def = 1,
+     .min = 0, .max = 1000, .help = "multiplies the edge value before clamping to [0,1]"},
+    {0},
+};
+
+static const vkfx_kernel_desc sobel_kernel = {
+    .name = "sobel",
+    VKFX_SPV(sobel),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 16,
+};
+
+static int sobel_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                        vkfx_image *dst)
+{
+    (void)state;
+    int ret = VKFX_OK;
+    const sobel_params *p = params;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *k = NULL;
+    vkfx_spec spec = {.local = {16, 16, 1}};
+    TRY(vkfx_kernel_get(vkfx_graph_context(g), &sobel_kernel, &spec, &k));
+    struct {
+        int32_t size[2];
+        float gain;
+        uint32_t invert;
+    } push = {{(int32_t)w, (int32_t)h}, (float)p->gain, p->invert};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = "sobel",
+        .use = {{.image = src}, {.image = dst, .write = true}},
+        .push = &push,
+        .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}
+
+const vkfx_filter vkfx_filter_sobel = {
+    .name = "sobel",
+    .help = "Sobel edges: gradient magnitude as a gray level",
+    .details = "Per channel 3x3 Sobel gradients of linear premultiplied RGB, magnitude "
+               "weighted by luminance: e = clamp(gain*(0.2126 m_r + 0.7152 m_g + 0.0722 m_b), "
+               "0, 1). Output RGB = e (1 - e with invert=1), alpha kept.",
+    .options = sobel_options,
+    .params_size = sizeof(sobel_params),
+    .record = sobel_record,
+};

@@ -1,0 +1,380 @@
+#include "graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+enum { HAZ_READ = 1, HAZ_WRITE = 2 };
+
+typedef struct tracked {
+    const void *resource;
+    int state; /* HAZ_* accesses since the last barrier */
+} tracked;
+
+#define MAX_QUERIES 1024
+
+struct vkfx_graph {
+    vkfx_context *ctx;
+    uint32_t width, height;
+    VkFormat format;
+    VkCommandBuffer cmd;
+    VkDescriptorPool *pools;
+    size_t npools;
+    vkfx_image **images;
+    size_t nimages;
+    vkfx_buffer **buffers;
+    size_t nbuffers;
+    tracked *track;
+    size_t ntrack, captrack;
+    VkQueryPool queries;
+    uint32_t nqueries;
+    char (*labels)[48];
+    vkfx_pass_time *times;
+    uint32_t ntimes;
+    bool submitted;
+    bool ended;
+};
+
+vkfx_context *vkfx_graph_context(vkfx_graph *g) { return g->ctx; }
+uint32_t vkfx_graph_width(vkfx_graph *g) { return g->width; }
+uint32_t vkfx_graph_height(vkfx_graph *g) { return g->height; }
+VkFormat vkfx_graph_format(vkfx_graph *g) { return g->format; }
+VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g) { return g->cmd; }
+
+static int add_pool(vkfx_graph *g)
+{
+    int ret = VKFX_OK;
+    VkDescriptorPool *grown = realloc(g->pools, (g->npools + 1) * sizeof(*grown));
+    if (!grown)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    g->pools = grown;
+    VkDescriptorPoolSize sizes[] = {
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 256},
+        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 256},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 256},
+    };
+    VkDescriptorPoolCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .maxSets = 128,
+        .poolSizeCount = 3,
+        .pPoolSizes = sizes,
+    };
+    VK_TRY(vkCreateDescriptorPool(g->ctx->device, &pci, NULL, &g->pools[g->npools]));
+    g->npools++;
+fail:
+    return ret;
+}
+
+int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkFormat format,
+                     bool timings, vkfx_graph **out)
+{
+    int ret = VKFX_OK;
+    *out = NULL;
+    vkfx_graph *g = calloc(1, sizeof(*g));
+    if (!g)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    g->ctx = ctx;
+    g->width = width;
+    g->height = height;
+    g->format = format;
+    TRY(add_pool(g));
+    TRY(vkfx_cmd_begin(ctx, false, &g->cmd));
+    if (timings && ctx->timestamps) {
+        VkQueryPoolCreateInfo qci = {
+            .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+            .queryType = VK_QUERY_TYPE_TIMESTAMP,
+            .queryCount = MAX_QUERIES,
+        };
+        VK_TRY(vkCreateQueryPool(ctx->device, &qci, NULL, &g->queries));
+        g->labels = calloc(MAX_QUERIES, sizeof(*g->labels));
+        if (!g->labels) {
+            ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+            goto fail;
+        }
+        vkCmdResetQueryPool(g->cmd, g->queries, 0, MAX_QUERIES);
+    }
+    *out = g;
+    return VKFX_OK;
+fail:
+    vkfx_graph_destroy(g);
+    return ret;
+}
+
+void vkfx_graph_destroy(vkfx_graph *g)
+{
+    if (!g)
+        return;
+    vkfx_context *ctx = g->ctx;
+    if (g->cmd && g->submitted)
+        vkQueueWaitIdle(ctx->queue);
+    vkfx_cmd_free(ctx, g->cmd);
+    for (size_t i = 0; i < g->npools; i++)
+        vkDestroyDescriptorPool(ctx->device, g->pools[i], NULL);
+    for (size_t i = 0; i < g->nimages; i++)
+        vkfx_image_destroy(ctx, g->images[i]);
+    for (size_t i = 0; i < g->nbuffers; i++)
+        vkfx_buffer_destroy(ctx, g->buffers[i]);
+    if (g->queries)
+        vkDestroyQueryPool(ctx->device, g->queries, NULL);
+    free(g->pools);
+    free(g->images);
+    free(g->buffers);
+    free(g->track);
+    free(g->labels);
+    free(g->times);
+    free(g);
+}
+
+int vkfx_graph_image(vkfx_graph *g, uint32_t width, uint32_t height, VkFormat format,
+                     vkfx_image **out)
+{
+    int ret = VKFX_OK;
+    vkfx_image *img = NULL;
+    vkfx_image **grown = realloc(g->images, (g->nimages + 1) * sizeof(*grown));
+    if (!grown)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    g->images = grown;
+    TRY(vkfx_image_create(g->ctx, width, height, format, &img));
+    g->images[g->nimages++] = img;
+    /* Every image lives in GENERAL: read by texelFetch, written by imageStore. */
+    VkImageMemoryBarrier2 b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+        .srcStageMask = VK_PIPELINE_STAGE_2_NONE,
+        .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT,
+        .dstAccessMask = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                         VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+        .newLayout = VK_IMAGE_LAYOUT_GENERAL,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = img->image,
+        .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+    };
+    VkDependencyInfo dep = {
+        .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+        .imageMemoryBarrierCount = 1,
+        .pImageMemoryBarriers = &b,
+    };
+    vkCmdPipelineBarrier2(g->cmd, &dep);
+    *out = img;
+fail:
+    return ret;
+}
+
+int vkfx_graph_buffer(vkfx_graph *g, VkDeviceSize size, VkBufferUsageFlags extra_usage,
+                      vkfx_buffer **out)
+{
+    int ret = VKFX_OK;
+    vkfx_buffer *buf = NULL;
+    vkfx_buffer **grown = realloc(g->buffers, (g->nbuffers + 1) * sizeof(*grown));
+    if (!grown)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    g->buffers = grown;
+    TRY(vkfx_buffer_create(g->ctx, size,
+                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_DST_BIT | extra_usage,
+                           VKFX_MEM_DEVICE, &buf));
+    g->buffers[g->nbuffers++] = buf;
+    *out = buf;
+fail:
+    return ret;
+}
+
+static tracked *find_track(vkfx_graph *g, const void *res)
+{
+    for (size_t i = 0; i < g->ntrack; i++)
+        if (g->track[i].resource == res)
+            return &g->track[i];
+    if (g->ntrack == g->captrack) {
+        size_t cap = g->captrack ? g->captrack * 2 : 16;
+        tracked *grown = realloc(g->track, cap * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        g->track = grown;
+        g->captrack = cap;
+    }
+    g->track[g->ntrack] = (tracked){res, 0};
+    return &g->track[g->ntrack++];
+}
+
+static int order_uses(vkfx_graph *g, const vkfx_use *uses, size_t n)
+{
+    bool hazard = false;
+    for (size_t i = 0; i < n; i++) {
+        const void *res = uses[i].image ? (const void *)uses[i].image : uses[i].buffer;
+        if (!res)
+            continue;
+        tracked *t = find_track(g, res);
+        if (!t)
+            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        if ((t->state & HAZ_WRITE) || (uses[i].write && t->state))
+            hazard = true;
+    }
+    if (hazard) {
+        VkMemoryBarrier2 b = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+            .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT |
+                            VK_PIPELINE_STAGE_2_CLEAR_BIT,
+            .srcAccessMask = VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT,
+            .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT |
+                            VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+            .dstAccessMask = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
+                             VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT |
+                             VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT,
+        };
+        VkDependencyInfo dep = {
+            .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+            .memoryBarrierCount = 1,
+            .pMemoryBarriers = &b,
+        };
+        vkCmdPipelineBarrier2(g->cmd, &dep);
+        for (size_t i = 0; i < g->ntrack; i++)
+            g->track[i].state = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const void *res = uses[i].image ? (const void *)uses[i].image : uses[i].buffer;
+        if (res)
+            find_track(g, res)->state |= uses[i].write ? HAZ_WRITE : HAZ_READ;
+    }
+    return VKFX_OK;
+}
+
+int vkfx_graph_touch(vkfx_graph *g, const vkfx_use *use)
+{
+    return order_uses(g, use, 1);
+}
+
+static void stamp(vkfx_graph *g, const char *label)
+{
+    if (!g->queries || g->nqueries >= MAX_QUERIES)
+        return;
+    snprintf(g->labels[g->nqueries], sizeof(g->labels[0]), "%s", label ? label : "");
+    vkCmdWriteTimestamp2(g->cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g->queries, g->nqueries++);
+}
+
+int vkfx_graph_dispatch(vkfx_graph *g, const vkfx_dispatch *d)
+{
+    int ret = VKFX_OK;
+    const vkfx_kernel_desc *desc = d->kernel->desc;
+    vkfx_use uses[VKFX_MAX_BINDINGS + 1];
+    size_t nuses = 0;
+    for (uint32_t i = 0; i < desc->nbind; i++)
+        uses[nuses++] = d->use[i];
+    if (d->indirect)
+        uses[nuses++] = (vkfx_use){.buffer = d->indirect};
+    TRY(order_uses(g, uses, nuses));
+
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    VkDescriptorSetAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = g->pools[g->npools - 1],
+        .descriptorSetCount = 1,
+        .pSetLayouts = &d->kernel->set_layout,
+    };
+    VkResult r = vkAllocateDescriptorSets(g->ctx->device, &ai, &set);
+    if (r == VK_ERROR_OUT_OF_POOL_MEMORY || r == VK_ERROR_FRAGMENTED_POOL) {
+        TRY(add_pool(g));
+        ai.descriptorPool = g->pools[g->npools - 1];
+        r = vkAllocateDescriptorSets(g->ctx->device, &ai, &set);
+    }
+    VK_TRY(r);
+    VkWriteDescriptorSet w[VKFX_MAX_BINDINGS];
+    VkDescriptorImageInfo ii[VKFX_MAX_BINDINGS];
+    VkDescriptorBufferInfo bi[VKFX_MAX_BINDINGS];
+    for (uint32_t i = 0; i < desc->nbind; i++) {
+        w[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = set,
+            .dstBinding = i,
+            .descriptorCount = 1,
+        };
+        switch (desc->bind[i]) {
+        case VKFX_BIND_SAMPLED:
+        case VKFX_BIND_STORAGE_IMAGE:
+            if (!d->use[i].image) {
+                ret = vkfx_fail(VKFX_E_USAGE, "%s: binding %u needs an image", desc->name, i);
+                goto fail;
+            }
+            ii[i] = (VkDescriptorImageInfo){g->ctx->sampler, d->use[i].image->view,
+                                            VK_IMAGE_LAYOUT_GENERAL};
+            w[i].descriptorType = desc->bind[i] == VKFX_BIND_SAMPLED
+                                      ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                                      : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+            w[i].pImageInfo = &ii[i];
+            break;
+        case VKFX_BIND_BUFFER:
+            if (!d->use[i].buffer) {
+                ret = vkfx_fail(VKFX_E_USAGE, "%s: binding %u needs a buffer", desc->name, i);
+                goto fail;
+            }
+            bi[i] = (VkDescriptorBufferInfo){d->use[i].buffer->buffer, 0, VK_WHOLE_SIZE};
+            w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            w[i].pBufferInfo = &bi[i];
+            break;
+        }
+    }
+    vkUpdateDescriptorSets(g->ctx->device, desc->nbind, w, 0, NULL);
+    if (g->nqueries == 0)
+        stamp(g, "start");
+    vkCmdBindPipeline(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->kernel->pipeline);
+    vkCmdBindDescriptorSets(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->kernel->layout, 0, 1, &set,
+                            0, NULL);
+    if (desc->push_size)
+        vkCmdPushConstants(g->cmd, d->kernel->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                           desc->push_size, d->push);
+    if (d->indirect)
+        vkCmdDispatchIndirect(g->cmd, d->indirect->buffer, d->indirect_offset);
+    else if (d->groups[0] && d->groups[1] && d->groups[2])
+        vkCmdDispatch(g->cmd, d->groups[0], d->groups[1], d->groups[2]);
+    stamp(g, d->label ? d->label : desc->name);
+fail:
+    return ret;
+}
+
+int vkfx_graph_run(vkfx_graph *g)
+{
+    int ret = VKFX_OK;
+    uint64_t ticket = 0;
+    if (!g->ended) {
+        VK_TRY(vkEndCommandBuffer(g->cmd));
+        g->ended = true;
+    }
+    TRY(vkfx_submit(g->ctx, g->cmd, &ticket));
+    g->submitted = true;
+    TRY(vkfx_wait(g->ctx, ticket));
+    if (g->queries && g->nqueries > 1) {
+        uint64_t *ts = calloc(g->nqueries, sizeof(*ts));
+        free(g->times);
+        g->ntimes = 0;
+        g->times = calloc(g->nqueries, sizeof(*g->times));
+        if (!ts || !g->times) {
+            free(ts);
+            ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+            goto fail;
+        }
+        VkResult r = vkGetQueryPoolResults(g->ctx->device, g->queries, 0, g->nqueries,
+                                           g->nqueries * sizeof(uint64_t), ts, sizeof(uint64_t),
+                                           VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+        if (r != VK_SUCCESS) {
+            free(ts);
+            VK_TRY(r);
+        }
+        for (uint32_t i = 1; i < g->nqueries; i++) {
+            vkfx_pass_time *t = &g->times[g->ntimes++];
+            snprintf(t->label, sizeof(t->label), "%s", g->labels[i]);
+            t->ms = (double)(ts[i] - ts[i - 1]) * g->ctx->timestamp_period_ns * 1e-6;
+        }
+        free(ts);
+    }
+fail:
+    return ret;
+}
+
+int vkfx_graph_timings(vkfx_graph *g, const vkfx_pass_time **times, uint32_t *count)
+{
+    *times = g->times;
+    *count = g->ntimes;
+    return VKFX_OK;
+}

@@ -1,0 +1,65 @@
+/* One command buffer for a whole chain: filters record their passes here,
+ * and the graph puts a barrier before a pass only when it reads or writes
+ * something an earlier pass wrote (or writes what one read) since the last
+ * barrier. Optional timestamps time every pass. */
+#ifndef VKFX_GRAPH_H
+#define VKFX_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "context.h"
+#include "gpu.h"
+#include "kernel.h"
+
+typedef struct vkfx_graph vkfx_graph;
+
+/* A resource a pass binds, in the kernel's binding order. */
+typedef struct vkfx_use {
+    vkfx_image *image;
+    vkfx_buffer *buffer;
+    bool write;
+} vkfx_use;
+
+typedef struct vkfx_dispatch {
+    vkfx_kernel *kernel;
+    const char *label;           /* "gauss.h": for --timings */
+    vkfx_use use[VKFX_MAX_BINDINGS];
+    const void *push;
+    uint32_t groups[3];
+    vkfx_buffer *indirect;       /* dispatch size from this buffer instead of groups */
+    VkDeviceSize indirect_offset;
+} vkfx_dispatch;
+
+int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkFormat format,
+                     bool timings, vkfx_graph **out);
+/* Submits the recorded work and waits for it. */
+int vkfx_graph_run(vkfx_graph *g);
+/* Pass timings of the finished run (NULL/0 without timings). */
+int vkfx_graph_timings(vkfx_graph *g, const vkfx_pass_time **times, uint32_t *count);
+void vkfx_graph_destroy(vkfx_graph *g);
+
+vkfx_context *vkfx_graph_context(vkfx_graph *g);
+uint32_t vkfx_graph_width(vkfx_graph *g);
+uint32_t vkfx_graph_height(vkfx_graph *g);
+VkFormat vkfx_graph_format(vkfx_graph *g);
+VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g);
+
+/* Temporaries that live as long as the graph, ready for use (layout GENERAL). */
+int vkfx_graph_image(vkfx_graph *g, uint32_t width, uint32_t height, VkFormat format,
+                     vkfx_image **out);
+int vkfx_graph_buffer(vkfx_graph *g, VkDeviceSize size, VkBufferUsageFlags extra_usage,
+                      vkfx_buffer **out);
+
+int vkfx_graph_dispatch(vkfx_graph *g, const vkfx_dispatch *d);
+/* Declares a non-dispatch access (a transfer the caller records itself) so
+ * that later passes are ordered after it. */
+int vkfx_graph_touch(vkfx_graph *g, const vkfx_use *use);
+
+/* Groups needed to cover n items with groups of size local. */
+static inline uint32_t vkfx_groups(uint32_t n, uint32_t local)
+{
+    return (n + local - 1) / local;
+}
+
+#endif

@@ -1,0 +1,140 @@
+#include "kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+static VkDescriptorType descriptor_type(vkfx_binding b)
+{
+    switch (b) {
+    case VKFX_BIND_SAMPLED:
+        return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    case VKFX_BIND_STORAGE_IMAGE:
+        return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case VKFX_BIND_BUFFER:
+        return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    }
+    return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+static void kernel_free(vkfx_context *ctx, vkfx_kernel *k)
+{
+    if (!k)
+        return;
+    if (k->pipeline)
+        vkDestroyPipeline(ctx->device, k->pipeline, NULL);
+    if (k->layout)
+        vkDestroyPipelineLayout(ctx->device, k->layout, NULL);
+    if (k->set_layout)
+        vkDestroyDescriptorSetLayout(ctx->device, k->set_layout, NULL);
+    free(k);
+}
+
+static int build(vkfx_context *ctx, vkfx_kernel *k)
+{
+    int ret = VKFX_OK;
+    VkShaderModule module = VK_NULL_HANDLE;
+    const vkfx_kernel_desc *d = k->desc;
+    VkDescriptorSetLayoutBinding b[VKFX_MAX_BINDINGS];
+    for (uint32_t i = 0; i < d->nbind; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){
+            .binding = i,
+            .descriptorType = descriptor_type(d->bind[i]),
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+            .pImmutableSamplers = d->bind[i] == VKFX_BIND_SAMPLED ? &ctx->sampler : NULL,
+        };
+    VkDescriptorSetLayoutCreateInfo dli = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = d->nbind,
+        .pBindings = b,
+    };
+    VK_TRY(vkCreateDescriptorSetLayout(ctx->device, &dli, NULL, &k->set_layout));
+    VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, d->push_size};
+    VkPipelineLayoutCreateInfo pli = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &k->set_layout,
+        .pushConstantRangeCount = d->push_size ? 1 : 0,
+        .pPushConstantRanges = &pr,
+    };
+    VK_TRY(vkCreatePipelineLayout(ctx->device, &pli, NULL, &k->layout));
+    VkShaderModuleCreateInfo smi = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = d->code_size,
+        .pCode = d->code,
+    };
+    VK_TRY(vkCreateShaderModule(ctx->device, &smi, NULL, &module));
+
+    uint32_t values[VKFX_MAX_SPEC];
+    VkSpecializationMapEntry entries[VKFX_MAX_SPEC];
+    uint32_t n = 4 + k->spec.nextra;
+    values[0] = k->spec.local[0];
+    values[1] = k->spec.local[1];
+    values[2] = k->spec.local[2];
+    values[3] = k->spec.subgroup ? k->spec.subgroup : ctx->subgroup_size;
+    for (uint32_t i = 0; i < k->spec.nextra; i++)
+        values[4 + i] = k->spec.extra[i];
+    for (uint32_t i = 0; i < n; i++)
+        entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
+    VkSpecializationInfo si = {n, entries, n * 4, values};
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo req = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+        .requiredSubgroupSize = k->spec.subgroup,
+    };
+    bool pin = k->spec.subgroup && ctx->subgroup_size_control;
+    VkComputePipelineCreateInfo cpi = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .pNext = pin ? &req : NULL,
+            .flags = pin ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = module,
+            .pName = "main",
+            .pSpecializationInfo = &si,
+        },
+        .layout = k->layout,
+    };
+    VK_TRY(vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpi, NULL, &k->pipeline));
+fail:
+    if (module)
+        vkDestroyShaderModule(ctx->device, module, NULL);
+    if (ret < 0)
+        vkfx_fail_context(ret, "building kernel %s", d->name);
+    return ret;
+}
+
+int vkfx_kernel_get(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
+                    vkfx_kernel **out)
+{
+    int ret = VKFX_OK;
+    for (vkfx_kernel *k = ctx->kernels; k; k = k->next)
+        if (k->desc == desc && memcmp(&k->spec, spec, sizeof(*spec)) == 0) {
+            *out = k;
+            return VKFX_OK;
+        }
+    vkfx_kernel *k = calloc(1, sizeof(*k));
+    if (!k)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    k->desc = desc;
+    k->spec = *spec;
+    TRY(build(ctx, k));
+    k->next = ctx->kernels;
+    ctx->kernels = k;
+    *out = k;
+    return VKFX_OK;
+fail:
+    kernel_free(ctx, k);
+    return ret;
+}
+
+void vkfx_kernels_destroy(vkfx_context *ctx)
+{
+    while (ctx->kernels) {
+        vkfx_kernel *next = ctx->kernels->next;
+        kernel_free(ctx, ctx->kernels);
+        ctx->kernels = next;
+    }
+}

@@ -1,0 +1,59 @@
+/* Compute pipelines built from embedded SPIR-V. Every kernel follows one
+ * binding convention, declared in its descriptor: the bindings of set 0 in
+ * order, sampled images (inputs, read with texelFetch) first by convention,
+ * then storage images (outputs), then storage buffers. Specialization
+ * constants 0-2 are the work-group size and 3 the subgroup size; kernels
+ * add their own from 4 on. */
+#ifndef VKFX_KERNEL_H
+#define VKFX_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "context.h"
+
+typedef enum vkfx_binding {
+    VKFX_BIND_SAMPLED,      /* sampler2D, read with texelFetch */
+    VKFX_BIND_STORAGE_IMAGE,/* image2D without format, written */
+    VKFX_BIND_BUFFER,       /* storage buffer */
+} vkfx_binding;
+
+#define VKFX_MAX_BINDINGS 8
+#define VKFX_MAX_SPEC 12
+
+typedef struct vkfx_kernel_desc {
+    const char *name;
+    const uint32_t *code;
+    size_t code_size; /* bytes */
+    uint32_t nbind;
+    vkfx_binding bind[VKFX_MAX_BINDINGS];
+    uint32_t push_size;
+} vkfx_kernel_desc;
+
+/* The embedded SPIR-V arrays are named vkfx_spv_NAME. */
+#define VKFX_SPV(name) .code = vkfx_spv_##name, .code_size = sizeof(vkfx_spv_##name)
+
+typedef struct vkfx_spec {
+    uint32_t local[3];
+    uint32_t subgroup;       /* 0: let the device choose (no required size) */
+    uint32_t extra[VKFX_MAX_SPEC - 4];
+    uint32_t nextra;
+} vkfx_spec;
+
+struct vkfx_kernel {
+    const vkfx_kernel_desc *desc;
+    vkfx_spec spec;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+    struct vkfx_kernel *next;
+};
+
+/* Returns the pipeline for desc specialised with spec, building it once per
+ * context. With spec->subgroup set and subgroup size control available the
+ * pipeline requires exactly that size and full subgroups. */
+int vkfx_kernel_get(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
+                    vkfx_kernel **out);
+void vkfx_kernels_destroy(vkfx_context *ctx);
+
+#endif

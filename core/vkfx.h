@@ -1,0 +1,94 @@
+/* The library interface the command line uses: no Vulkan types here, so
+ * cli/ stays free of them. Internal headers include this one. */
+#ifndef VKFX_VKFX_H
+#define VKFX_VKFX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chain.h"
+#include "error.h"
+#include "fileio.h"
+#include "pixels.h"
+
+typedef struct vkfx_context vkfx_context;
+typedef struct vkfx_staging vkfx_staging;
+
+typedef void (*vkfx_log_fn)(void *user, const char *message);
+
+typedef struct vkfx_context_opts {
+    const char *device;    /* NULL: best device; a decimal index; else a name substring */
+    bool validate;         /* VK_LAYER_KHRONOS_validation with synchronization validation */
+    bool no_subgroup_ops;  /* pretend the device lacks subgroup arithmetic */
+    vkfx_log_fn log;       /* receives validation messages and warnings; may be NULL */
+    void *log_user;
+} vkfx_context_opts;
+
+int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out);
+void vkfx_context_destroy(vkfx_context *ctx);
+/* Name and type of the device the context runs on, e.g. "llvmpipe (...)", "CPU". */
+const char *vkfx_context_device_name(const vkfx_context *ctx);
+/* Validation messages reported so far (0 without validation). */
+unsigned vkfx_context_validation_messages(const vkfx_context *ctx);
+
+typedef struct vkfx_device_info {
+    char name[256];
+    const char *type; /* "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other" */
+    uint32_t api_version;
+    uint32_t subgroup_size;
+    bool usable;      /* Vulkan 1.3 and the features vkfx needs */
+    char why_not[128];
+} vkfx_device_info;
+
+/* Lists the physical devices in the order --device indexes them; *best is
+ * the index picked without --device (-1 if none is usable). */
+int vkfx_list_devices(vkfx_device_info **list, uint32_t *count, int *best);
+
+/* size: bytes of mapped staging memory (0: 64 MiB, or VKFX_STAGING_BYTES). */
+int vkfx_staging_create(vkfx_context *ctx, uint64_t size, vkfx_staging **out);
+void vkfx_staging_destroy(vkfx_staging *s);
+
+typedef struct vkfx_pass_time {
+    char label[48];
+    double ms;
+} vkfx_pass_time;
+
+typedef struct vkfx_run_opts {
+    int precision; /* 16 (rgba16f, the default) or 32 (rgba32f) */
+    bool linear;   /* 8/16-bit samples are linear: no sRGB transfer either way */
+    bool timings;  /* collect GPU time per pass */
+} vkfx_run_opts;
+
+typedef struct vkfx_run_result {
+    vkfx_pass_time *times; /* owned: free() */
+    uint32_t ntimes;
+    uint64_t device_bytes_peak;
+} vkfx_run_result;
+
+/* Runs chain on in. out->channels and out->sample say what to produce (the
+ * output file's layout); out->data is allocated here. */
+int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+             const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
+             vkfx_run_result *result);
+
+typedef struct vkfx_bench_opts {
+    uint32_t width, height;
+    int precision;       /* 16 or 32 */
+    int reps;            /* timed runs per case (after one warm-up) */
+    const char *const *chains;
+    size_t nchains;
+} vkfx_bench_opts;
+
+typedef struct vkfx_bench_case {
+    char name[160];      /* "copy" or the chain text */
+    double ms_median, ms_min;
+    double gbps;         /* image bytes read once plus written once, over the median */
+    double vs_copy;      /* median over the copy kernel's median */
+} vkfx_bench_case;
+
+/* Fills cases[0] with the copy kernel and cases[1..nchains] with the chains. */
+int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *opts,
+               vkfx_bench_case *cases);
+
+#endif

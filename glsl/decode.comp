@@ -1,0 +1,50 @@
+#version 460
+// Turns file samples (8/16-bit or float, 1-4 channels, packed in 32-bit
+// words as the host stores them) into linear premultiplied RGBA: sRGB
+// decode unless linear, gray expanded, then premultiplied. 16x16 work
+// groups, one invocation per pixel, no shared memory. Host-side step of
+// every technique: the upload half of the staging path.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(binding = 0) readonly buffer Src { uint words[]; };
+layout(binding = 1) writeonly uniform image2D dst;
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    uint channels;
+    uint sample_type; // 0 u8, 1 u16, 2 f32
+    uint srgb;        // 1: decode the sRGB transfer function
+} pc;
+
+float fetch(uint e)
+{
+    if (pc.sample_type == 0u)
+        return float((words[e >> 2] >> ((e & 3u) * 8u)) & 0xffu) / 255.0;
+    if (pc.sample_type == 1u)
+        return float((words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu) / 65535.0;
+    return uintBitsToFloat(words[e]);
+}
+
+void main()
+{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    if (any(greaterThanEqual(p, pc.size)))
+        return;
+    uint base = (uint(p.y) * uint(pc.size.x) + uint(p.x)) * pc.channels;
+    vec4 c = vec4(0.0, 0.0, 0.0, 1.0);
+    if (pc.channels <= 2u) {
+        c.rgb = vec3(fetch(base));
+        if (pc.channels == 2u)
+            c.a = fetch(base + 1u);
+    } else {
+        c.r = fetch(base);
+        c.g = fetch(base + 1u);
+        c.b = fetch(base + 2u);
+        if (pc.channels == 4u)
+            c.a = fetch(base + 3u);
+    }
+    if (pc.srgb != 0u)
+        c.rgb = vec3(srgb_decode(c.r), srgb_decode(c.g), srgb_decode(c.b));
+    imageStore(dst, p, vec4(c.rgb * c.a, c.a));
+}

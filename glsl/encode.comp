@@ -1,0 +1,74 @@
+#version 460
+// Turns linear premultiplied RGBA into file samples: un-premultiply (alpha
+// 0 gives RGB 0), luminance for gray outputs, then for integer samples
+// clamp, sRGB encode unless linear and round to nearest. One invocation per
+// 32-bit output word, so packed 8/16-bit samples never race; 256x1 work
+// groups over a 2D grid of words. Host-side step of every technique: the
+// read-back half of the staging path.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 1) writeonly buffer Dst { uint words[]; };
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    uint channels;
+    uint sample_type; // 0 u8, 1 u16, 2 f32
+    uint srgb;        // 1: encode with the sRGB transfer function
+    uint nwords;
+    uint row_words;   // words per row of the dispatch grid
+} pc;
+
+vec4 straight_colour(uint pixel)
+{
+    ivec2 p = ivec2(pixel % uint(pc.size.x), pixel / uint(pc.size.x));
+    vec4 c = texelFetch(src, p, 0);
+    c.rgb = c.a > 0.0 ? c.rgb / c.a : vec3(0.0);
+    return c;
+}
+
+float channel_value(vec4 c, uint ch)
+{
+    if (pc.channels <= 2u)
+        return ch == 0u ? luminance(c.rgb) : c.a;
+    return c[ch];
+}
+
+uint quantise(float v, bool colour, float scale)
+{
+    v = clamp(v, 0.0, 1.0);
+    if (colour && pc.srgb != 0u)
+        v = srgb_encode(v);
+    return uint(floor(v * scale + 0.5));
+}
+
+void main()
+{
+    uint w = gl_GlobalInvocationID.y * pc.row_words + gl_GlobalInvocationID.x;
+    if (w >= pc.nwords)
+        return;
+    uint per_word = pc.sample_type == 0u ? 4u : pc.sample_type == 1u ? 2u : 1u;
+    uint total = uint(pc.size.x) * uint(pc.size.y) * pc.channels;
+    uint bits = 32u / per_word;
+    uint word = 0u;
+    uint cached = 0xffffffffu;
+    vec4 c = vec4(0.0);
+    for (uint k = 0u; k < per_word; k++) {
+        uint e = w * per_word + k;
+        if (e >= total)
+            break;
+        uint pixel = e / pc.channels, ch = e % pc.channels;
+        if (pixel != cached) {
+            c = straight_colour(pixel);
+            cached = pixel;
+        }
+        float v = channel_value(c, ch);
+        bool colour = pc.channels <= 2u ? ch == 0u : ch < 3u;
+        if (pc.sample_type == 2u)
+            word = floatBitsToUint(v);
+        else
+            word |= quantise(v, colour, pc.sample_type == 0u ? 255.0 : 65535.0) << (k * bits);
+    }
+    words[w] = word;
+}

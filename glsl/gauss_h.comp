@@ -1,0 +1,57 @@
+#version 460
+// Horizontal pass of the separable Gaussian: out(x) = sum_k w_k in(x+k),
+// |k| <= R, clamp-to-edge, w_k = exp(-k^2/(2 sigma^2)) * norm. Work group
+// TILE x 1: one row segment of TILE outputs. Shared memory holds the
+// segment with its 2R halo and the R+1 weights (the shared-memory tile with
+// halo of the seed's blur demo); with HALO = 0 the radius is too large for
+// shared memory and each invocation reads its taps through the texture cache.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(constant_id = 4) const uint TILE = 256; // equals the work-group width
+layout(constant_id = 5) const uint HALO = 8;   // shared capacity for R (0: direct reads)
+
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 1) writeonly uniform image2D dst;
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    int radius;
+    float inv_two_sigma2;
+    float norm;
+} pc;
+
+shared vec4 tile[TILE + 2u * HALO];
+shared float weight[HALO + 1u];
+
+void main()
+{
+    const int R = pc.radius;
+    const int lx = int(gl_LocalInvocationID.x);
+    const int x0 = int(gl_WorkGroupID.x * TILE);
+    const int y = int(gl_WorkGroupID.y);
+    const int x = x0 + lx;
+    if (HALO == 0u) {
+        if (x >= pc.size.x)
+            return;
+        vec4 acc = load_clamped(src, ivec2(x, y), pc.size) * pc.norm;
+        for (int k = 1; k <= R; k++) {
+            float w = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+            acc += w * (load_clamped(src, ivec2(x - k, y), pc.size) +
+                        load_clamped(src, ivec2(x + k, y), pc.size));
+        }
+        imageStore(dst, ivec2(x, y), acc);
+        return;
+    }
+    for (int k = lx; k <= R; k += int(TILE))
+        weight[k] = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+    for (int i = lx; i < int(TILE) + 2 * R; i += int(TILE))
+        tile[i] = load_clamped(src, ivec2(x0 - R + i, y), pc.size);
+    barrier();
+    if (x >= pc.size.x)
+        return;
+    vec4 acc = weight[0] * tile[lx + R];
+    for (int k = 1; k <= R; k++)
+        acc += weight[k] * (tile[lx + R - k] + tile[lx + R + k]);
+    imageStore(dst, ivec2(x, y), acc);
+}

@@ -1,0 +1,82 @@
+#version 460
+// Vertical pass of the separable Gaussian (same weights as gauss_h). Work
+// group 32 x LY: a tile of 32 columns and LY*ROWS rows; each invocation
+// produces ROWS consecutive outputs of one column, reading each of its
+// ROWS + 2R inputs from shared memory once and adding it to every output
+// it touches (register blocking). Shared memory holds the tile with its
+// 2R halo rows and the weights: the seed's shared-memory tile with halo,
+// turned on its side. HALO = 0: direct reads for radii too large to share.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(constant_id = 4) const uint ROWS = 4;  // outputs per invocation
+layout(constant_id = 5) const uint HALO = 8;  // shared capacity for R (0: direct reads)
+
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 1) writeonly uniform image2D dst;
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    int radius;
+    float inv_two_sigma2;
+    float norm;
+} pc;
+
+const uint W = gl_WorkGroupSize.x;
+const uint TH = gl_WorkGroupSize.y * ROWS;
+shared vec4 tile[(TH + 2u * HALO) * W];
+shared float weight[HALO + 1u];
+
+void main()
+{
+    const int R = pc.radius;
+    const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+    const int x = int(gl_WorkGroupID.x * W) + lx;
+    const int y0 = int(gl_WorkGroupID.y * TH);
+    const int first = y0 + ly * int(ROWS);
+    if (HALO == 0u) {
+        if (x >= pc.size.x)
+            return;
+        for (int j = 0; j < int(ROWS); j++) {
+            int y = first + j;
+            if (y >= pc.size.y)
+                return;
+            vec4 acc = load_clamped(src, ivec2(x, y), pc.size) * pc.norm;
+            for (int k = 1; k <= R; k++) {
+                float w = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+                acc += w * (load_clamped(src, ivec2(x, y - k), pc.size) +
+                            load_clamped(src, ivec2(x, y + k), pc.size));
+            }
+            imageStore(dst, ivec2(x, y), acc);
+        }
+        return;
+    }
+    const int lid = int(gl_LocalInvocationIndex);
+    const int nthreads = int(W * gl_WorkGroupSize.y);
+    for (int k = lid; k <= R; k += nthreads)
+        weight[k] = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+    const int rows = int(TH) + 2 * R;
+    for (int i = lid; i < rows * int(W); i += nthreads) {
+        int r = i / int(W), c = i % int(W);
+        tile[i] = load_clamped(src, ivec2(int(gl_WorkGroupID.x * W) + c, y0 - R + r), pc.size);
+    }
+    barrier();
+    if (x >= pc.size.x || first >= pc.size.y)
+        return;
+    vec4 acc[ROWS];
+    for (int j = 0; j < int(ROWS); j++)
+        acc[j] = vec4(0.0);
+    // Input row first + i - R feeds output j with weight index |i - R - j|.
+    const int base = ly * int(ROWS);
+    for (int i = 0; i < int(ROWS) + 2 * R; i++) {
+        vec4 v = tile[(base + i) * int(W) + lx];
+        for (int j = 0; j < int(ROWS); j++) {
+            int d = abs(i - R - j);
+            if (d <= R)
+                acc[j] += weight[d] * v;
+        }
+    }
+    for (int j = 0; j < int(ROWS); j++)
+        if (first + j < pc.size.y)
+            imageStore(dst, ivec2(x, first + j), acc[j]);
+}

@@ -1,0 +1,61 @@
+/* Helpers every test shares: deterministic random images, the photos in the
+ * shared image folder, crops to awkward sizes, and a sample-by-sample
+ * comparison that names the worst pixel. No Criterion in here. */
+#ifndef VKFX_TESTS_COMMON_H
+#define VKFX_TESTS_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pixels.h"
+
+#ifndef VKFX_SHARED_IMAGES
+#define VKFX_SHARED_IMAGES "/work/shared/images"
+#endif
+
+/* A w x h image of channels samples of type s, every sample drawn from a
+ * splitmix64 stream seeded with seed (F32 in [0,1)); linear is set for F32
+ * only, straight always. Aborts if memory runs out. */
+void tc_random_pixels(vkfx_pixels *px, uint32_t w, uint32_t h, uint32_t channels, vkfx_sample s,
+                      uint64_t seed);
+
+/* Loads VKFX_SHARED_IMAGES "/" name with vkfx_file_load (tests/common_files.c,
+ * so that only tests that link core/fileio.c need it). */
+int tc_load_shared(const char *name, vkfx_pixels *out);
+/* NULL-terminated names of the colour and gray photos in VKFX_SHARED_IMAGES. */
+const char *const *tc_shared_photos(void);
+
+/* dst = the w x h region of src whose top left is (x, y); coordinates past
+ * src's edges wrap around, so a small image is tiled to fill a large one.
+ * Keeps src's channels, sample, linear and straight. */
+int tc_crop(const vkfx_pixels *src, uint32_t x, uint32_t y, uint32_t w, uint32_t h,
+            vkfx_pixels *dst);
+/* A w x h image from src: a centred crop along each axis src is long enough
+ * in, tiled from its start along the others. */
+int tc_fit(const vkfx_pixels *src, uint32_t w, uint32_t h, vkfx_pixels *dst);
+
+typedef struct tc_diff {
+    double max_abs;    /* worst error: sample units, or relative for tc_compare_rel */
+    uint32_t x, y, c;  /* where it is */
+    double got, want;  /* the two samples there */
+    size_t over;       /* samples whose error exceeds tol (NaN counts as over) */
+    double tol;
+    double rel_floor;  /* 0 for absolute comparisons */
+    bool shape_mismatch;
+    uint32_t got_w, got_h, got_c, want_w, want_h, want_c;
+    vkfx_sample got_s, want_s;
+} tc_diff;
+
+/* Absolute difference per sample, in sample units (integer codes for U8/U16). */
+tc_diff tc_compare(const vkfx_pixels *got, const vkfx_pixels *want, double tol);
+/* |got - want| / max(|want|, rel_floor) per sample, for F32 outputs. */
+tc_diff tc_compare_rel(const vkfx_pixels *got, const vkfx_pixels *want, double tol,
+                       double rel_floor);
+/* True when the shapes match and no sample is over the tolerance. */
+bool tc_diff_ok(const tc_diff *d);
+/* One line on stderr: what, the worst sample and the count over tolerance,
+ * or the two shapes when they differ. */
+void tc_report(const tc_diff *d, const char *what);
+
+#endif

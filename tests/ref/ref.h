@@ -1,0 +1,72 @@
+/* Plain C references of the filters in /work/shared/FILTERS.md, the yardstick
+ * the GPU kernels are tested against: slow, obvious, double precision. */
+#ifndef VKFX_TESTS_REF_H
+#define VKFX_TESTS_REF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pixels.h"
+
+/* Linear-light, premultiplied RGBA: 4 doubles per pixel, rows top to bottom. */
+typedef struct ref_image {
+    uint32_t w, h;
+    double *px;
+} ref_image;
+
+/* Allocates a zero-filled w x h image; 0 or VKFX_E_NOMEM. */
+int ref_image_alloc(ref_image *img, uint32_t w, uint32_t h);
+/* Accepts NULL and an already freed image. */
+void ref_image_free(ref_image *img);
+
+/* The pixel at (x, y), which must lie inside the image. */
+static inline double *ref_px(const ref_image *img, uint32_t x, uint32_t y)
+{
+    return img->px + ((size_t)y * img->w + x) * 4;
+}
+
+/* Clamp-to-edge access: coordinates outside the image read the nearest pixel. */
+static inline const double *ref_at(const ref_image *img, int64_t x, int64_t y)
+{
+    int64_t cx = x < 0 ? 0 : x >= (int64_t)img->w ? (int64_t)img->w - 1 : x;
+    int64_t cy = y < 0 ? 0 : y >= (int64_t)img->h ? (int64_t)img->h - 1 : y;
+    return ref_px(img, (uint32_t)cx, (uint32_t)cy);
+}
+
+/* File samples to linear premultiplied RGBA: U8/U16 normalised and sRGB-
+ * decoded unless linear or in->linear, F32 used as is, gray expanded to
+ * R=G=B, missing alpha set to 1, then premultiplied. out is allocated. */
+int ref_decode(const vkfx_pixels *in, bool linear, ref_image *out);
+
+/* The reverse: out->channels, out->sample and out->linear are set by the
+ * caller; out->data is allocated here. Un-premultiply (alpha 0 gives RGB 0);
+ * U8/U16 clamp to [0,1], sRGB-encode colour unless linear or out->linear,
+ * round to nearest; F32 is written linear and unclamped. Gray outputs hold
+ * the luminance of the un-premultiplied linear colour. */
+int ref_encode(const ref_image *img, bool linear, vkfx_pixels *out);
+
+/* Each filter allocates out, which must not be in; 0 or a negative status. */
+
+/* Gaussian of standard deviation sigma > 0 over taps |k| <= radius (radius < 0:
+ * max(1, floor(3 sigma + 0.5))), horizontal then vertical, clamp-to-edge. */
+int ref_gauss(const ref_image *in, double sigma, int radius, ref_image *out);
+int ref_gauss_default_radius(double sigma);
+/* Mean over the (2 radius + 1)^2 window, clamp-to-edge; radius 0 copies. */
+int ref_box(const ref_image *in, int radius, ref_image *out);
+/* The separable convolution both blurs use: taps[0..2 radius] are the
+ * weights of offsets -radius..radius, applied along x, then along y. */
+int ref_separable(const ref_image *in, const double *taps, int radius, ref_image *out);
+
+/* Sobel edge value e in [0,1] at (x, y), from the premultiplied RGB. */
+double ref_edge_value(const ref_image *in, uint32_t x, uint32_t y, double gain);
+/* Straight colour e (1 - e if invert) with the pixel's alpha, premultiplied. */
+int ref_sobel(const ref_image *in, bool invert, double gain, ref_image *out);
+/* b = gauss(sigma), out = (b.rgb * (1 - e(b, gain)), b.a). */
+int ref_cartoon(const ref_image *in, double sigma, double gain, ref_image *out);
+
+/* The transfer curves and luminance of FILTERS.md, for tests that need them. */
+double ref_srgb_to_linear(double c);
+double ref_linear_to_srgb(double v);
+double ref_luma(double r, double g, double b);
+
+#endif
