@@ -34,9 +34,12 @@ static void json_string(const char *s)
 int cli_bench_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"size", required_argument, NULL, 's'},   {"reps", required_argument, NULL, 'r'},
-        {"precision", required_argument, NULL, 'p'}, {"device", required_argument, NULL, 'd'},
-        {"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
+        {"size", required_argument, NULL, 's'},
+        {"reps", required_argument, NULL, 'r'},
+        {"precision", required_argument, NULL, 'p'},
+        {"device", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     vkfx_bench_opts o = {.width = 4096, .height = 4096, .precision = 16, .reps = 20};
@@ -111,17 +114,27 @@ int cli_bench_main(int argc, char **argv)
         for (size_t i = 0; i <= o.nchains; i++) {
             printf("%s\n  {\"name\": ", i ? "," : "");
             json_string(cases[i].name);
-            printf(", \"ms\": %.4f, \"ms_min\": %.4f, \"gbps\": %.1f, \"vs_copy\": %.3f}",
+            printf(", \"ms\": %.4f, \"ms_min\": %.4f, \"gbps\": %.1f, \"vs_copy\": %.3f, "
+                   "\"passes\": {",
                    cases[i].ms_median, cases[i].ms_min, cases[i].gbps, cases[i].vs_copy);
+            for (uint32_t p = 0; p < cases[i].npasses; p++) {
+                printf("%s", p ? ", " : "");
+                json_string(cases[i].passes[p].label);
+                printf(": %.4f", cases[i].passes[p].ms);
+            }
+            printf("}}");
         }
         printf("\n]}\n");
     } else if (status == VKFX_OK) {
-        printf("device: %s, %ux%u %s, median of %d runs\n", vkfx_context_device_name(ctx),
-               o.width, o.height, o.precision == 32 ? "rgba32f" : "rgba16f", o.reps);
+        printf("device: %s, %ux%u %s, median of %d runs\n", vkfx_context_device_name(ctx), o.width,
+               o.height, o.precision == 32 ? "rgba32f" : "rgba16f", o.reps);
         printf("%-28s %10s %10s %10s %8s\n", "case", "ms", "min ms", "GB/s", "x copy");
-        for (size_t i = 0; i <= o.nchains; i++)
+        for (size_t i = 0; i <= o.nchains; i++) {
             printf("%-28s %10.4f %10.4f %10.1f %8.2f\n", cases[i].name, cases[i].ms_median,
                    cases[i].ms_min, cases[i].gbps, cases[i].vs_copy);
+            for (uint32_t p = 0; cases[i].npasses > 1 && p < cases[i].npasses; p++)
+                printf("  %-26s %10.4f\n", cases[i].passes[p].label, cases[i].passes[p].ms);
+        }
     } else {
         cli_print_error();
     }

@@ -40,9 +40,9 @@ static const char usage_text[] =
     "\n"
     "Inputs: PNG (8/16-bit gray, gray+alpha, RGB, RGBA, palette), JPEG, BMP, TGA,\n"
     "GIF (first frame), PSD, Radiance HDR. 8/16-bit files are sRGB unless --linear;\n"
-    "processing is in linear light with premultiplied alpha. The output keeps the\n"
-    "input's channels and bit depth where its format can store them (JPEG: no\n"
-    "alpha, 8-bit; HDR: float RGB).\n"
+    "processing is in linear light with premultiplied alpha. PNG and TGA outputs\n"
+    "keep the input's channels (PNG also its bit depth; float input gives 16-bit);\n"
+    "JPEG is 8-bit RGB, BMP 8-bit RGB or RGBA, HDR float RGB.\n"
     "\n"
     "Environment: VKFX_VALIDATE=1 turns on the Khronos validation layer with\n"
     "synchronization validation; any message it reports makes the run fail.\n"
@@ -236,8 +236,7 @@ int main(int argc, char **argv)
             break;
         case OPT_PRECISION:
             if (!parse_int(optarg, 16, 32, &v) || (v != 16 && v != 32))
-                return usage_error("--precision '%s' must be 16 (rgba16f) or 32 (rgba32f)",
-                                   optarg);
+                return usage_error("--precision '%s' must be 16 (rgba16f) or 32 (rgba32f)", optarg);
             run.precision = (int)v;
             break;
         case OPT_LINEAR:
@@ -262,9 +261,18 @@ int main(int argc, char **argv)
             fputs(usage_text, stdout);
             return EXIT_OK;
         case ':':
+            if (optopt > 0 && optopt < 256) {
+                char opt[3] = {'-', (char)optopt, 0};
+                return usage_error("option '%s' needs a value", opt);
+            }
             return usage_error("option '%s' needs a value", argv[optind - 1]);
         case '?':
         default:
+            /* For a short option in a cluster (-Zq) optind has not moved past it yet. */
+            if (optopt > 0 && optopt < 256) {
+                char opt[3] = {'-', (char)optopt, 0};
+                return usage_error("unknown option '%s'", opt);
+            }
             return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }

@@ -35,9 +35,11 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     void **states = NULL;
     vkfx_buffer *raw = NULL;
     vkfx_image *src = NULL, *dst = NULL;
-    double *ms = calloc((size_t)o->reps, sizeof(*ms));
+    enum { MAXP = sizeof(c->passes) / sizeof(c->passes[0]) };
+    double *ms = calloc((size_t)o->reps * (MAXP + 1), sizeof(*ms));
     if (!ms)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    double *pass_ms = ms + o->reps; /* [pass][rep] */
     snprintf(c->name, sizeof(c->name), "%s", text ? text : "copy");
     if (text)
         TRY(vkfx_chain_parse(text, &chain));
@@ -50,9 +52,9 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
         TRY(vkfx_record_chain(g, chain, src, &dst, &states));
     } else {
         vkfx_kernel *k = NULL;
-        vkfx_spec spec = {.local = {16, 16, 1}};
-        TRY(vkfx_kernel_get(ctx, &copy_kernel, &spec, &k));
         TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &dst));
+        vkfx_spec spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
+        TRY(vkfx_kernel_get(ctx, &copy_kernel, &spec, &k));
         int32_t push[2] = {(int32_t)o->width, (int32_t)o->height};
         vkfx_dispatch d = {
             .kernel = k,
@@ -73,17 +75,30 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
             goto fail;
         }
         double sum = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (strcmp(t[i].label, "decode") != 0)
-                sum += t[i].ms;
+        c->npasses = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (strcmp(t[i].label, "decode") == 0)
+                continue;
+            sum += t[i].ms;
+            if (c->npasses < MAXP) {
+                snprintf(c->passes[c->npasses].label, sizeof(c->passes[0].label), "%s", t[i].label);
+                if (rep >= 0)
+                    pass_ms[c->npasses * o->reps + rep] = t[i].ms;
+                c->npasses++;
+            }
+        }
         if (rep >= 0)
             ms[rep] = sum;
+    }
+    for (uint32_t p = 0; p < c->npasses; p++) {
+        qsort(pass_ms + p * o->reps, (size_t)o->reps, sizeof(*ms), cmp_double);
+        c->passes[p].ms = pass_ms[p * o->reps + o->reps / 2];
     }
     qsort(ms, (size_t)o->reps, sizeof(*ms), cmp_double);
     c->ms_min = ms[0];
     c->ms_median = ms[o->reps / 2];
-    double bytes = 2.0 * o->width * o->height *
-                   vkfx_format_texel_bytes(vkfx_internal_format(o->precision));
+    double bytes =
+        2.0 * o->width * o->height * vkfx_format_texel_bytes(vkfx_internal_format(o->precision));
     c->gbps = bytes / (c->ms_median * 1e-3) / 1e9;
 fail:
     if (ret < 0)

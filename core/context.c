@@ -73,7 +73,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(
     vkfx_context *ctx = user;
     const char *level = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)     ? "error"
                         : (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) ? "warning"
-                                                                                        : "info";
+                                                                                       : "info";
     __atomic_add_fetch(&ctx->validation_messages, 1, __ATOMIC_RELAXED);
     vkfx_log(ctx, "validation %s: %s", level, data->pMessage ? data->pMessage : "(no text)");
     return VK_FALSE;
@@ -193,7 +193,8 @@ static void query_caps(VkPhysicalDevice pd, device_caps *c)
 static bool caps_usable(const device_caps *c, char *why, size_t n)
 {
     if (c->props.properties.apiVersion < VK_API_VERSION_1_3)
-        snprintf(why, n, "Vulkan %u.%u (1.3 needed)", VK_API_VERSION_MAJOR(c->props.properties.apiVersion),
+        snprintf(why, n, "Vulkan %u.%u (1.3 needed)",
+                 VK_API_VERSION_MAJOR(c->props.properties.apiVersion),
                  VK_API_VERSION_MINOR(c->props.properties.apiVersion));
     else if (c->queue_family < 0)
         snprintf(why, n, "no compute queue");
@@ -216,8 +217,9 @@ static int create_instance(bool validate, vkfx_context *ctx)
     const char *layers[1] = {"VK_LAYER_KHRONOS_validation"};
     const char *exts[1] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
     if (validate && !has_layer(layers[0]))
-        return vkfx_fail(VKFX_E_NODEVICE, "validation was asked for but VK_LAYER_KHRONOS_validation "
-                                          "is not installed (Debian: vulkan-validationlayers)");
+        return vkfx_fail(VKFX_E_NODEVICE,
+                         "validation was asked for but VK_LAYER_KHRONOS_validation "
+                         "is not installed (Debian: vulkan-validationlayers)");
     VkValidationFeatureEnableEXT enables[] = {
         VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
     };
@@ -327,7 +329,8 @@ static bool contains_ci(const char *hay, const char *needle)
     size_t n = strlen(needle);
     for (; *hay; hay++) {
         size_t i = 0;
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
             i++;
         if (i == n)
             return true;
@@ -412,9 +415,8 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     ctx->subgroup_arith = !opts->no_subgroup_ops &&
                           (c.p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                           (c.p11.subgroupSupportedOperations & need) == need;
-    ctx->subgroup_size_control =
-        c.f13.subgroupSizeControl && c.f13.computeFullSubgroups &&
-        (c.p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    ctx->subgroup_size_control = c.f13.subgroupSizeControl && c.f13.computeFullSubgroups &&
+                                 (c.p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
     ctx->timestamp_period_ns = ctx->props.limits.timestampPeriod;
 
     float prio = 1.0f;
@@ -443,11 +445,12 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     VkPhysicalDeviceFeatures2 f = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
         .pNext = &f12,
-        .features = {
-            .shaderStorageImageWriteWithoutFormat = VK_TRUE,
-            .shaderInt64 = c.feats.features.shaderInt64,
-            .shaderInt16 = c.feats.features.shaderInt16,
-        },
+        .features =
+            {
+                .shaderStorageImageWriteWithoutFormat = VK_TRUE,
+                .shaderInt64 = c.feats.features.shaderInt64,
+                .shaderInt16 = c.feats.features.shaderInt16,
+            },
     };
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,

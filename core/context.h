@@ -22,16 +22,16 @@ struct vkfx_context {
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem;
     uint32_t subgroup_size, min_subgroup_size, max_subgroup_size;
-    bool subgroup_arith;      /* subgroupInclusiveAdd and friends in compute */
+    bool subgroup_arith; /* subgroupInclusiveAdd and friends in compute */
     bool subgroup_size_control;
     bool timestamps;
     double timestamp_period_ns;
     VkCommandPool pool;
     VkSemaphore timeline;
-    uint64_t timeline_value;  /* last value a submission will signal */
-    VkSampler sampler;        /* nearest, unnormalised-free texelFetch reads */
-    vkfx_kernel *kernels;     /* pipelines built so far */
-    uint64_t device_bytes;    /* device memory allocated now */
+    uint64_t timeline_value; /* last value a submission will signal */
+    VkSampler sampler;       /* nearest, unnormalised-free texelFetch reads */
+    vkfx_kernel *kernels;    /* pipelines built so far */
+    uint64_t device_bytes;   /* device memory allocated now */
     uint64_t device_bytes_peak;
     volatile unsigned validation_messages;
     vkfx_log_fn log;

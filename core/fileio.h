@@ -38,9 +38,9 @@ int vkfx_file_load(const char *path, vkfx_pixels *out);
 int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out);
 
 /* The channels and sample type a format stores for an image whose input had
- * in_channels channels of in_sample: PNG keeps both (F32 becomes U16),
- * JPEG is U8 gray or RGB (alpha dropped), BMP and TGA are U8 with the
- * input's channels, HDR is F32 gray or RGB. */
+ * in_channels channels of in_sample, as the file reads back: PNG keeps both
+ * (F32 becomes U16), TGA keeps the channels in U8, JPEG is U8 RGB (gray
+ * expanded, alpha dropped), BMP is U8 RGB or RGBA, HDR is F32 RGB. */
 void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sample in_sample,
                              uint32_t *channels, vkfx_sample *sample);
 

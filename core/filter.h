@@ -22,14 +22,14 @@ typedef enum vkfx_opt_type {
 typedef struct vkfx_option {
     const char *name;
     vkfx_opt_type type;
-    size_t offset;               /* in the filter's params struct */
-    double def;                  /* default (index for CHOICE; unused for PATH) */
-    double min, max;             /* inclusive range for INT and FLOAT */
-    const char *const *choices;  /* NULL-terminated, for CHOICE */
+    size_t offset;              /* in the filter's params struct */
+    double def;                 /* default (index for CHOICE; unused for PATH) */
+    double min, max;            /* inclusive range for INT and FLOAT */
+    const char *const *choices; /* NULL-terminated, for CHOICE */
     const char *help;
-    const char *def_text;        /* shown instead of def when the default is derived */
-    bool required;               /* must be given (PATH options mostly) */
-    bool unset_default;          /* leave the field at VKFX_UNSET unless given */
+    const char *def_text; /* shown instead of def when the default is derived */
+    bool required;        /* must be given (PATH options mostly) */
+    bool unset_default;   /* leave the field at VKFX_UNSET unless given */
 } vkfx_option;
 
 /* Value an INT or FLOAT field holds when unset_default is true and the user
@@ -38,17 +38,16 @@ typedef struct vkfx_option {
 
 typedef struct vkfx_filter {
     const char *name;
-    const char *help;            /* one line */
-    const char *details;         /* extra paragraph for --help-filter, or NULL */
-    const vkfx_option *options;  /* terminated by a row with name == NULL */
+    const char *help;           /* one line */
+    const char *details;        /* extra paragraph for --help-filter, or NULL */
+    const vkfx_option *options; /* terminated by a row with name == NULL */
     size_t params_size;
     /* Cross-option checks after parsing; returns VKFX_E_USAGE with a message. */
     int (*check)(const void *params);
     /* Optional: per-run state beyond the graph's temporaries (NULL if none). */
     int (*create)(vkfx_graph *g, const void *params, void **state);
     /* Records the filter's passes reading src and writing dst. */
-    int (*record)(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
-                  vkfx_image *dst);
+    int (*record)(vkfx_graph *g, const void *params, void *state, vkfx_image *src, vkfx_image *dst);
     void (*destroy)(vkfx_graph *g, void *state);
 } vkfx_filter;
 

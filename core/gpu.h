@@ -13,12 +13,12 @@ typedef struct vkfx_buffer {
     VkDeviceMemory memory;
     VkDeviceSize size;
     VkDeviceSize allocated; /* bytes of device memory behind it */
-    void *mapped; /* host-visible buffers only */
+    void *mapped;           /* host-visible buffers only */
 } vkfx_buffer;
 
 typedef enum vkfx_memory {
-    VKFX_MEM_DEVICE,   /* device-local */
-    VKFX_MEM_UPLOAD,   /* host-visible, coherent: staging both ways */
+    VKFX_MEM_DEVICE, /* device-local */
+    VKFX_MEM_UPLOAD, /* host-visible, coherent: staging both ways */
 } vkfx_memory;
 
 int vkfx_buffer_create(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,

@@ -37,11 +37,26 @@ struct vkfx_graph {
     bool ended;
 };
 
-vkfx_context *vkfx_graph_context(vkfx_graph *g) { return g->ctx; }
-uint32_t vkfx_graph_width(vkfx_graph *g) { return g->width; }
-uint32_t vkfx_graph_height(vkfx_graph *g) { return g->height; }
-VkFormat vkfx_graph_format(vkfx_graph *g) { return g->format; }
-VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g) { return g->cmd; }
+vkfx_context *vkfx_graph_context(vkfx_graph *g)
+{
+    return g->ctx;
+}
+uint32_t vkfx_graph_width(vkfx_graph *g)
+{
+    return g->width;
+}
+uint32_t vkfx_graph_height(vkfx_graph *g)
+{
+    return g->height;
+}
+VkFormat vkfx_graph_format(vkfx_graph *g)
+{
+    return g->format;
+}
+VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g)
+{
+    return g->cmd;
+}
 
 static int add_pool(vkfx_graph *g)
 {

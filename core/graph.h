@@ -23,11 +23,11 @@ typedef struct vkfx_use {
 
 typedef struct vkfx_dispatch {
     vkfx_kernel *kernel;
-    const char *label;           /* "gauss.h": for --timings */
+    const char *label; /* "gauss.h": for --timings */
     vkfx_use use[VKFX_MAX_BINDINGS];
     const void *push;
     uint32_t groups[3];
-    vkfx_buffer *indirect;       /* dispatch size from this buffer instead of groups */
+    vkfx_buffer *indirect; /* dispatch size from this buffer instead of groups */
     VkDeviceSize indirect_offset;
 } vkfx_dispatch;
 

@@ -18,6 +18,11 @@ static VkDescriptorType descriptor_type(vkfx_binding b)
     return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
+uint32_t vkfx_half_out(VkFormat output)
+{
+    return output == VK_FORMAT_R16G16B16A16_SFLOAT;
+}
+
 static void kernel_free(vkfx_context *ctx, vkfx_kernel *k)
 {
     if (!k)
@@ -78,6 +83,10 @@ static int build(vkfx_context *ctx, vkfx_kernel *k)
         values[4 + i] = k->spec.extra[i];
     for (uint32_t i = 0; i < n; i++)
         entries[i] = (VkSpecializationMapEntry){i, i * 4, 4};
+    /* A bool specialization constant takes a 32-bit value. */
+    values[n] = k->spec.half_out ? 1 : 0;
+    entries[n] = (VkSpecializationMapEntry){15, n * 4, 4};
+    n++;
     VkSpecializationInfo si = {n, entries, n * 4, values};
     VkPipelineShaderStageRequiredSubgroupSizeCreateInfo req = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
@@ -86,15 +95,16 @@ static int build(vkfx_context *ctx, vkfx_kernel *k)
     bool pin = k->spec.subgroup && ctx->subgroup_size_control;
     VkComputePipelineCreateInfo cpi = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .pNext = pin ? &req : NULL,
-            .flags = pin ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .module = module,
-            .pName = "main",
-            .pSpecializationInfo = &si,
-        },
+        .stage =
+            {
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .pNext = pin ? &req : NULL,
+                .flags = pin ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = module,
+                .pName = "main",
+                .pSpecializationInfo = &si,
+            },
         .layout = k->layout,
     };
     VK_TRY(vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpi, NULL, &k->pipeline));

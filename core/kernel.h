@@ -2,8 +2,8 @@
  * binding convention, declared in its descriptor: the bindings of set 0 in
  * order, sampled images (inputs, read with texelFetch) first by convention,
  * then storage images (outputs), then storage buffers. Specialization
- * constants 0-2 are the work-group size and 3 the subgroup size; kernels
- * add their own from 4 on. */
+ * constants 0-2 are the work-group size, 3 the subgroup size and 15 whether
+ * the output is rgba16f; kernels add their own from 4 on. */
 #ifndef VKFX_KERNEL_H
 #define VKFX_KERNEL_H
 
@@ -13,13 +13,13 @@
 #include "context.h"
 
 typedef enum vkfx_binding {
-    VKFX_BIND_SAMPLED,      /* sampler2D, read with texelFetch */
-    VKFX_BIND_STORAGE_IMAGE,/* image2D without format, written */
-    VKFX_BIND_BUFFER,       /* storage buffer */
+    VKFX_BIND_SAMPLED,       /* sampler2D, read with texelFetch */
+    VKFX_BIND_STORAGE_IMAGE, /* image2D without format, written */
+    VKFX_BIND_BUFFER,        /* storage buffer */
 } vkfx_binding;
 
 #define VKFX_MAX_BINDINGS 8
-#define VKFX_MAX_SPEC 12
+#define VKFX_MAX_SPEC     13
 
 typedef struct vkfx_kernel_desc {
     const char *name;
@@ -35,10 +35,14 @@ typedef struct vkfx_kernel_desc {
 
 typedef struct vkfx_spec {
     uint32_t local[3];
-    uint32_t subgroup;       /* 0: let the device choose (no required size) */
-    uint32_t extra[VKFX_MAX_SPEC - 4];
+    uint32_t subgroup; /* 0: let the device choose (no required size) */
+    uint32_t extra[VKFX_MAX_SPEC - 5];
     uint32_t nextra;
+    uint32_t half_out; /* constant 15: the output image is rgba16f */
 } vkfx_spec;
+
+/* half_out for a kernel writing an image of this format. */
+uint32_t vkfx_half_out(VkFormat output);
 
 struct vkfx_kernel {
     const vkfx_kernel_desc *desc;

@@ -17,9 +17,9 @@ typedef struct vkfx_pixels {
     uint32_t width, height;
     uint32_t channels; /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     vkfx_sample sample;
-    bool linear;    /* samples are linear light (HDR, EXR): no sRGB transfer */
-    bool straight;  /* colour is not premultiplied (every file format here) */
-    void *data;     /* height rows of width*channels samples, host endian */
+    bool linear;   /* samples are linear light (HDR, EXR): no sRGB transfer */
+    bool straight; /* colour is not premultiplied (every file format here) */
+    void *data;    /* height rows of width*channels samples, host endian */
 } vkfx_pixels;
 
 size_t vkfx_sample_size(vkfx_sample s);

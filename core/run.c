@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,8 +12,8 @@
 static const vkfx_kernel_desc decode_kernel = {
     .name = "decode",
     VKFX_SPV(decode),
-    .nbind = 2,
-    .bind = {VKFX_BIND_BUFFER, VKFX_BIND_STORAGE_IMAGE},
+    .nbind = 3,
+    .bind = {VKFX_BIND_BUFFER, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
     .push_size = 20,
 };
 
@@ -53,17 +54,31 @@ int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, b
 {
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
-    vkfx_spec spec = {.local = {16, 16, 1}};
+    vkfx_buffer *table = NULL;
+    vkfx_spec spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(img->format)};
     TRY(vkfx_kernel_get(vkfx_graph_context(g), &decode_kernel, &spec, &k));
+    /* The exact sRGB curve in double for the 256 8-bit codes; small enough to travel inside
+     * the command buffer. */
+    float values[256];
+    for (int i = 0; i < 256; i++) {
+        double c = i / 255.0;
+        values[i] = (float)(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4));
+    }
+    TRY(vkfx_graph_buffer(g, sizeof(values), 0, &table));
+    vkfx_use fill = {.buffer = table, .write = true};
+    TRY(vkfx_graph_touch(g, &fill));
+    vkCmdUpdateBuffer(vkfx_graph_cmd(g), table->buffer, 0, sizeof(values), values);
     struct {
         int32_t size[2];
         uint32_t channels, sample, srgb;
-    } push = {{(int32_t)in->width, (int32_t)in->height}, in->channels, sample_code(in->sample),
+    } push = {{(int32_t)in->width, (int32_t)in->height},
+              in->channels,
+              sample_code(in->sample),
               !linear && !in->linear && in->sample != VKFX_SAMPLE_F32};
     vkfx_dispatch d = {
         .kernel = k,
         .label = "decode",
-        .use = {{.buffer = raw}, {.image = img, .write = true}},
+        .use = {{.buffer = raw}, {.image = img, .write = true}, {.buffer = table}},
         .push = &push,
         .groups = {vkfx_groups(in->width, 16), vkfx_groups(in->height, 16), 1},
     };
@@ -89,12 +104,8 @@ int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, b
     struct {
         int32_t size[2];
         uint32_t channels, sample, srgb, nwords, row_words;
-    } push = {{(int32_t)out->width, (int32_t)out->height},
-              out->channels,
-              sample_code(out->sample),
-              !linear && out->sample != VKFX_SAMPLE_F32,
-              nwords,
-              groups_x * 256};
+    } push = {{(int32_t)out->width, (int32_t)out->height}, out->channels, sample_code(out->sample),
+              !linear && out->sample != VKFX_SAMPLE_F32,   nwords,        groups_x * 256};
     vkfx_dispatch d = {
         .kernel = k,
         .label = "encode",
@@ -107,8 +118,8 @@ fail:
     return ret;
 }
 
-int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src,
-                      vkfx_image **result, void ***states_out)
+int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, vkfx_image **result,
+                      void ***states_out)
 {
     int ret = VKFX_OK;
     void **states = calloc(chain->count ? chain->count : 1, sizeof(*states));
@@ -124,8 +135,8 @@ int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src,
         if (*slot == cur)
             slot = &ping[(i + 1) & 1];
         if (!*slot)
-            TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g),
-                                 vkfx_graph_format(g), slot));
+            TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g), vkfx_graph_format(g),
+                                 slot));
         if (f->create)
             TRY(f->create(g, chain->links[i].params, &states[i]));
         TRY(f->record(g, chain->links[i].params, states[i], cur, *slot));

@@ -23,8 +23,8 @@ int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, b
                        vkfx_buffer *raw);
 /* Records every link of chain from src; *result is src or one of the
  * graph's images. */
-int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src,
-                      vkfx_image **result, void ***states);
+int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, vkfx_image **result,
+                      void ***states);
 void vkfx_destroy_chain_states(vkfx_graph *g, const vkfx_chain *chain, void **states);
 
 #endif

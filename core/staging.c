@@ -226,8 +226,9 @@ static int copy_chunk(vkfx_staging *s, VkBuffer device_buf, uint64_t device_off,
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
         .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
         .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-        .dstStageMask = upload ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT
-                               : VK_PIPELINE_STAGE_2_HOST_BIT,
+        .dstStageMask = upload
+                            ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT
+                            : VK_PIPELINE_STAGE_2_HOST_BIT,
         .dstAccessMask = upload ? VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT
                                 : VK_ACCESS_2_HOST_READ_BIT,
     };
@@ -242,8 +243,7 @@ fail:
     return ret;
 }
 
-int vkfx_staging_upload(vkfx_staging *s, VkBuffer dst, uint64_t offset, const void *src,
-                        uint64_t n)
+int vkfx_staging_upload(vkfx_staging *s, VkBuffer dst, uint64_t offset, const void *src, uint64_t n)
 {
     int ret = VKFX_OK;
     for (uint64_t done = 0; done < n;) {

@@ -47,7 +47,7 @@ struct vkfx_staging {
     uint64_t chunk;             /* largest piece one copy moves */
     vkfx_staging_chunk *flight; /* submitted copies not yet retired */
     size_t nflight, capflight;
-    uint64_t chunks_moved;      /* for tests: how many copies were submitted */
+    uint64_t chunks_moved; /* for tests: how many copies were submitted */
 };
 
 /* Copies n host bytes to dst at offset. Returns once every chunk is

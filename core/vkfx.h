@@ -18,10 +18,10 @@ typedef struct vkfx_staging vkfx_staging;
 typedef void (*vkfx_log_fn)(void *user, const char *message);
 
 typedef struct vkfx_context_opts {
-    const char *device;    /* NULL: best device; a decimal index; else a name substring */
-    bool validate;         /* VK_LAYER_KHRONOS_validation with synchronization validation */
-    bool no_subgroup_ops;  /* pretend the device lacks subgroup arithmetic */
-    vkfx_log_fn log;       /* receives validation messages and warnings; may be NULL */
+    const char *device;   /* NULL: best device; a decimal index; else a name substring */
+    bool validate;        /* VK_LAYER_KHRONOS_validation with synchronization validation */
+    bool no_subgroup_ops; /* pretend the device lacks subgroup arithmetic */
+    vkfx_log_fn log;      /* receives validation messages and warnings; may be NULL */
     void *log_user;
 } vkfx_context_opts;
 
@@ -37,7 +37,7 @@ typedef struct vkfx_device_info {
     const char *type; /* "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other" */
     uint32_t api_version;
     uint32_t subgroup_size;
-    bool usable;      /* Vulkan 1.3 and the features vkfx needs */
+    bool usable; /* Vulkan 1.3 and the features vkfx needs */
     char why_not[128];
 } vkfx_device_info;
 
@@ -74,17 +74,19 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
 
 typedef struct vkfx_bench_opts {
     uint32_t width, height;
-    int precision;       /* 16 or 32 */
-    int reps;            /* timed runs per case (after one warm-up) */
+    int precision; /* 16 or 32 */
+    int reps;      /* timed runs per case (after one warm-up) */
     const char *const *chains;
     size_t nchains;
 } vkfx_bench_opts;
 
 typedef struct vkfx_bench_case {
-    char name[160];      /* "copy" or the chain text */
+    char name[160]; /* "copy" or the chain text */
     double ms_median, ms_min;
-    double gbps;         /* image bytes read once plus written once, over the median */
-    double vs_copy;      /* median over the copy kernel's median */
+    double gbps;              /* image bytes read once plus written once, over the median */
+    double vs_copy;           /* median over the copy kernel's median */
+    vkfx_pass_time passes[8]; /* median of each pass, in order */
+    uint32_t npasses;
 } vkfx_bench_case;
 
 /* Fills cases[0] with the copy kernel and cases[1..nchains] with the chains. */

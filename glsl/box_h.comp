@@ -32,7 +32,7 @@ void main()
         sum += load_clamped(src, ivec2(x0 + k, y), pc.size);
     const int x1 = min(x0 + int(SEG), pc.size.x);
     for (int x = x0;; x++) {
-        imageStore(dst, ivec2(x, y), sum * pc.scale);
+        imageStore(dst, ivec2(x, y), to_stored(sum * pc.scale));
         if (x + 1 >= x1)
             break;
         sum += load_clamped(src, ivec2(x + 1 + R, y), pc.size) -

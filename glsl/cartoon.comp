@@ -1,10 +1,14 @@
 #version 460
 // Cartoon combine: given b = gauss(sigma) of the image, darkens b by its own
-// Sobel edge value, out = b.rgb * (1 - e) with b's alpha. 16x16 work groups,
-// one invocation per pixel, texture-cache reads as in sobel.comp.
+// Sobel edge value, out = b.rgb * (1 - e) with b's alpha. Work group 32 x 8;
+// each invocation walks PER rows of one column with the rolling three-row
+// window of sobel.glsl. No shared memory.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "sobel.glsl"
+
+layout(constant_id = 4) const int PER = 8;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
@@ -16,10 +20,20 @@ layout(push_constant) uniform Push {
 
 void main()
 {
-    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
-    if (any(greaterThanEqual(p, pc.size)))
+    const ivec2 first = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * PER);
+    if (any(greaterThanEqual(first, pc.size)))
         return;
-    float e = sobel_edge(src, p, pc.size, pc.gain);
-    vec4 b = texelFetch(src, p, 0);
-    imageStore(dst, p, vec4(b.rgb * (1.0 - e), b.a));
+    sobel_row top = sobel_load_row(src, first + ivec2(0, -1), pc.size);
+    sobel_row mid = sobel_load_row(src, first, pc.size);
+    [[unroll]] for (int j = 0; j < PER; j++) {
+        ivec2 p = first + ivec2(0, j);
+        if (p.y >= pc.size.y)
+            return;
+        sobel_row bot = sobel_load_row(src, p + ivec2(0, 1), pc.size);
+        float e = sobel_edge(top, mid, bot, pc.gain);
+        vec4 b = texelFetch(src, p, 0);
+        imageStore(dst, p, to_stored(vec4(b.rgb * (1.0 - e), b.a)));
+        top = mid;
+        mid = bot;
+    }
 }

@@ -15,5 +15,5 @@ void main()
     ivec2 p = ivec2(gl_GlobalInvocationID.xy);
     if (any(greaterThanEqual(p, pc.size)))
         return;
-    imageStore(dst, p, texelFetch(src, p, 0));
+    imageStore(dst, p, to_stored(texelFetch(src, p, 0)));
 }

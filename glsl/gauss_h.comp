@@ -40,7 +40,7 @@ void main()
             acc += w * (load_clamped(src, ivec2(x - k, y), pc.size) +
                         load_clamped(src, ivec2(x + k, y), pc.size));
         }
-        imageStore(dst, ivec2(x, y), acc);
+        imageStore(dst, ivec2(x, y), to_stored(acc));
         return;
     }
     for (int k = lx; k <= R; k += int(TILE))
@@ -53,5 +53,5 @@ void main()
     vec4 acc = weight[0] * tile[lx + R];
     for (int k = 1; k <= R; k++)
         acc += weight[k] * (tile[lx + R - k] + tile[lx + R + k]);
-    imageStore(dst, ivec2(x, y), acc);
+    imageStore(dst, ivec2(x, y), to_stored(acc));
 }

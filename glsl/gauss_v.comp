@@ -47,7 +47,7 @@ void main()
                 acc += w * (load_clamped(src, ivec2(x, y - k), pc.size) +
                             load_clamped(src, ivec2(x, y + k), pc.size));
             }
-            imageStore(dst, ivec2(x, y), acc);
+            imageStore(dst, ivec2(x, y), to_stored(acc));
         }
         return;
     }
@@ -78,5 +78,5 @@ void main()
     }
     for (int j = 0; j < int(ROWS); j++)
         if (first + j < pc.size.y)
-            imageStore(dst, ivec2(x, first + j), acc[j]);
+            imageStore(dst, ivec2(x, first + j), to_stored(acc[j]));
 }

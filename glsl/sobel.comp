@@ -1,11 +1,15 @@
 #version 460
 // Sobel edges: e from the 3x3 Sobel gradients (glsl/sobel.glsl), written as
-// the straight colour e (or 1 - e) with the pixel's alpha kept. 16x16 work
-// groups, one invocation per pixel; the nine reads overlap between
-// neighbours and are served by the texture cache, so no shared memory.
+// the straight colour e (or 1 - e) with the pixel's alpha kept. Work group
+// 32 x 8; each invocation walks PER rows of one column with a rolling
+// three-row window in registers (3 texel reads per output instead of 9),
+// neighbouring invocations reading neighbouring columns. No shared memory.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "sobel.glsl"
+
+layout(constant_id = 4) const int PER = 8;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
@@ -18,12 +22,22 @@ layout(push_constant) uniform Push {
 
 void main()
 {
-    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
-    if (any(greaterThanEqual(p, pc.size)))
+    const ivec2 first = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * PER);
+    if (any(greaterThanEqual(first, pc.size)))
         return;
-    float e = sobel_edge(src, p, pc.size, pc.gain);
-    if (pc.invert != 0u)
-        e = 1.0 - e;
-    float a = texelFetch(src, p, 0).a;
-    imageStore(dst, p, vec4(vec3(e * a), a));
+    sobel_row top = sobel_load_row(src, first + ivec2(0, -1), pc.size);
+    sobel_row mid = sobel_load_row(src, first, pc.size);
+    [[unroll]] for (int j = 0; j < PER; j++) {
+        ivec2 p = first + ivec2(0, j);
+        if (p.y >= pc.size.y)
+            return;
+        sobel_row bot = sobel_load_row(src, p + ivec2(0, 1), pc.size);
+        float e = sobel_edge(top, mid, bot, pc.gain);
+        if (pc.invert != 0u)
+            e = 1.0 - e;
+        float a = texelFetch(src, p, 0).a;
+        imageStore(dst, p, to_stored(vec4(vec3(e * a), a)));
+        top = mid;
+        mid = bot;
+    }
 }

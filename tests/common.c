@@ -1,3 +1,6 @@
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "common.h"
 
 #include <math.h>
@@ -46,8 +49,8 @@ void tc_random_pixels(vkfx_pixels *px, uint32_t w, uint32_t h, uint32_t channels
 const char *const *tc_shared_photos(void)
 {
     static const char *const photos[] = {
-        "astronaut.png", "camera.png", "chelsea.png", "coffee.png",
-        "hubble_deep_field.jpg", "motorcycle_left.png", "rocket.jpg", NULL,
+        "astronaut.png",         "camera.png",          "chelsea.png", "coffee.png",
+        "hubble_deep_field.jpg", "motorcycle_left.png", "rocket.jpg",  NULL,
     };
     return photos;
 }
@@ -196,4 +199,25 @@ void tc_report(const tc_diff *d, const char *what)
             "%s: worst %s = %.9g at (x=%u, y=%u, c=%u): got %.9g want %.9g; "
             "%zu samples over tolerance %g\n",
             what, metric, d->max_abs, d->x, d->y, d->c, d->got, d->want, d->over, d->tol);
+}
+
+void tc_remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char p[512];
+        struct stat st;
+        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            tc_remove_tree(p);
+        else
+            unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
 }

@@ -36,12 +36,12 @@ int tc_crop(const vkfx_pixels *src, uint32_t x, uint32_t y, uint32_t w, uint32_t
 int tc_fit(const vkfx_pixels *src, uint32_t w, uint32_t h, vkfx_pixels *dst);
 
 typedef struct tc_diff {
-    double max_abs;    /* worst error: sample units, or relative for tc_compare_rel */
-    uint32_t x, y, c;  /* where it is */
-    double got, want;  /* the two samples there */
-    size_t over;       /* samples whose error exceeds tol (NaN counts as over) */
+    double max_abs;   /* worst error: sample units, or relative for tc_compare_rel */
+    uint32_t x, y, c; /* where it is */
+    double got, want; /* the two samples there */
+    size_t over;      /* samples whose error exceeds tol (NaN counts as over) */
     double tol;
-    double rel_floor;  /* 0 for absolute comparisons */
+    double rel_floor; /* 0 for absolute comparisons */
     bool shape_mismatch;
     uint32_t got_w, got_h, got_c, want_w, want_h, want_c;
     vkfx_sample got_s, want_s;
@@ -57,5 +57,8 @@ bool tc_diff_ok(const tc_diff *d);
 /* One line on stderr: what, the worst sample and the count over tolerance,
  * or the two shapes when they differ. */
 void tc_report(const tc_diff *d, const char *what);
+
+/* Removes dir and everything under it (tests' temporary directories). */
+void tc_remove_tree(const char *dir);
 
 #endif

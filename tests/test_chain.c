@@ -4,6 +4,8 @@
  * allowed. Fields are read through the option rows, so these tests know the
  * filters only by their documented options (FILTERS.md). */
 #include <criterion/criterion.h>
+
+#include "leak.h"
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,37 +16,6 @@
 #include "chain.h"
 #include "error.h"
 #include "filter.h"
-
-/* Criterion ignores a worker's exit status and reports a test before its
- * .fini runs, so neither LeakSanitizer's report at exit nor a check in .fini
- * can fail a test. Each test body is wrapped instead, and the leak check runs
- * right after it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define CHECK_LEAKS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CHECK_LEAKS 1
-#endif
-#endif
-#ifdef CHECK_LEAKS
-int __lsan_do_recoverable_leak_check(void);
-#endif
-
-static void leak_check(void)
-{
-#ifdef CHECK_LEAKS
-    cr_assert_eq(__lsan_do_recoverable_leak_check(), 0, "memory leaked (report above)");
-#endif
-}
-
-#define TEST(suite, name)                                                                          \
-    static void suite##_##name##_body(void);                                                       \
-    Test(suite, name)                                                                              \
-    {                                                                                              \
-        suite##_##name##_body();                                                                   \
-        leak_check();                                                                              \
-    }                                                                                              \
-    static void suite##_##name##_body(void)
 
 static const vkfx_option *row(const vkfx_filter *f, const char *name)
 {

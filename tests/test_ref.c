@@ -116,8 +116,12 @@ Test(ref_pixels, decode_known_values)
 {
     /* RGBA u8 (128, 0, 255, 51): sRGB 128/255 is 0.21586050011389926 linear */
     uint8_t rgba[4] = {128, 0, 255, 51};
-    vkfx_pixels in = {.width = 1, .height = 1, .channels = 4, .sample = VKFX_SAMPLE_U8,
-                      .straight = true, .data = rgba};
+    vkfx_pixels in = {.width = 1,
+                      .height = 1,
+                      .channels = 4,
+                      .sample = VKFX_SAMPLE_U8,
+                      .straight = true,
+                      .data = rgba};
     ref_image img = {0};
     cr_assert_eq(ref_decode(&in, false, &img), 0);
     expect_px(&img, 0, 0, 0.21586050011389926 * 0.2, 0.0, 0.2, 0.2, 1e-15);
@@ -130,8 +134,12 @@ Test(ref_pixels, decode_known_values)
 
     /* gray+alpha u16: a gray on the linear segment of the curve, then alpha 0 */
     uint16_t ga[4] = {1000, 32768, 65535, 0};
-    vkfx_pixels g = {.width = 2, .height = 1, .channels = 2, .sample = VKFX_SAMPLE_U16,
-                     .straight = true, .data = ga};
+    vkfx_pixels g = {.width = 2,
+                     .height = 1,
+                     .channels = 2,
+                     .sample = VKFX_SAMPLE_U16,
+                     .straight = true,
+                     .data = ga};
     cr_assert_eq(ref_decode(&g, false, &img), 0);
     double v0 = 1000.0 / 65535 / 12.92 * (32768.0 / 65535);
     expect_px(&img, 0, 0, v0, v0, v0, 32768.0 / 65535, 1e-15);
@@ -140,8 +148,12 @@ Test(ref_pixels, decode_known_values)
 
     /* gray u8 without alpha: R=G=B, alpha 1; sRGB 10/255 = 0.003035269835488375 */
     uint8_t gray = 10;
-    vkfx_pixels g1 = {.width = 1, .height = 1, .channels = 1, .sample = VKFX_SAMPLE_U8,
-                      .straight = true, .data = &gray};
+    vkfx_pixels g1 = {.width = 1,
+                      .height = 1,
+                      .channels = 1,
+                      .sample = VKFX_SAMPLE_U8,
+                      .straight = true,
+                      .data = &gray};
     cr_assert_eq(ref_decode(&g1, false, &img), 0);
     expect_px(&img, 0, 0, 0.003035269835488375, 0.003035269835488375, 0.003035269835488375, 1.0,
               1e-17);
@@ -149,8 +161,12 @@ Test(ref_pixels, decode_known_values)
 
     /* F32 is used as is, even when flagged non-linear */
     float f[3] = {0.5f, 2.0f, -1.0f};
-    vkfx_pixels fp = {.width = 1, .height = 1, .channels = 3, .sample = VKFX_SAMPLE_F32,
-                      .straight = true, .data = f};
+    vkfx_pixels fp = {.width = 1,
+                      .height = 1,
+                      .channels = 3,
+                      .sample = VKFX_SAMPLE_F32,
+                      .straight = true,
+                      .data = f};
     cr_assert_eq(ref_decode(&fp, false, &img), 0);
     expect_px(&img, 0, 0, 0.5, 2.0, -1.0, 1.0, 0.0);
     ref_image_free(&img);
@@ -254,8 +270,8 @@ Test(ref_gauss, impulse_response)
         for (uint32_t x = 0; x < n; x++)
             for (int k = 0; k < 4; k++)
                 sum[k] += ref_px(&out, x, y)[k];
-    cr_expect(fabs(sum[0] - 1.0) < eps && fabs(sum[1] - 2.0) < eps &&
-              fabs(sum[2] + 3.0) < eps && fabs(sum[3] - 1.0) < eps,
+    cr_expect(fabs(sum[0] - 1.0) < eps && fabs(sum[1] - 2.0) < eps && fabs(sum[2] + 3.0) < eps &&
+                  fabs(sum[3] - 1.0) < eps,
               "sums %g %g %g %g", sum[0], sum[1], sum[2], sum[3]);
 
     double w[9], ws = 0.0;
@@ -287,8 +303,8 @@ static void naive_gauss(const ref_image *in, double sigma, int r, ref_image *out
         for (uint32_t x = 0; x < in->w; x++)
             for (int k = -r; k <= r; k++)
                 for (int c = 0; c < 4; c++)
-                    ref_px(&tmp, x, y)[c] += exp(-k * k / (2 * sigma * sigma)) / sum *
-                                             ref_at(in, (int64_t)x + k, y)[c];
+                    ref_px(&tmp, x, y)[c] +=
+                        exp(-k * k / (2 * sigma * sigma)) / sum * ref_at(in, (int64_t)x + k, y)[c];
     for (uint32_t y = 0; y < in->h; y++)
         for (uint32_t x = 0; x < in->w; x++)
             for (int k = -r; k <= r; k++)
@@ -304,8 +320,8 @@ Test(ref_gauss, matches_textbook_loop)
         uint32_t w, h;
         double sigma;
         int r;
-    } cases[] = {{7, 5, 3.0, 20}, {13, 11, 0.5, 1}, {1, 9, 1.5, 4}, {9, 1, 1.5, 4}, {1, 1, 2, 6},
-                 {16, 16, 1.2, 15}};
+    } cases[] = {{7, 5, 3.0, 20}, {13, 11, 0.5, 1}, {1, 9, 1.5, 4},
+                 {9, 1, 1.5, 4},  {1, 1, 2, 6},     {16, 16, 1.2, 15}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         vkfx_pixels px = {0};
         tc_random_pixels(&px, cases[i].w, cases[i].h, 4, VKFX_SAMPLE_U8, 7 + i);
@@ -514,8 +530,8 @@ Test(harness, compare_finds_the_worst_sample)
     d = tc_compare(&a, &b, 1);
     cr_expect(!tc_diff_ok(&d));
     cr_expect_eq(d.over, 1);
-    cr_expect(d.x == 7 && d.y == 2 && d.c == 1 && d.max_abs == 128, "%u %u %u %g", d.x, d.y,
-              d.c, d.max_abs);
+    cr_expect(d.x == 7 && d.y == 2 && d.c == 1 && d.max_abs == 128, "%u %u %u %g", d.x, d.y, d.c,
+              d.max_abs);
     tc_report(&d, "expected failure report");
     vkfx_pixels_free(&b);
 

@@ -1,9 +1,11 @@
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../error.h"
 #include "filters.h"
 
 #include "box_h.spv.h"
+#include "box_row.spv.h"
 #include "box_v.spv.h"
 
 typedef struct box_params {
@@ -11,14 +13,27 @@ typedef struct box_params {
 } box_params;
 
 static const vkfx_option box_options[] = {
-    {.name = "radius", .type = VKFX_OPT_INT, .offset = offsetof(box_params, radius), .def = 1,
-     .min = 0, .max = 4096, .help = "window of (2*radius+1)^2 pixels; 0 is the identity"},
+    {.name = "radius",
+     .type = VKFX_OPT_INT,
+     .offset = offsetof(box_params, radius),
+     .def = 1,
+     .min = 0,
+     .max = 4096,
+     .help = "window of (2*radius+1)^2 pixels; 0 is the identity"},
     {0},
 };
 
 static const vkfx_kernel_desc box_h_kernel = {
     .name = "box_h",
     VKFX_SPV(box_h),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 16,
+};
+
+static const vkfx_kernel_desc box_row_kernel = {
+    .name = "box_row",
+    VKFX_SPV(box_row),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
     .push_size = 16,
@@ -32,7 +47,17 @@ static const vkfx_kernel_desc box_v_kernel = {
     .push_size = 16,
 };
 
-enum { SEG = 64, LOCAL = 64 };
+/* box_h: segments of SEG outputs, LOCAL per group, for radii beyond shared memory. box_row:
+ * 64*ROW_RUN outputs per group, radius up to ROW_HALO (glsl/box_row.comp). box_v: COL_PER rows
+ * per invocation. */
+enum {
+    SEG = 64,
+    LOCAL = 64,
+    ROW_RUN = 7,
+    ROW_HALO = 512,
+    ROW_SHARED = (64 * ROW_RUN + 2 * ROW_HALO) * 16,
+    COL_PER = 16
+};
 
 static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                       vkfx_image *dst)
@@ -44,10 +69,30 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_image *tmp = NULL;
     vkfx_kernel *kh = NULL, *kv = NULL;
-    vkfx_spec spec = {.local = {LOCAL, 1, 1}, .nextra = 1, .extra = {SEG}};
-    TRY(vkfx_kernel_get(ctx, &box_h_kernel, &spec, &kh));
-    TRY(vkfx_kernel_get(ctx, &box_v_kernel, &spec, &kv));
-    TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), &tmp));
+    /* Row sums are stored like the output (rgba16f at --precision 16, as every image the chain
+     * stores). */
+    TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
+    bool shared_rows =
+        p->radius <= ROW_HALO && ROW_SHARED <= ctx->props.limits.maxComputeSharedMemorySize;
+    vkfx_spec sh = {.local = {LOCAL, 1, 1},
+                    .nextra = 1,
+                    .extra = {SEG},
+                    .half_out = vkfx_half_out(tmp->format)};
+    if (shared_rows) {
+        /* The shared tile holds the radius rounded up to a power of two: one pipeline per
+         * octave of radii, and no more shared memory than that needs. */
+        uint32_t halo = 4;
+        while (halo < (uint32_t)p->radius)
+            halo *= 2;
+        sh.local[0] = 64;
+        sh.extra[0] = halo;
+    }
+    TRY(vkfx_kernel_get(ctx, shared_rows ? &box_row_kernel : &box_h_kernel, &sh, &kh));
+    vkfx_spec sv = {.local = {32, 8, 1},
+                    .nextra = 1,
+                    .extra = {COL_PER},
+                    .half_out = vkfx_half_out(dst->format)};
+    TRY(vkfx_kernel_get(ctx, &box_v_kernel, &sv, &kv));
     struct {
         int32_t size[2];
         int32_t radius;
@@ -58,7 +103,9 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
         .label = "box.h",
         .use = {{.image = src}, {.image = tmp, .write = true}},
         .push = &push,
-        .groups = {vkfx_groups(vkfx_groups(w, SEG), LOCAL), h, 1},
+        .groups = {shared_rows ? vkfx_groups(w, 64 * ROW_RUN)
+                               : vkfx_groups(vkfx_groups(w, SEG), LOCAL),
+                   h, 1},
     };
     TRY(vkfx_graph_dispatch(g, &dh));
     vkfx_dispatch dv = {
@@ -66,7 +113,7 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
         .label = "box.v",
         .use = {{.image = tmp}, {.image = dst, .write = true}},
         .push = &push,
-        .groups = {vkfx_groups(w, LOCAL), vkfx_groups(h, SEG), 1},
+        .groups = {vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, COL_PER), 8), 1},
     };
     TRY(vkfx_graph_dispatch(g, &dv));
 fail:

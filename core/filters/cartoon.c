@@ -3,6 +3,9 @@
 #include "../error.h"
 #include "filters.h"
 
+/* Rows each invocation walks down its column. */
+enum { PER = 8 };
+
 #include "cartoon.spv.h"
 
 typedef struct cartoon_params {
@@ -11,10 +14,20 @@ typedef struct cartoon_params {
 } cartoon_params;
 
 static const vkfx_option cartoon_options[] = {
-    {.name = "sigma", .type = VKFX_OPT_FLOAT, .offset = offsetof(cartoon_params, sigma), .def = 2,
-     .min = 0.1, .max = 1000, .help = "Gaussian blur before the edges"},
-    {.name = "gain", .type = VKFX_OPT_FLOAT, .offset = offsetof(cartoon_params, gain), .def = 4,
-     .min = 0, .max = 1000, .help = "edge strength (the sobel gain)"},
+    {.name = "sigma",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(cartoon_params, sigma),
+     .def = 2,
+     .min = 0.1,
+     .max = 1000,
+     .help = "Gaussian blur before the edges"},
+    {.name = "gain",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(cartoon_params, gain),
+     .def = 4,
+     .min = 0,
+     .max = 1000,
+     .help = "edge strength (the sobel gain)"},
     {0},
 };
 
@@ -35,9 +48,12 @@ static int cartoon_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_image *blurred = NULL;
     vkfx_kernel *k = NULL;
-    vkfx_spec spec = {.local = {16, 16, 1}};
+    vkfx_spec spec = {
+        .local = {32, 8, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
     TRY(vkfx_kernel_get(vkfx_graph_context(g), &cartoon_kernel, &spec, &k));
-    TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), &blurred));
+    /* The blur feeds a gradient whose gain magnifies rounding: keep it in float32 whatever the
+     * chain's internal format (rgba16f here put dark pixels 10 codes off). */
+    TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, &blurred));
     TRY(vkfx_gauss_record(g, p->sigma, -1, src, blurred));
     struct {
         int32_t size[2];
@@ -48,7 +64,7 @@ static int cartoon_record(vkfx_graph *g, const void *params, void *state, vkfx_i
         .label = "cartoon",
         .use = {{.image = blurred}, {.image = dst, .write = true}},
         .push = &push,
-        .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
+        .groups = {vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, PER), 8), 1},
     };
     TRY(vkfx_graph_dispatch(g, &d));
 fail:

@@ -4,7 +4,9 @@
 #include "../error.h"
 #include "filters.h"
 
+#include "gauss_col.spv.h"
 #include "gauss_h.spv.h"
+#include "gauss_row.spv.h"
 #include "gauss_v.spv.h"
 
 typedef struct gauss_params {
@@ -13,10 +15,20 @@ typedef struct gauss_params {
 } gauss_params;
 
 static const vkfx_option gauss_options[] = {
-    {.name = "sigma", .type = VKFX_OPT_FLOAT, .offset = offsetof(gauss_params, sigma), .def = 1,
-     .min = 0.1, .max = 1000, .help = "standard deviation in pixels"},
-    {.name = "radius", .type = VKFX_OPT_INT, .offset = offsetof(gauss_params, radius), .min = 1,
-     .max = 4096, .unset_default = true, .def_text = "3*sigma rounded, at least 1",
+    {.name = "sigma",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(gauss_params, sigma),
+     .def = 1,
+     .min = 0.1,
+     .max = 1000,
+     .help = "standard deviation in pixels"},
+    {.name = "radius",
+     .type = VKFX_OPT_INT,
+     .offset = offsetof(gauss_params, radius),
+     .min = 1,
+     .max = 4096,
+     .unset_default = true,
+     .def_text = "3*sigma rounded, at least 1",
      .help = "taps on each side of the centre"},
     {0},
 };
@@ -35,6 +47,33 @@ static const vkfx_kernel_desc gauss_v_kernel = {
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
     .push_size = 20,
+};
+
+static const vkfx_kernel_desc gauss_row_kernel = {
+    .name = "gauss_row",
+    VKFX_SPV(gauss_row),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 20,
+};
+
+static const vkfx_kernel_desc gauss_col_kernel = {
+    .name = "gauss_col",
+    VKFX_SPV(gauss_col),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 20,
+};
+
+/* Radii up to FIXED_MAX are unrolled with the radius as a specialization constant. The row
+ * kernel's segment is 64*ROW_RUN outputs in each of ROW_ROWS rows (glsl/gauss_row.comp);
+ * each column invocation makes COL_PER outputs. */
+enum {
+    FIXED_MAX = 32,
+    ROW_RUN = 7,
+    ROW_ROWS = 2,
+    ROW_SHARED = ROW_ROWS * (64 * ROW_RUN + 64) * 16,
+    COL_PER = 8
 };
 
 int vkfx_gauss_default_radius(double sigma)
@@ -87,16 +126,47 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
         int32_t size[2];
         int32_t radius;
         float inv_two_sigma2, norm;
-    } push = {{(int32_t)w, (int32_t)h}, radius, (float)(1.0 / (2.0 * sigma * sigma)),
-              (float)(1.0 / sum)};
+    } push = {
+        {(int32_t)w, (int32_t)h}, radius, (float)(1.0 / (2.0 * sigma * sigma)), (float)(1.0 / sum)};
 
+    /* The row result is stored like the output (rgba16f at --precision 16, as every image the
+     * chain stores): float32 there would add half again to the traffic of both passes. */
+    TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
+    if (radius <= FIXED_MAX && ROW_SHARED <= limit) {
+        vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
+                        .nextra = 1,
+                        .extra = {(uint32_t)radius},
+                        .half_out = vkfx_half_out(tmp->format)};
+        vkfx_spec fv = {.local = {32, 8, 1},
+                        .nextra = 2,
+                        .extra = {(uint32_t)radius, COL_PER},
+                        .half_out = vkfx_half_out(dst->format)};
+        TRY(vkfx_kernel_get(ctx, &gauss_row_kernel, &fh, &kh));
+        TRY(vkfx_kernel_get(ctx, &gauss_col_kernel, &fv, &kv));
+        vkfx_dispatch d = {
+            .kernel = kh,
+            .label = "gauss.h",
+            .use = {{.image = src}, {.image = tmp, .write = true}},
+            .push = &push,
+            .groups = {vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS), 1},
+        };
+        TRY(vkfx_graph_dispatch(g, &d));
+        d.kernel = kv;
+        d.label = "gauss.v";
+        d.use[0] = (vkfx_use){.image = tmp};
+        d.use[1] = (vkfx_use){.image = dst, .write = true};
+        d.groups[0] = vkfx_groups(w, 32);
+        d.groups[1] = vkfx_groups(vkfx_groups(h, COL_PER), 8);
+        TRY(vkfx_graph_dispatch(g, &d));
+        return VKFX_OK;
+    }
     const uint32_t tile = 256;
-    vkfx_spec sh = {.local = {tile, 1, 1}, .nextra = 2};
+    vkfx_spec sh = {.local = {tile, 1, 1}, .nextra = 2, .half_out = vkfx_half_out(tmp->format)};
     sh.extra[0] = tile;
     sh.extra[1] = pick_halo((uint32_t)radius, limit, h_bytes, tile);
     /* Narrower tiles leave room for larger radii in shared memory. */
     static const uint32_t shapes[][3] = {{32, 4, 8}, {16, 4, 8}, {8, 8, 8}};
-    vkfx_spec sv = {.nextra = 2};
+    vkfx_spec sv = {.nextra = 2, .half_out = vkfx_half_out(dst->format)};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         uint32_t shape = shapes[i][0] | shapes[i][1] << 8 | shapes[i][2] << 16;
         uint32_t halo = pick_halo((uint32_t)radius, limit, v_bytes, shape);
@@ -110,7 +180,6 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     }
     TRY(vkfx_kernel_get(ctx, &gauss_h_kernel, &sh, &kh));
     TRY(vkfx_kernel_get(ctx, &gauss_v_kernel, &sv, &kv));
-    TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), &tmp));
     vkfx_dispatch dh = {
         .kernel = kh,
         .label = "gauss.h",
@@ -145,7 +214,9 @@ const vkfx_filter vkfx_filter_gauss = {
     .help = "separable Gaussian blur, horizontal then vertical",
     .details = "Taps exp(-k^2/(2 sigma^2)) for |k| <= radius, normalised to sum 1; edges "
                "repeat the nearest pixel. Same as scipy.ndimage.gaussian_filter(x, (s, s, 0), "
-               "mode='nearest', truncate=3) on linear premultiplied RGBA.",
+               "mode='nearest', truncate=3) on linear premultiplied RGBA. The row result is "
+               "stored in the internal format (rgba16f unless --precision 32), like every "
+               "image of the chain.",
     .options = gauss_options,
     .params_size = sizeof(gauss_params),
     .record = gauss_record,

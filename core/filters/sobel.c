@@ -4,6 +4,9 @@
 #include "../error.h"
 #include "filters.h"
 
+/* Rows each invocation walks down its column. */
+enum { PER = 8 };
+
 #include "sobel.spv.h"
 
 typedef struct sobel_params {
@@ -12,10 +15,18 @@ typedef struct sobel_params {
 } sobel_params;
 
 static const vkfx_option sobel_options[] = {
-    {.name = "invert", .type = VKFX_OPT_BOOL, .offset = offsetof(sobel_params, invert), .def = 0,
+    {.name = "invert",
+     .type = VKFX_OPT_BOOL,
+     .offset = offsetof(sobel_params, invert),
+     .def = 0,
      .help = "1: dark edges on white (1 - e)"},
-    {.name = "gain", .type = VKFX_OPT_FLOAT, .offset = offsetof(sobel_params, gain), .def = 1,
-     .min = 0, .max = 1000, .help = "multiplies the edge value before clamping to [0,1]"},
+    {.name = "gain",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(sobel_params, gain),
+     .def = 1,
+     .min = 0,
+     .max = 1000,
+     .help = "multiplies the edge value before clamping to [0,1]"},
     {0},
 };
 
@@ -35,7 +46,8 @@ static int sobel_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     const sobel_params *p = params;
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *k = NULL;
-    vkfx_spec spec = {.local = {16, 16, 1}};
+    vkfx_spec spec = {
+        .local = {32, 8, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
     TRY(vkfx_kernel_get(vkfx_graph_context(g), &sobel_kernel, &spec, &k));
     struct {
         int32_t size[2];
@@ -47,7 +59,7 @@ static int sobel_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
         .label = "sobel",
         .use = {{.image = src}, {.image = dst, .write = true}},
         .push = &push,
-        .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
+        .groups = {vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, PER), 8), 1},
     };
     TRY(vkfx_graph_dispatch(g, &d));
 fail:

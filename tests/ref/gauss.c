@@ -35,6 +35,12 @@ static void convolve_at(double *dst, const double *src, size_t stride, size_t co
 
 int ref_separable(const ref_image *in, const double *taps, int radius, ref_image *out)
 {
+    return ref_separable_stored(in, taps, radius, false, out);
+}
+
+int ref_separable_stored(const ref_image *in, const double *taps, int radius, bool half_mid,
+                         ref_image *out)
+{
     if (radius < 0)
         return vkfx_fail(VKFX_E_USAGE, "ref_separable: radius %d", radius);
     int64_t r = radius;
@@ -58,6 +64,8 @@ int ref_separable(const ref_image *in, const double *taps, int radius, ref_image
         for (uint32_t x = 0; x < in->w; x++)
             convolve_at(tmp.px + y * row + (size_t)x * 4, in->px + y * row, 4, 1, x, in->w, taps,
                         prefix, r);
+    if (half_mid)
+        ref_round_half(&tmp);
     for (uint32_t y = 0; y < in->h; y++)
         convolve_at(out->px + y * row, tmp.px, row, in->w, y, in->h, taps, prefix, r);
     ret = VKFX_OK;
@@ -75,6 +83,11 @@ int ref_gauss_default_radius(double sigma)
 
 int ref_gauss(const ref_image *in, double sigma, int radius, ref_image *out)
 {
+    return ref_gauss_stored(in, sigma, radius, false, out);
+}
+
+int ref_gauss_stored(const ref_image *in, double sigma, int radius, bool half_mid, ref_image *out)
+{
     if (!(sigma > 0.0) || !isfinite(sigma))
         return vkfx_fail(VKFX_E_USAGE, "ref_gauss: sigma %g", sigma);
     if (radius < 0)
@@ -89,7 +102,7 @@ int ref_gauss(const ref_image *in, double sigma, int radius, ref_image *out)
     }
     for (int k = 0; k <= 2 * radius; k++)
         taps[k] /= sum;
-    int ret = ref_separable(in, taps, radius, out);
+    int ret = ref_separable_stored(in, taps, radius, half_mid, out);
     free(taps);
     return ret;
 }

@@ -146,3 +146,10 @@ int ref_encode(const ref_image *img, bool linear, vkfx_pixels *out)
     }
     return VKFX_OK;
 }
+
+void ref_round_half(ref_image *img)
+{
+    size_t n = (size_t)img->w * img->h * 4;
+    for (size_t i = 0; i < n; i++)
+        img->px[i] = (double)(_Float16)(float)img->px[i]; /* the device rounds from float */
+}

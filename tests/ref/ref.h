@@ -50,12 +50,17 @@ int ref_encode(const ref_image *img, bool linear, vkfx_pixels *out);
 /* Gaussian of standard deviation sigma > 0 over taps |k| <= radius (radius < 0:
  * max(1, floor(3 sigma + 0.5))), horizontal then vertical, clamp-to-edge. */
 int ref_gauss(const ref_image *in, double sigma, int radius, ref_image *out);
+/* The same with the row result rounded to half when half_mid: what vkfx
+ * computes at --precision 16, where every stored image is rgba16f. */
+int ref_gauss_stored(const ref_image *in, double sigma, int radius, bool half_mid, ref_image *out);
 int ref_gauss_default_radius(double sigma);
 /* Mean over the (2 radius + 1)^2 window, clamp-to-edge; radius 0 copies. */
 int ref_box(const ref_image *in, int radius, ref_image *out);
 /* The separable convolution both blurs use: taps[0..2 radius] are the
  * weights of offsets -radius..radius, applied along x, then along y. */
 int ref_separable(const ref_image *in, const double *taps, int radius, ref_image *out);
+int ref_separable_stored(const ref_image *in, const double *taps, int radius, bool half_mid,
+                         ref_image *out);
 
 /* Sobel edge value e in [0,1] at (x, y), from the premultiplied RGB. */
 double ref_edge_value(const ref_image *in, uint32_t x, uint32_t y, double gain);
@@ -65,6 +70,9 @@ int ref_sobel(const ref_image *in, bool invert, double gain, ref_image *out);
 int ref_cartoon(const ref_image *in, double sigma, double gain, ref_image *out);
 
 /* The transfer curves and luminance of FILTERS.md, for tests that need them. */
+/* Rounds every value to the nearest IEEE half, as storing an image in
+ * rgba16f between the links of a chain does. */
+void ref_round_half(ref_image *img);
 double ref_srgb_to_linear(double c);
 double ref_linear_to_srgb(double v);
 double ref_luma(double r, double g, double b);

@@ -1,0 +1,57 @@
+#version 460
+// Column pass of the separable Gaussian for radii up to 32, with the radius
+// a specialization constant: loops unroll and the R+1 weights live in
+// registers. Each invocation produces PER consecutive outputs down one
+// column, reading each of its PER + 2R inputs once through the texture cache
+// and adding it to every output it touches (register blocking); the 32
+// invocations of a row of the 32 x 8 work group read 32 neighbouring texels,
+// so no shared memory is needed. Ports the seed's separable blur; gauss_v
+// serves larger radii.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+
+layout(constant_id = 4) const int R = 6;     // at most MAX_R
+layout(constant_id = 5) const int PER = 8;   // at most MAX_PER
+// Local arrays take literal sizes: arrays sized by specialization constants
+// came out wrong on lavapipe.
+const int MAX_R = 32;
+const int MAX_PER = 16;
+
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 1) writeonly uniform image2D dst;
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    int radius; // equals R; kept so every Gaussian kernel shares one push block
+    float inv_two_sigma2;
+    float norm;
+} pc;
+
+void main()
+{
+    const ivec2 axis = ivec2(0, 1);
+    const ivec2 first = ivec2(gl_GlobalInvocationID.x, gl_GlobalInvocationID.y * PER);
+    if (any(greaterThanEqual(first, pc.size)))
+        return;
+    float w[MAX_R + 1];
+    [[unroll]] for (int k = 0; k <= R; k++)
+        w[k] = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+    vec4 acc[MAX_PER];
+    [[unroll]] for (int j = 0; j < PER; j++)
+        acc[j] = vec4(0.0);
+    // Input first + (i - R) feeds output j with weight index |i - R - j|.
+    [[unroll]] for (int i = 0; i < PER + 2 * R; i++) {
+        vec4 v = load_clamped(src, first + axis * (i - R), pc.size);
+        [[unroll]] for (int j = 0; j < PER; j++) {
+            int d = abs(i - R - j);
+            if (d <= R)
+                acc[j] += w[d] * v;
+        }
+    }
+    [[unroll]] for (int j = 0; j < PER; j++) {
+        ivec2 p = first + axis * j;
+        if (all(lessThan(p, pc.size)))
+            imageStore(dst, p, to_stored(acc[j]));
+    }
+}

@@ -1,0 +1,50 @@
+#version 460
+// Row pass of the separable Gaussian for radii up to 32, the radius a
+// specialization constant (loops unroll, weights in registers). Work group
+// 64 x ROWS over ROWS row segments of 64*RUN outputs: the segments and
+// their halo come into shared memory with coalesced reads, each invocation
+// computes RUN consecutive outputs reading each of its RUN + 2R inputs once
+// (register blocking), and results leave through shared memory with
+// coalesced stores (glsl/rowtile.glsl). The seed's shared-memory tile with
+// halo; gauss_h serves larger radii.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+
+layout(constant_id = 4) const int R = 6; // at most MAX_HALO
+
+const int MAX_HALO = 32;
+const int HALO = R;
+const int RUN = 7;
+const int ROWS = 2;
+#include "rowtile.glsl"
+
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 1) writeonly uniform image2D dst;
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    int radius;
+    float inv_two_sigma2;
+    float norm;
+} pc;
+
+void main()
+{
+    float w[MAX_HALO + 1];
+    [[unroll]] for (int k = 0; k <= R; k++)
+        w[k] = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+    const int x0 = row_tile_load(src, pc.size, R);
+    vec4 acc[RUN];
+    [[unroll]] for (int j = 0; j < RUN; j++)
+        acc[j] = vec4(0.0);
+    [[unroll]] for (int i = 0; i < RUN + 2 * R; i++) {
+        vec4 v = row_tile_input(i);
+        [[unroll]] for (int j = 0; j < RUN; j++) {
+            int d = abs(i - R - j);
+            if (d <= R)
+                acc[j] += w[d] * v;
+        }
+    }
+    row_tile_store(dst, pc.size, x0, acc);
+}

@@ -1,0 +1,44 @@
+// Row passes of separable filters: a work group of 64 x ROWS invocations
+// loads ROWS row segments (64*RUN outputs plus the halo) into shared memory
+// with coalesced reads, each invocation computes RUN consecutive outputs
+// from shared memory (RUN odd: vec4 reads at a stride of RUN vec4 hit
+// distinct banks), the results go back through shared memory, and the
+// group stores them coalesced. Needs HALO (shared capacity for the radius;
+// may be a specialization constant), RUN and ROWS defined first.
+const int ROW_CAP = 64 * RUN + 2 * HALO;
+shared vec4 row_tile[ROWS * ROW_CAP];
+
+// Loads this group's segments with a halo of r pixels; returns the x of the
+// first output of the segment.
+int row_tile_load(sampler2D s, ivec2 size, int r)
+{
+    const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+    const int x0 = int(gl_WorkGroupID.x) * 64 * RUN;
+    const int y = int(gl_WorkGroupID.y) * ROWS + ly;
+    for (int i = lx; i < 64 * RUN + 2 * r; i += 64)
+        row_tile[ly * ROW_CAP + i] = load_clamped(s, ivec2(x0 - r + i, min(y, size.y - 1)), size);
+    barrier();
+    return x0;
+}
+
+// Input i of this invocation's window: tile index RUN*lx + i, where i = 0
+// is r pixels left of its first output.
+vec4 row_tile_input(int i)
+{
+    return row_tile[int(gl_LocalInvocationID.y) * ROW_CAP + int(gl_LocalInvocationID.x) * RUN + i];
+}
+
+void row_tile_store(writeonly image2D img, ivec2 size, int x0, vec4 acc[RUN])
+{
+    const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+    const int y = int(gl_WorkGroupID.y) * ROWS + ly;
+    barrier(); // everyone is done reading the inputs
+    for (int j = 0; j < RUN; j++)
+        row_tile[ly * ROW_CAP + lx * RUN + j] = acc[j];
+    barrier();
+    if (y >= size.y)
+        return;
+    for (int i = lx; i < 64 * RUN; i += 64)
+        if (x0 + i < size.x)
+            imageStore(img, ivec2(x0 + i, y), to_stored(row_tile[ly * ROW_CAP + i]));
+}

@@ -1,0 +1,71 @@
+#include "gpu_harness.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void log_message(void *user, const char *message)
+{
+    (void)user;
+    fprintf(stderr, "%s\n", message);
+}
+
+void th_gpu_open(th_gpu *g)
+{
+    const char *v = getenv("VKFX_VALIDATE");
+    vkfx_context_opts o = {.validate = v && strcmp(v, "1") == 0, .log = log_message};
+    memset(g, 0, sizeof(*g));
+    int ret = vkfx_context_create(&o, &g->ctx);
+    cr_assert_eq(ret, VKFX_OK, "context: %s", vkfx_error_message());
+    ret = vkfx_staging_create(g->ctx, 0, &g->staging);
+    cr_assert_eq(ret, VKFX_OK, "staging: %s", vkfx_error_message());
+}
+
+void th_gpu_close(th_gpu *g)
+{
+    unsigned messages = g->ctx ? vkfx_context_validation_messages(g->ctx) : 0;
+    vkfx_staging_destroy(g->staging);
+    vkfx_context_destroy(g->ctx);
+    cr_assert_eq(messages, 0, "the validation layer reported %u message(s) (above)", messages);
+}
+
+bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_channels,
+              vkfx_sample out_sample, const char *what)
+{
+    vkfx_chain *chain = NULL;
+    vkfx_pixels got = {.channels = out_channels, .sample = out_sample};
+    vkfx_pixels want = {
+        .channels = out_channels, .sample = out_sample, .linear = out_sample == VKFX_SAMPLE_F32};
+    vkfx_run_result result;
+    vkfx_run_opts opts = {.precision = c->precision ? c->precision : 16};
+    ref_image a = {0}, b = {0};
+    char label[512];
+    snprintf(label, sizeof(label), "%s [%s] %ux%u %uch rgba%df", what, c->chain, in->width,
+             in->height, in->channels, opts.precision);
+
+    int ret = vkfx_chain_parse(c->chain, &chain);
+    cr_assert_eq(ret, VKFX_OK, "%s: %s", label, vkfx_error_message());
+    ret = vkfx_run(g->ctx, g->staging, chain, in, &got, &opts, &result);
+    cr_assert_eq(ret, VKFX_OK, "%s: %s", label, vkfx_error_message());
+    free(result.times);
+    vkfx_chain_free(chain);
+
+    cr_assert_eq(ref_decode(in, false, &a), VKFX_OK);
+    /* The chain's images are in the internal format: at rgba16f the decoded input is rounded
+     * to half before any filter sees it, in the reference as on the device. */
+    if (opts.precision == 16)
+        ref_round_half(&a);
+    cr_assert_eq(c->ref(&a, &b, c->arg, opts.precision), VKFX_OK, "%s: reference failed", label);
+    cr_assert_eq(ref_encode(&b, false, &want), VKFX_OK);
+    tc_diff d = out_sample == VKFX_SAMPLE_F32 ? tc_compare_rel(&got, &want, c->tol, 1e-3)
+                                              : tc_compare(&got, &want, c->tol);
+    bool ok = tc_diff_ok(&d);
+    if (!ok)
+        tc_report(&d, label);
+    ref_image_free(&a);
+    ref_image_free(&b);
+    vkfx_pixels_free(&got);
+    vkfx_pixels_free(&want);
+    return ok;
+}

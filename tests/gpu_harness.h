@@ -1,0 +1,42 @@
+/* What GPU tests share: a context with the validation layer on (when
+ * VKFX_VALIDATE=1, as meson sets it) whose messages fail the test, and one
+ * call that runs a chain on the device and its C reference on the host. */
+#ifndef VKFX_TESTS_GPU_HARNESS_H
+#define VKFX_TESTS_GPU_HARNESS_H
+
+#include <stdbool.h>
+
+#include "common.h"
+#include "ref/ref.h"
+#include "vkfx.h"
+
+typedef struct th_gpu {
+    vkfx_context *ctx;
+    vkfx_staging *staging;
+} th_gpu;
+
+/* Creates the context (validation from VKFX_VALIDATE) and staging memory;
+ * aborts the test on failure. */
+void th_gpu_open(th_gpu *g);
+/* Asserts that the validation layer reported nothing, then frees. */
+void th_gpu_close(th_gpu *g);
+
+/* A host reference filter: in and out are linear premultiplied RGBA;
+ * precision is the internal format the device ran with (16 or 32). */
+typedef int (*th_ref_fn)(const ref_image *in, ref_image *out, const void *arg, int precision);
+
+typedef struct th_case {
+    const char *chain; /* the chain the GPU runs */
+    th_ref_fn ref;     /* what it must equal */
+    const void *arg;
+    int precision; /* 16 or 32 */
+    double tol;    /* in output sample units (U8/U16) or relative (F32) */
+} th_case;
+
+/* Runs c on in through the GPU and through the reference, encodes both to
+ * out_channels/out_sample, compares them and reports the worst sample with
+ * what (the parameters) on failure. Returns true when within tolerance. */
+bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_channels,
+              vkfx_sample out_sample, const char *what);
+
+#endif

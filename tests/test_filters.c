@@ -1,0 +1,249 @@
+/* Every filter on the GPU against its C reference in tests/ref: random
+ * images and the shared photos, at awkward sizes (1x1, 1x257, 257x1,
+ * 333x517, 1024x768) and radii larger than the image, in both internal
+ * precisions. At --precision 16 every image vkfx stores is rgba16f (the
+ * decoded input, a separable filter's row result, the output of each link),
+ * and the references round at the same places. Tolerances: 8-bit output within 1 code value on
+ * every sample (FILTERS.md asks for it); 16-bit output within 1/4096 of full scale with rgba32f
+ * inside (the internal format, not the kernel, limits 16-bit output at rgba16f); float output
+ * within 1e-3 relative. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gpu_harness.h"
+
+typedef struct gauss_arg {
+    double sigma;
+    int radius;
+} gauss_arg;
+
+static int ref_gauss_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    const gauss_arg *a = arg;
+    return ref_gauss_stored(in, a->sigma, a->radius, precision == 16, out);
+}
+
+static int ref_box_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    (void)precision;
+    return ref_box(in, *(const int *)arg, out);
+}
+
+typedef struct sobel_arg {
+    bool invert;
+    double gain;
+} sobel_arg;
+
+static int ref_sobel_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    (void)precision;
+    const sobel_arg *a = arg;
+    return ref_sobel(in, a->invert, a->gain, out);
+}
+
+/* The blur inside cartoon is float32 whatever the precision. */
+static int ref_cartoon_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    (void)precision;
+    const double *a = arg;
+    return ref_cartoon(in, a[0], a[1], out);
+}
+
+/* Between links the image is stored in the internal format: at 16 the
+ * reference rounds there to half as well. */
+static int ref_gauss_then_sobel(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    (void)arg;
+    ref_image tmp = {0};
+    int ret = ref_gauss_stored(in, 1.5, -1, precision == 16, &tmp);
+    if (ret == 0 && precision == 16)
+        ref_round_half(&tmp);
+    if (ret == 0)
+        ret = ref_sobel(&tmp, true, 2.0, out);
+    ref_image_free(&tmp);
+    return ret;
+}
+
+static const uint32_t sizes[][2] = {{1, 1}, {1, 257}, {257, 1}, {333, 517}, {1024, 768}};
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+/* Random RGBA at every awkward size, both precisions; then every photo at
+ * its own size and at the awkward ones cut from it. */
+static void check_everywhere(const th_case *base)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    int failures = 0;
+    for (int precision = 16; precision <= 32; precision += 16) {
+        th_case c = *base;
+        c.precision = precision;
+        for (size_t i = 0; i < NSIZES; i++) {
+            vkfx_pixels px;
+            tc_random_pixels(&px, sizes[i][0], sizes[i][1], 4, VKFX_SAMPLE_U8, 7 + i);
+            failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
+            vkfx_pixels_free(&px);
+        }
+    }
+    th_case c = *base;
+    c.precision = 16;
+    for (const char *const *name = tc_shared_photos(); *name; name++) {
+        vkfx_pixels photo;
+        cr_assert_eq(tc_load_shared(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
+        failures += !th_check(&g, &c, &photo, photo.channels, VKFX_SAMPLE_U8, *name);
+        vkfx_pixels cut;
+        for (size_t i = 0; i < NSIZES - 1; i++) {
+            cr_assert_eq(tc_fit(&photo, sizes[i][0], sizes[i][1], &cut), VKFX_OK);
+            failures += !th_check(&g, &c, &cut, cut.channels, VKFX_SAMPLE_U8, *name);
+            vkfx_pixels_free(&cut);
+        }
+        vkfx_pixels_free(&photo);
+    }
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+/* Radii larger than the image, tiny images, every channel layout. */
+static void check_small(const th_case *base)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    int failures = 0;
+    static const uint32_t small[][2] = {{1, 1}, {2, 1}, {1, 3}, {7, 5}, {17, 3}};
+    for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+        for (uint32_t ch = 1; ch <= 4; ch++) {
+            vkfx_pixels px;
+            tc_random_pixels(&px, small[i][0], small[i][1], ch, VKFX_SAMPLE_U8, 100 + i * 4 + ch);
+            failures += !th_check(&g, base, &px, ch, VKFX_SAMPLE_U8, "small");
+            vkfx_pixels_free(&px);
+        }
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+Test(gauss, sigma3_everywhere, .timeout = 600)
+{
+    static const gauss_arg a = {3.0, -1};
+    check_everywhere(&(th_case){"gauss:sigma=3", ref_gauss_fn, &a, 16, 1});
+}
+
+Test(gauss, sigma_0_5_explicit_radius, .timeout = 300)
+{
+    static const gauss_arg a = {0.5, 4};
+    check_everywhere(&(th_case){"gauss:sigma=0.5:radius=4", ref_gauss_fn, &a, 16, 1});
+}
+
+Test(gauss, radius_larger_than_image)
+{
+    static const gauss_arg a = {10.0, -1};
+    check_small(&(th_case){"gauss:sigma=10", ref_gauss_fn, &a, 16, 1});
+}
+
+/* 512 taps each side stays in shared memory on most devices; 1500 does not
+ * fit anywhere and takes the direct-read path. */
+Test(gauss, radius_512_and_1500, .timeout = 600)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels photo, cut;
+    cr_assert_eq(tc_load_shared("coffee.png", &photo), VKFX_OK);
+    cr_assert_eq(tc_fit(&photo, 600, 200, &cut), VKFX_OK);
+    static const gauss_arg a = {170.0, 512}, b = {40.0, 1500};
+    int failures = !th_check(&g, &(th_case){"gauss:sigma=170:radius=512", ref_gauss_fn, &a, 16, 1},
+                             &cut, 3, VKFX_SAMPLE_U8, "coffee.png");
+    vkfx_pixels px;
+    tc_random_pixels(&px, 97, 41, 4, VKFX_SAMPLE_U8, 5);
+    failures += !th_check(&g, &(th_case){"gauss:sigma=40:radius=1500", ref_gauss_fn, &b, 32, 1},
+                          &px, 4, VKFX_SAMPLE_U8, "random");
+    vkfx_pixels_free(&px);
+    vkfx_pixels_free(&cut);
+    vkfx_pixels_free(&photo);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0);
+}
+
+Test(box, radius1_everywhere, .timeout = 600)
+{
+    static const int r = 1;
+    check_everywhere(&(th_case){"box:radius=1", ref_box_fn, &r, 16, 1});
+}
+
+Test(box, radius15_everywhere, .timeout = 600)
+{
+    static const int r = 15;
+    check_everywhere(&(th_case){"box:radius=15", ref_box_fn, &r, 16, 1});
+}
+
+Test(box, radius0_is_identity)
+{
+    static const int r = 0;
+    check_small(&(th_case){"box:radius=0", ref_box_fn, &r, 16, 0});
+}
+
+Test(box, radius_larger_than_image)
+{
+    static const int r = 40;
+    check_small(&(th_case){"box:radius=40", ref_box_fn, &r, 16, 1});
+}
+
+/* Beyond the shared-memory row segment the row pass reads through the
+ * texture cache instead. */
+Test(box, radius_1000)
+{
+    static const int r = 1000;
+    check_small(&(th_case){"box:radius=1000", ref_box_fn, &r, 16, 1});
+}
+
+Test(sobel, default_everywhere, .timeout = 600)
+{
+    static const sobel_arg a = {false, 1.0};
+    check_everywhere(&(th_case){"sobel", ref_sobel_fn, &a, 16, 1});
+}
+
+Test(sobel, inverted_gain)
+{
+    static const sobel_arg a = {true, 3.5};
+    check_small(&(th_case){"sobel:invert=1:gain=3.5", ref_sobel_fn, &a, 16, 1});
+}
+
+Test(cartoon, default_everywhere, .timeout = 600)
+{
+    static const double a[2] = {2.0, 4.0};
+    check_everywhere(&(th_case){"cartoon", ref_cartoon_fn, a, 16, 1});
+}
+
+Test(cartoon, options_small)
+{
+    static const double a[2] = {4.5, 1.5};
+    check_small(&(th_case){"cartoon:sigma=4.5:gain=1.5", ref_cartoon_fn, a, 16, 1});
+}
+
+Test(chain, gauss_then_sobel)
+{
+    check_small(
+        &(th_case){"gauss:sigma=1.5,sobel:invert=1:gain=2", ref_gauss_then_sobel, NULL, 16, 1});
+    check_small(
+        &(th_case){"gauss:sigma=1.5,sobel:invert=1:gain=2", ref_gauss_then_sobel, NULL, 32, 1});
+}
+
+/* 16-bit and float outputs: the tolerance the internal precision allows. */
+Test(precision, sixteen_bit_and_float_outputs, .timeout = 300)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    static const gauss_arg a = {2.0, -1};
+    int failures = 0;
+    vkfx_pixels px16, pxf;
+    tc_random_pixels(&px16, 333, 217, 4, VKFX_SAMPLE_U16, 11);
+    failures += !th_check(&g, &(th_case){"gauss:sigma=2", ref_gauss_fn, &a, 32, 65535.0 / 4096},
+                          &px16, 4, VKFX_SAMPLE_U16, "random 16-bit");
+    tc_random_pixels(&pxf, 333, 217, 3, VKFX_SAMPLE_F32, 12);
+    failures += !th_check(&g, &(th_case){"gauss:sigma=2", ref_gauss_fn, &a, 32, 1e-3}, &pxf, 3,
+                          VKFX_SAMPLE_F32, "random float");
+    failures += !th_check(&g, &(th_case){"gauss:sigma=2", ref_gauss_fn, &a, 16, 1e-3}, &pxf, 3,
+                          VKFX_SAMPLE_F32, "random float");
+    vkfx_pixels_free(&px16);
+    vkfx_pixels_free(&pxf);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0);
+}
