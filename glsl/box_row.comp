@@ -1,9 +1,9 @@
 #version 460
 // Row pass of the box blur for radii up to HALO: the rolling
 // (sliding-window) sum of the seed's DirectCompute talk, run over a row
-// segment in shared memory. Work group 64 x 1 over one segment of 64*RUN
-// outputs (glsl/rowtile.glsl: coalesced loads and stores through shared
-// memory); each invocation sums its first window, then for each further
+// segment in shared memory. Work group 64 x ROWS over ROWS segments of
+// 64*RUN outputs (glsl/rowtile.glsl: coalesced loads and stores through
+// shared memory); each invocation sums its first window, then for each further
 // output adds the pixel that enters and subtracts the one that leaves.
 // box_h serves larger radii.
 #extension GL_GOOGLE_include_directive : require
@@ -11,10 +11,10 @@
 #include "common.glsl"
 
 // Shared capacity for the radius: a power of two the host picks, so the
-// tile is no larger than the radius needs.
+// tile is no larger than the radius needs; segment shape as in gauss_row.
 layout(constant_id = 4) const int HALO = 16;
-const int RUN = 7;
-const int ROWS = 1;
+layout(constant_id = 5) const int RUN = 7;
+layout(constant_id = 6) const int ROWS = 1;
 #include "rowtile.glsl"
 
 layout(binding = 0) uniform sampler2D src;
@@ -33,7 +33,7 @@ void main()
     vec4 sum = vec4(0.0);
     for (int i = 0; i <= 2 * R; i++)
         sum += row_tile_input(i);
-    vec4 acc[RUN];
+    vec4 acc[MAX_RUN];
     acc[0] = sum * pc.scale;
     [[unroll]] for (int j = 1; j < RUN; j++) {
         sum += row_tile_input(j + 2 * R) - row_tile_input(j - 1);

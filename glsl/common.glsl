@@ -8,17 +8,21 @@ layout(constant_id = 3) const uint SUBGROUP_SIZE = 32;
 // Set when the image a kernel writes is rgba16f.
 layout(constant_id = 15) const bool HALF_OUT = false;
 
+// The nearest IEEE half of each component (ties to even), as a float.
+vec4 round_half(vec4 v)
+{
+    uvec4 b = floatBitsToUint(v);
+    vec4 normal = uintBitsToFloat((b + 0x0fffu + ((b >> 13) & 1u)) & ~0x1fffu);
+    vec4 subnormal = roundEven(v * 16777216.0) / 16777216.0; // below 2^-14: steps of 2^-24
+    return mix(normal, subnormal, lessThan(abs(v), vec4(6.103515625e-05)));
+}
+
 // Devices may round float-to-half image stores either way (lavapipe
 // truncates); rounding to the nearest half here first makes the stored
 // value exact, so rgba16f results are the same on every device.
 vec4 to_stored(vec4 v)
 {
-    if (!HALF_OUT)
-        return v;
-    uvec4 b = floatBitsToUint(v);
-    vec4 normal = uintBitsToFloat((b + 0x0fffu + ((b >> 13) & 1u)) & ~0x1fffu);
-    vec4 subnormal = roundEven(v * 16777216.0) / 16777216.0; // below 2^-14: steps of 2^-24
-    return mix(normal, subnormal, lessThan(abs(v), vec4(6.103515625e-05)));
+    return HALF_OUT ? round_half(v) : v;
 }
 
 // The nearest pixel repeats beyond the edges.

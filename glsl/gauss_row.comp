@@ -13,10 +13,10 @@
 
 layout(constant_id = 4) const int R = 6; // at most MAX_HALO
 
+layout(constant_id = 5) const int RUN = 7;
+layout(constant_id = 6) const int ROWS = 2;
 const int MAX_HALO = 32;
 const int HALO = R;
-const int RUN = 7;
-const int ROWS = 2;
 #include "rowtile.glsl"
 
 layout(binding = 0) uniform sampler2D src;
@@ -35,7 +35,7 @@ void main()
     [[unroll]] for (int k = 0; k <= R; k++)
         w[k] = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
     const int x0 = row_tile_load(src, pc.size, R);
-    vec4 acc[RUN];
+    vec4 acc[MAX_RUN];
     [[unroll]] for (int j = 0; j < RUN; j++)
         acc[j] = vec4(0.0);
     [[unroll]] for (int i = 0; i < RUN + 2 * R; i++) {

@@ -3,8 +3,10 @@
 // with coalesced reads, each invocation computes RUN consecutive outputs
 // from shared memory (RUN odd: vec4 reads at a stride of RUN vec4 hit
 // distinct banks), the results go back through shared memory, and the
-// group stores them coalesced. Needs HALO (shared capacity for the radius;
-// may be a specialization constant), RUN and ROWS defined first.
+// group stores them coalesced. Needs HALO (shared capacity for the radius),
+// RUN (at most MAX_RUN) and ROWS defined first; all three may be
+// specialization constants.
+const int MAX_RUN = 7;
 const int ROW_CAP = 64 * RUN + 2 * HALO;
 shared vec4 row_tile[ROWS * ROW_CAP];
 
@@ -15,8 +17,15 @@ int row_tile_load(sampler2D s, ivec2 size, int r)
     const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
     const int x0 = int(gl_WorkGroupID.x) * 64 * RUN;
     const int y = int(gl_WorkGroupID.y) * ROWS + ly;
-    for (int i = lx; i < 64 * RUN + 2 * r; i += 64)
-        row_tile[ly * ROW_CAP + i] = load_clamped(s, ivec2(x0 - r + i, min(y, size.y - 1)), size);
+    // A trip count known at pipeline creation unrolls, so all of an
+    // invocation's reads are in flight together.
+    const int n = 64 * RUN + 2 * r;
+    [[unroll]] for (int k = 0; k < (64 * RUN + 2 * HALO + 63) / 64; k++) {
+        int i = lx + 64 * k;
+        if (i < n)
+            row_tile[ly * ROW_CAP + i] =
+                load_clamped(s, ivec2(x0 - r + i, min(y, size.y - 1)), size);
+    }
     barrier();
     return x0;
 }
@@ -28,17 +37,19 @@ vec4 row_tile_input(int i)
     return row_tile[int(gl_LocalInvocationID.y) * ROW_CAP + int(gl_LocalInvocationID.x) * RUN + i];
 }
 
-void row_tile_store(writeonly image2D img, ivec2 size, int x0, vec4 acc[RUN])
+void row_tile_store(writeonly image2D img, ivec2 size, int x0, vec4 acc[MAX_RUN])
 {
     const int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
     const int y = int(gl_WorkGroupID.y) * ROWS + ly;
     barrier(); // everyone is done reading the inputs
-    for (int j = 0; j < RUN; j++)
+    [[unroll]] for (int j = 0; j < RUN; j++)
         row_tile[ly * ROW_CAP + lx * RUN + j] = acc[j];
     barrier();
     if (y >= size.y)
         return;
-    for (int i = lx; i < 64 * RUN; i += 64)
+    [[unroll]] for (int k = 0; k < RUN; k++) {
+        int i = lx + 64 * k;
         if (x0 + i < size.x)
             imageStore(img, ivec2(x0 + i, y), to_stored(row_tile[ly * ROW_CAP + i]));
+    }
 }

@@ -134,8 +134,8 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
     if (radius <= FIXED_MAX && ROW_SHARED <= limit) {
         vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
-                        .nextra = 1,
-                        .extra = {(uint32_t)radius},
+                        .nextra = 3,
+                        .extra = {(uint32_t)radius, ROW_RUN, ROW_ROWS},
                         .half_out = vkfx_half_out(tmp->format)};
         vkfx_spec fv = {.local = {32, 8, 1},
                         .nextra = 2,
