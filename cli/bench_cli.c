@@ -101,11 +101,18 @@ int cli_bench_main(int argc, char **argv)
     vkfx_context *ctx = NULL;
     vkfx_staging *staging = NULL;
     vkfx_bench_case *cases = calloc(o.nchains + 1, sizeof(*cases));
-    vkfx_context_opts copts = {.device = device, .log = cli_log};
+    vkfx_context_opts copts = {
+        .device = device,
+        .validate = cli_env_flag("VKFX_VALIDATE"),
+        .log = cli_log,
+    };
     int status = cases ? VKFX_OK : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     if (status == VKFX_OK && (status = vkfx_context_create(&copts, &ctx)) == VKFX_OK &&
         (status = vkfx_staging_create(ctx, 0, &staging)) == VKFX_OK)
         status = vkfx_bench(ctx, staging, &o, cases);
+    if (status == VKFX_OK && vkfx_context_validation_messages(ctx))
+        status = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
+                           vkfx_context_validation_messages(ctx));
     if (status == VKFX_OK && json) {
         printf("{\"device\": ");
         json_string(vkfx_context_device_name(ctx));

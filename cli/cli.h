@@ -12,7 +12,8 @@ int cli_exit_code(int status);
 /* Prints "vkfx: MESSAGE" for the calling thread's last library error. */
 void cli_print_error(void);
 void cli_log(void *user, const char *message);
-/* Context options common to every command (--device, VKFX_VALIDATE). */
+/* True when the environment variable is set to something other than 0. */
+bool cli_env_flag(const char *name);
 int cli_bench_main(int argc, char **argv);
 
 #endif

@@ -133,7 +133,7 @@ static int list_devices(void)
     return EXIT_OK;
 }
 
-static bool env_flag(const char *name)
+bool cli_env_flag(const char *name)
 {
     const char *v = getenv(name);
     return v && *v && strcmp(v, "0") != 0;
@@ -304,7 +304,7 @@ int main(int argc, char **argv)
         goto done;
     vkfx_context_opts copts = {
         .device = device,
-        .validate = env_flag("VKFX_VALIDATE"),
+        .validate = cli_env_flag("VKFX_VALIDATE"),
         .log = cli_log,
     };
     if ((status = vkfx_context_create(&copts, &ctx)) < 0 ||

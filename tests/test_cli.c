@@ -1242,3 +1242,47 @@ Test(cli, device_by_index_and_by_name)
     free(a);
     free(b);
 }
+
+/* vkfx bench on a small image: every case present in the JSON with a
+ * positive time, the copy kernel first with ratio 1, and per-pass medians
+ * that add up to no more than the case's median of sums. */
+Test(cli, bench_json)
+{
+    cli_run r = {0};
+    VKFX(&r, "bench", "--size", "64x48", "--reps", "3", "--json", "gauss:sigma=2", "sobel");
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    const char *names[] = {"\"copy\"", "\"gauss:sigma=2\"", "\"sobel\""};
+    const char *at = r.out;
+    for (size_t i = 0; i < 3; i++) {
+        const char *p = strstr(at, names[i]);
+        cr_assert(p, "bench JSON lacks %s (or out of order): %s", names[i], r.out);
+        double ms = -1, ratio = -1;
+        const char *m = strstr(p, "\"ms\": ");
+        const char *v = strstr(p, "\"vs_copy\": ");
+        cr_assert(m && v && sscanf(m + 6, "%lf", &ms) == 1 && sscanf(v + 11, "%lf", &ratio) == 1,
+                  "no ms/vs_copy after %s", names[i]);
+        cr_assert_gt(ms, 0.0, "%s: %g ms", names[i], ms);
+        if (i == 0)
+            cr_assert_float_eq(ratio, 1.0, 1e-9);
+        at = p + 1;
+    }
+    cr_assert(strstr(r.out, "\"gauss.h\"") && strstr(r.out, "\"gauss.v\""),
+              "no per-pass times for gauss: %s", r.out);
+    cr_assert(strstr(r.out, "\"width\": 64, \"height\": 48"), "size not reported: %s", r.out);
+    run_free(&r);
+}
+
+Test(cli, bench_usage_errors)
+{
+    cli_run r = {0};
+    VKFX(&r, "bench", "--size", "0x10");
+    cr_assert_eq(r.status, 2, "--size 0x10: status %d", r.status);
+    run_free(&r);
+    VKFX(&r, "bench", "--size", "64x64", "gaus:sigma=2");
+    cr_assert_eq(r.status, 2, "bad chain: status %d", r.status);
+    cr_assert(strstr(r.err, "did you mean 'gauss'"), "bad chain message: %s", r.err);
+    run_free(&r);
+    VKFX(&r, "bench", "--reps", "0");
+    cr_assert_eq(r.status, 2, "--reps 0: status %d", r.status);
+    run_free(&r);
+}
