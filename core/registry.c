@@ -3,9 +3,19 @@
 
 #include "filters/filters.h"
 
+/* One filter per line: adding a filter is one line here. */
+// clang-format off
 const vkfx_filter *const vkfx_filters[] = {
-    &vkfx_filter_gauss, &vkfx_filter_box, &vkfx_filter_sobel, &vkfx_filter_cartoon, NULL,
+    &vkfx_filter_gauss,
+    &vkfx_filter_box,
+    &vkfx_filter_box3,
+    &vkfx_filter_bilateral,
+    &vkfx_filter_sobel,
+    &vkfx_filter_cartoon,
+    &vkfx_filter_ripple,
+    NULL,
 };
+// clang-format on
 
 const vkfx_filter *vkfx_filter_find(const char *name)
 {

@@ -69,3 +69,17 @@ bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_c
     vkfx_pixels_free(&want);
     return ok;
 }
+
+int th_check_small(th_gpu *g, const th_case *c)
+{
+    int failures = 0;
+    static const uint32_t small[][2] = {{1, 1}, {2, 1}, {1, 3}, {7, 5}, {17, 3}};
+    for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+        for (uint32_t ch = 1; ch <= 4; ch++) {
+            vkfx_pixels px;
+            tc_random_pixels(&px, small[i][0], small[i][1], ch, VKFX_SAMPLE_U8, 100 + i * 4 + ch);
+            failures += !th_check(g, c, &px, ch, VKFX_SAMPLE_U8, "small");
+            vkfx_pixels_free(&px);
+        }
+    return failures;
+}

@@ -39,4 +39,8 @@ typedef struct th_case {
 bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_channels,
               vkfx_sample out_sample, const char *what);
 
+/* Runs th_check on random 8-bit images of 1x1, 2x1, 1x3, 7x5 and 17x3 in
+ * every channel layout (1-4); returns how many were out of tolerance. */
+int th_check_small(th_gpu *g, const th_case *c);
+
 #endif

@@ -108,15 +108,7 @@ static void check_small(const th_case *base)
 {
     th_gpu g;
     th_gpu_open(&g);
-    int failures = 0;
-    static const uint32_t small[][2] = {{1, 1}, {2, 1}, {1, 3}, {7, 5}, {17, 3}};
-    for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
-        for (uint32_t ch = 1; ch <= 4; ch++) {
-            vkfx_pixels px;
-            tc_random_pixels(&px, small[i][0], small[i][1], ch, VKFX_SAMPLE_U8, 100 + i * 4 + ch);
-            failures += !th_check(&g, base, &px, ch, VKFX_SAMPLE_U8, "small");
-            vkfx_pixels_free(&px);
-        }
+    int failures = th_check_small(&g, base);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }

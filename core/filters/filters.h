@@ -10,6 +10,9 @@ extern const vkfx_filter vkfx_filter_gauss;
 extern const vkfx_filter vkfx_filter_box;
 extern const vkfx_filter vkfx_filter_sobel;
 extern const vkfx_filter vkfx_filter_cartoon;
+extern const vkfx_filter vkfx_filter_ripple;
+extern const vkfx_filter vkfx_filter_bilateral;
+extern const vkfx_filter vkfx_filter_box3;
 
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */

@@ -68,6 +68,8 @@ double ref_edge_value(const ref_image *in, uint32_t x, uint32_t y, double gain);
 int ref_sobel(const ref_image *in, bool invert, double gain, ref_image *out);
 /* b = gauss(sigma), out = (b.rgb * (1 - e(b, gain)), b.a). */
 int ref_cartoon(const ref_image *in, double sigma, double gain, ref_image *out);
+int ref_ripple(const ref_image *in, const double opt[6], ref_image *out); /* see ref/ripple.c */
+int ref_bilateral(const ref_image *in, double sigma_s, double sigma_r, int radius, ref_image *out);
 
 /* The transfer curves and luminance of FILTERS.md, for tests that need them. */
 /* Rounds every value to the nearest IEEE half, as storing an image in

@@ -1,0 +1,124 @@
+#include <math.h>
+#include <stddef.h>
+
+#include "../error.h"
+#include "filters.h"
+
+#include "bilateral.spv.h"
+
+typedef struct bilateral_params {
+    double sigma_s, sigma_r;
+    int32_t radius;
+} bilateral_params;
+
+static const vkfx_option bilateral_options[] = {
+    {.name = "sigma_s",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(bilateral_params, sigma_s),
+     .def = 3,
+     .min = 0.1,
+     .max = 100,
+     .help = "spatial standard deviation in pixels"},
+    {.name = "sigma_r",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(bilateral_params, sigma_r),
+     .def = 0.1,
+     .min = 0.001,
+     .max = 10,
+     .help = "range standard deviation, in linear premultiplied RGB units"},
+    {.name = "radius",
+     .type = VKFX_OPT_INT,
+     .offset = offsetof(bilateral_params, radius),
+     .min = 1,
+     .max = 64,
+     .unset_default = true,
+     .def_text = "2*sigma_s rounded, at least 1",
+     .help = "window half-size: the window is (2 radius + 1)^2 pixels"},
+    {0},
+};
+
+static const vkfx_kernel_desc bilateral_kernel = {
+    .name = "bilateral",
+    VKFX_SPV(bilateral),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 20,
+};
+
+/* The work group is GROUP x GROUP outputs (glsl/bilateral.comp). */
+enum { GROUP = 16 };
+
+static uint32_t tile_bytes(uint32_t halo)
+{
+    return (GROUP + 2 * halo) * (GROUP + 2 * halo) * 16;
+}
+
+/* Halo capacity for radius r: a power of two, so one pipeline serves a range
+ * of radii; 0 when even r itself does not fit in shared memory and the
+ * kernel reads through the texture cache. */
+static uint32_t pick_halo(uint32_t r, uint32_t limit)
+{
+    uint32_t h = 4;
+    while (h < r)
+        h *= 2;
+    if (tile_bytes(h) <= limit)
+        return h;
+    if (tile_bytes(r) <= limit)
+        return r;
+    return 0;
+}
+
+static int bilateral_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                            vkfx_image *dst)
+{
+    (void)state;
+    int ret = VKFX_OK;
+    const bilateral_params *p = params;
+    vkfx_context *ctx = vkfx_graph_context(g);
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *k = NULL;
+    int32_t radius = p->radius;
+    if (radius < 0) {
+        radius = (int32_t)floor(2.0 * p->sigma_s + 0.5);
+        radius = radius < 1 ? 1 : radius;
+    }
+    vkfx_spec spec = {
+        .local = {GROUP, GROUP, 1},
+        .nextra = 1,
+        .extra = {pick_halo((uint32_t)radius, ctx->props.limits.maxComputeSharedMemorySize)},
+        .half_out = vkfx_half_out(dst->format),
+    };
+    TRY(vkfx_kernel_get(ctx, &bilateral_kernel, &spec, &k));
+    struct {
+        int32_t size[2];
+        int32_t radius;
+        float inv_two_s2, inv_two_t2;
+    } push = {{(int32_t)w, (int32_t)h},
+              radius,
+              (float)(1.0 / (2.0 * p->sigma_s * p->sigma_s)),
+              (float)(1.0 / (2.0 * p->sigma_r * p->sigma_r))};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = "bilateral",
+        .use = {{.image = src}, {.image = dst, .write = true}},
+        .push = &push,
+        .groups = {vkfx_groups(w, GROUP), vkfx_groups(h, GROUP), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}
+
+const vkfx_filter vkfx_filter_bilateral = {
+    .name = "bilateral",
+    .help = "edge-preserving bilateral blur",
+    .details = "out(p) = sum_q w(p,q) in(q) / sum_q w(p,q) over the (2 radius + 1)^2 window, "
+               "edges repeating the nearest pixel, with w = exp(-|p-q|^2/(2 sigma_s^2)) * "
+               "exp(-||in(q)-in(p)||^2/(2 sigma_r^2)); the range distance is taken over linear "
+               "premultiplied RGB and alpha is averaged with the same weights. The default "
+               "radius is floor(2 sigma_s + 0.5), at least 1. A large sigma_r approaches the "
+               "Gaussian-weighted window mean.",
+    .options = bilateral_options,
+    .params_size = sizeof(bilateral_params),
+    .record = bilateral_record,
+};
