@@ -15,5 +15,6 @@ void cli_log(void *user, const char *message);
 /* True when the environment variable is set to something other than 0. */
 bool cli_env_flag(const char *name);
 int cli_bench_main(int argc, char **argv);
+int cli_compare_main(int argc, char **argv);
 
 #endif

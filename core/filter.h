@@ -49,6 +49,9 @@ typedef struct vkfx_filter {
     /* Records the filter's passes reading src and writing dst. */
     int (*record)(vkfx_graph *g, const void *params, void *state, vkfx_image *src, vkfx_image *dst);
     void (*destroy)(vkfx_graph *g, void *state);
+    /* Optional: called by vkfx_run after the graph ran and before destroy, to
+     * read results back to the host (histogram's counts). */
+    int (*finish)(vkfx_graph *g, const void *params, void *state);
 } vkfx_filter;
 
 /* NULL-terminated, in the order --filters lists them. */

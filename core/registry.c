@@ -13,6 +13,8 @@ const vkfx_filter *const vkfx_filters[] = {
     &vkfx_filter_sobel,
     &vkfx_filter_cartoon,
     &vkfx_filter_ripple,
+    &vkfx_filter_histogram,
+    &vkfx_filter_tonemap,
     NULL,
 };
 // clang-format on

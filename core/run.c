@@ -184,6 +184,9 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     TRY(vkfx_record_chain(g, chain, img, &final, &states));
     TRY(vkfx_record_encode(g, final, out, opts->linear, raw_out));
     TRY(vkfx_graph_run(g));
+    for (size_t i = 0; i < chain->count; i++)
+        if (chain->links[i].filter->finish)
+            TRY(chain->links[i].filter->finish(g, chain->links[i].params, states[i]));
     TRY(vkfx_pixels_alloc(out, in->width, in->height, out->channels, out->sample));
     TRY(vkfx_staging_download(staging, raw_out->buffer, 0, out->data, vkfx_pixels_bytes(out)));
     out->straight = true;

@@ -13,6 +13,8 @@ extern const vkfx_filter vkfx_filter_cartoon;
 extern const vkfx_filter vkfx_filter_ripple;
 extern const vkfx_filter vkfx_filter_bilateral;
 extern const vkfx_filter vkfx_filter_box3;
+extern const vkfx_filter vkfx_filter_histogram;
+extern const vkfx_filter vkfx_filter_tonemap;
 
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */

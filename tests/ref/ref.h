@@ -70,6 +70,12 @@ int ref_sobel(const ref_image *in, bool invert, double gain, ref_image *out);
 int ref_cartoon(const ref_image *in, double sigma, double gain, ref_image *out);
 int ref_ripple(const ref_image *in, const double opt[6], ref_image *out); /* see ref/ripple.c */
 int ref_bilateral(const ref_image *in, double sigma_s, double sigma_r, int radius, ref_image *out);
+/* counts[256 c + bin] for c = R', G', B', luma Y' of histogram (FILTERS.md);
+ * ref_histogram_add counts one pixel given its three 8-bit codes. */
+void ref_histogram(const ref_image *in, uint32_t counts[4 * 256]);
+void ref_histogram_add(uint32_t counts[4 * 256], uint32_t r, uint32_t g, uint32_t b);
+/* Global Reinhard with key A and white point W (W <= 0: none). */
+int ref_tonemap(const ref_image *in, double key, double white, ref_image *out);
 
 /* The transfer curves and luminance of FILTERS.md, for tests that need them. */
 /* Rounds every value to the nearest IEEE half, as storing an image in

@@ -1,0 +1,258 @@
+/* histogram of FILTERS.md: passes the image through while counting 256 bins
+ * of each encoded channel and of luma on the device; after the run the host
+ * reads the counts (a host-visible buffer) and writes the JSON and the plot. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../error.h"
+#include "../fileio.h"
+#include "filters.h"
+
+#include "histogram.spv.h"
+#include "histogram_sg.spv.h"
+
+/* Rows each invocation walks down its column. */
+enum { PER = 4, BINS = 256, NCH = 4, PLOT_W = 512, PLOT_H = 256 };
+
+typedef struct histogram_params {
+    char *out;
+    char *plot;
+} histogram_params;
+
+typedef struct histogram_state {
+    vkfx_buffer *counts; /* NCH x BINS uint32, host-visible */
+} histogram_state;
+
+static const vkfx_option histogram_options[] = {
+    {.name = "out",
+     .type = VKFX_OPT_PATH,
+     .offset = offsetof(histogram_params, out),
+     .help = "JSON file for the counts and statistics (none if not given)"},
+    {.name = "plot",
+     .type = VKFX_OPT_PATH,
+     .offset = offsetof(histogram_params, plot),
+     .help = "image file (.png, ...) drawing the four histograms (none if not given)"},
+    {0},
+};
+
+static const vkfx_kernel_desc histogram_kernel = {
+    .name = "histogram",
+    VKFX_SPV(histogram),
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
+    .push_size = 8,
+};
+
+static const vkfx_kernel_desc histogram_sg_kernel = {
+    .name = "histogram_sg",
+    VKFX_SPV(histogram_sg),
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
+    .push_size = 8,
+};
+
+static void histogram_destroy(vkfx_graph *g, void *state)
+{
+    histogram_state *s = state;
+    if (!s)
+        return;
+    vkfx_buffer_destroy(vkfx_graph_context(g), s->counts);
+    free(s);
+}
+
+static int histogram_create(vkfx_graph *g, const void *params, void **state)
+{
+    (void)params;
+    int ret = VKFX_OK;
+    histogram_state *s = calloc(1, sizeof(*s));
+    if (!s)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    TRY(vkfx_buffer_create(vkfx_graph_context(g), NCH * BINS * sizeof(uint32_t),
+                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           VKFX_MEM_UPLOAD, &s->counts));
+    *state = s;
+fail:
+    if (ret < 0)
+        histogram_destroy(g, s);
+    return ret;
+}
+
+static int histogram_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                            vkfx_image *dst)
+{
+    (void)params;
+    int ret = VKFX_OK;
+    histogram_state *s = state;
+    vkfx_context *ctx = vkfx_graph_context(g);
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *k = NULL;
+    vkfx_spec spec = {
+        .local = {16, 16, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
+    TRY(vkfx_kernel_get(ctx, ctx->subgroup_arith ? &histogram_sg_kernel : &histogram_kernel, &spec,
+                        &k));
+    /* Cleared inside the command buffer: bench submits it several times. */
+    vkfx_use clear = {.buffer = s->counts, .write = true};
+    TRY(vkfx_graph_touch(g, &clear));
+    vkCmdFillBuffer(vkfx_graph_cmd(g), s->counts->buffer, 0, VK_WHOLE_SIZE, 0);
+    int32_t push[2] = {(int32_t)w, (int32_t)h};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = "histogram",
+        .use = {{.image = src},
+                {.image = dst, .write = true},
+                {.buffer = s->counts, .write = true}},
+        .push = push,
+        .groups = {vkfx_groups(w, 16), vkfx_groups(vkfx_groups(h, PER), 16), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+    /* The host reads the counts after the run. */
+    VkMemoryBarrier2 b = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        .srcAccessMask = VK_ACCESS_2_SHADER_WRITE_BIT,
+        .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
+        .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT,
+    };
+    VkDependencyInfo dep = {
+        .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(vkfx_graph_cmd(g), &dep);
+fail:
+    return ret;
+}
+
+static const char *const channel_names[NCH] = {"r", "g", "b", "luma"};
+
+static int write_json(const char *path, const uint32_t *counts, uint64_t pixels)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 32);
+    if (!tmp)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    snprintf(tmp, n + 32, "%s.%ld.tmp", path, (long)getpid() % 100000000L);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(tmp);
+        return vkfx_fail(VKFX_E_IO, "histogram: cannot write '%s'", path);
+    }
+    fprintf(f, "{\n  \"pixels\": %llu", (unsigned long long)pixels);
+    for (int c = 0; c < NCH; c++) {
+        const uint32_t *bins = counts + c * BINS;
+        int lo = -1, hi = -1;
+        double sum = 0;
+        for (int i = 0; i < BINS; i++) {
+            if (bins[i]) {
+                if (lo < 0)
+                    lo = i;
+                hi = i;
+            }
+            sum += (double)i * bins[i];
+        }
+        fprintf(f, ",\n  \"%s\": {\"min\": %d, \"max\": %d, \"mean\": %.6f, \"counts\": [",
+                channel_names[c], lo, hi, pixels ? sum / (double)pixels : 0.0);
+        for (int i = 0; i < BINS; i++)
+            fprintf(f, "%s%u", i ? ", " : "", bins[i]);
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n}\n");
+    bool bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        free(tmp);
+        return vkfx_fail(VKFX_E_IO, "histogram: cannot write '%s'", path);
+    }
+    free(tmp);
+    return VKFX_OK;
+}
+
+/* R, G and B bars in their colours over the luma bars in gray, each
+ * normalised to its own tallest bin; two columns per bin. */
+static int write_plot(const char *path, const uint32_t *counts)
+{
+    int ret = VKFX_OK;
+    vkfx_file_format fmt;
+    uint32_t channels;
+    vkfx_sample sample;
+    vkfx_pixels px = {0};
+    TRY(vkfx_file_format_for_output(path, &fmt));
+    vkfx_file_output_layout(fmt, 3, VKFX_SAMPLE_U8, &channels, &sample);
+    px.linear = sample == VKFX_SAMPLE_F32;
+    px.straight = true;
+    TRY(vkfx_pixels_alloc(&px, PLOT_W, PLOT_H, channels, sample));
+    uint32_t peak[NCH] = {0};
+    for (int c = 0; c < NCH; c++)
+        for (int i = 0; i < BINS; i++)
+            if (counts[c * BINS + i] > peak[c])
+                peak[c] = counts[c * BINS + i];
+    for (uint32_t x = 0; x < PLOT_W; x++) {
+        uint32_t bin = x * BINS / PLOT_W;
+        uint32_t bar[NCH];
+        for (int c = 0; c < NCH; c++)
+            bar[c] =
+                peak[c] ? (uint32_t)((double)counts[c * BINS + bin] / peak[c] * PLOT_H + 0.5) : 0;
+        for (uint32_t y = 0; y < PLOT_H; y++) {
+            uint32_t up = PLOT_H - 1 - y; /* height above the bottom row */
+            uint8_t gray = up < bar[3] ? 96 : 0;
+            uint8_t rgb[3];
+            for (int c = 0; c < 3; c++)
+                rgb[c] = up < bar[c] ? 255 : gray;
+            size_t at = ((size_t)y * PLOT_W + x) * channels;
+            for (uint32_t c = 0; c < channels; c++) {
+                uint8_t v = channels >= 3 ? (c < 3 ? rgb[c] : 255) : (c == 0 ? gray : 255);
+                if (sample == VKFX_SAMPLE_U8)
+                    ((uint8_t *)px.data)[at + c] = v;
+                else if (sample == VKFX_SAMPLE_U16)
+                    ((uint16_t *)px.data)[at + c] = (uint16_t)(v * 257);
+                else
+                    ((float *)px.data)[at + c] = v / 255.0f;
+            }
+        }
+    }
+    TRY(vkfx_file_save(path, fmt, &px, &(vkfx_save_opts){0}));
+fail:
+    vkfx_pixels_free(&px);
+    if (ret < 0)
+        vkfx_fail_context(ret, "histogram plot");
+    return ret;
+}
+
+static int histogram_finish(vkfx_graph *g, const void *params, void *state)
+{
+    int ret = VKFX_OK;
+    const histogram_params *p = params;
+    histogram_state *s = state;
+    uint32_t counts[NCH * BINS];
+    memcpy(counts, s->counts->mapped, sizeof(counts));
+    uint64_t pixels = (uint64_t)vkfx_graph_width(g) * vkfx_graph_height(g);
+    if (p->out)
+        TRY(write_json(p->out, counts, pixels));
+    if (p->plot)
+        TRY(write_plot(p->plot, counts));
+fail:
+    return ret;
+}
+
+const vkfx_filter vkfx_filter_histogram = {
+    .name = "histogram",
+    .help = "counts R, G, B and luma histograms; the image passes through unchanged",
+    .details =
+        "256 bins for each of R', G', B': the 8-bit codes of the un-premultiplied colour "
+        "(alpha 0 gives 0), clamped to [0,1] and sRGB-encoded, code = floor(v*255 + 0.5), as an "
+        "8-bit sRGB output would hold them (also with --linear), and 256 for luma "
+        "Y' = 0.2126 R' + 0.7152 G' + 0.0722 B' of those codes, rounded to the nearest code "
+        "(halves up, in exact integer arithmetic). out=FILE.json writes {\"pixels\": N, \"r\": "
+        "{\"min\", \"max\", \"mean\", \"counts\": [256]}, \"g\", \"b\", \"luma\"}, where min, max "
+        "and mean are of the codes 0..255 of that channel over all pixels. plot=FILE draws a "
+        "512x256 picture: R, G, B bars in their colours over luma in gray, each scaled to its "
+        "tallest bin. Counted where the filter sits in the chain; the output is its input.",
+    .options = histogram_options,
+    .params_size = sizeof(histogram_params),
+    .create = histogram_create,
+    .record = histogram_record,
+    .finish = histogram_finish,
+    .destroy = histogram_destroy,
+};

@@ -1,0 +1,36 @@
+#version 460
+// Second pass of tonemap's log-average: one 256x1 work group adds the
+// per-group partials of tonemap_reduce (invocation i takes partials i,
+// i + 256, ... in order, then a shared-memory tree), so the sum is the same
+// on every run, and stores the Reinhard scale key / Lw with
+// Lw = exp(sum / pixels) for tonemap_apply to read: no host read-back.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(binding = 0) readonly buffer Partials { float partials[]; };
+layout(binding = 1) writeonly buffer Result { float scale[]; };
+
+layout(push_constant) uniform Push {
+    uint count;
+    float pixels;
+    float key;
+} pc;
+
+shared float sums[256];
+
+void main()
+{
+    uint li = gl_LocalInvocationIndex;
+    float s = 0.0;
+    for (uint i = li; i < pc.count; i += 256u)
+        s += partials[i];
+    sums[li] = s;
+    barrier();
+    for (uint stride = 128u; stride > 0u; stride >>= 1) {
+        if (li < stride)
+            sums[li] += sums[li + stride];
+        barrier();
+    }
+    if (li == 0u)
+        scale[0] = pc.key / exp(sums[0] / pc.pixels);
+}

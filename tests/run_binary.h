@@ -1,0 +1,27 @@
+/* Running the built vkfx binary from a test: argument vector, no shell,
+ * stdout and stderr captured, a deadline against hangs. */
+#ifndef VKFX_TESTS_RUN_BINARY_H
+#define VKFX_TESTS_RUN_BINARY_H
+
+#include <sys/resource.h>
+
+typedef struct cli_run {
+    int status; /* exit code; 128 + the signal if one killed it; -1 if hung */
+    char *out, *err;
+    char cmd[2048]; /* the argument vector, for messages */
+} cli_run;
+
+typedef struct run_opts {
+    const char *cwd; /* NULL: the test's own */
+    rlim_t fsize;    /* RLIMIT_FSIZE in bytes, with SIGXFSZ ignored; 0: unlimited */
+} run_opts;
+
+/* Runs VKFX_BINARY with args (NULL-terminated, argv[1] on), capturing stdout
+ * and stderr; the environment (VKFX_VALIDATE=1 under meson) is inherited. */
+void run_with(cli_run *r, const run_opts *o, const char *const *args);
+void run_free(cli_run *r);
+
+#define VKFX(r, ...)         run_with((r), NULL, (const char *const[]){__VA_ARGS__, NULL})
+#define VKFX_OPTS(r, o, ...) run_with((r), (o), (const char *const[]){__VA_ARGS__, NULL})
+
+#endif
