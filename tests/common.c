@@ -221,3 +221,25 @@ void tc_remove_tree(const char *dir)
     closedir(d);
     rmdir(dir);
 }
+
+char tc_tmpdir[64];
+
+int tc_tmpdir_make(const char *suite)
+{
+    snprintf(tc_tmpdir, sizeof(tc_tmpdir), "/tmp/vkfx-%s-XXXXXX", suite);
+    return mkdtemp(tc_tmpdir) ? 0 : -1;
+}
+
+void tc_tmpdir_remove(void)
+{
+    tc_remove_tree(tc_tmpdir);
+}
+
+const char *tc_tpath(const char *name)
+{
+    static char bufs[16][512];
+    static unsigned next;
+    char *b = bufs[next++ % 16];
+    snprintf(b, 512, "%s/%s", tc_tmpdir, name);
+    return b;
+}

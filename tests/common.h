@@ -61,4 +61,13 @@ void tc_report(const tc_diff *d, const char *what);
 /* Removes dir and everything under it (tests' temporary directories). */
 void tc_remove_tree(const char *dir);
 
+/* One temporary directory per test: tc_tmpdir_make("cli") creates
+ * /tmp/vkfx-cli-XXXXXX into tc_tmpdir (0, or -1 with errno), tc_tmpdir_remove
+ * deletes it with everything in it, and tc_tpath(name) is tc_tmpdir "/" name in
+ * one of 16 rotating buffers, so one call can hold several paths. */
+extern char tc_tmpdir[64];
+int tc_tmpdir_make(const char *suite);
+void tc_tmpdir_remove(void);
+const char *tc_tpath(const char *name);
+
 #endif

@@ -40,33 +40,16 @@
 /* ------------------------------------------------------------------------ */
 /* Scaffolding: one temporary directory per test */
 
-static char tmpdir[64];
-
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof(tmpdir), "/tmp/vkfx-cli-XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (tc_tmpdir_make("cli") != 0)
         cr_assert_fail("mkdtemp: %s", strerror(errno));
 }
 
-static void teardown(void)
-{
-    tc_remove_tree(tmpdir);
-}
+TestSuite(cli, .init = setup, .fini = tc_tmpdir_remove);
 
-TestSuite(cli, .init = setup, .fini = teardown);
-
-/* tmpdir "/" name in one of a few rotating buffers, so that a call can
+/* tc_tmpdir "/" name in one of a few rotating buffers, so that a call can
  * hold several paths at once. */
-static const char *tpath(const char *name)
-{
-    static char bufs[16][512];
-    static unsigned next;
-    char *b = bufs[next++ % 16];
-    snprintf(b, 512, "%s/%s", tmpdir, name);
-    return b;
-}
-
 static unsigned char *slurp(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -258,21 +241,21 @@ static void expect_unchanged(const snapshot *before, const char *dir, const char
 /* ------------------------------------------------------------------------ */
 /* Usage errors: exit 2, one line, nothing written, the input untouched */
 
-/* Runs args (which fail with code) in a tmpdir holding a valid in.png and,
+/* Runs args (which fail with code) in a tc_tmpdir holding a valid in.png and,
  * where old_output, an out.png from an earlier run; checks the message and
  * that the directory is exactly as before. */
 static void expect_failure_in_place(bool old_output, int code, const char *const *args,
                                     const char *const *needles)
 {
-    write_random_png(tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 1, NULL);
+    write_random_png(tc_tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 1, NULL);
     if (old_output)
-        write_random_png(tpath("out.png"), 5, 3, 3, VKFX_SAMPLE_U8, 2, NULL);
+        write_random_png(tc_tpath("out.png"), 5, 3, 3, VKFX_SAMPLE_U8, 2, NULL);
     snapshot before;
-    snap_take(&before, tmpdir);
+    snap_take(&before, tc_tmpdir);
     cli_run r = {0};
     run_with(&r, NULL, args);
     expect_error_v(&r, code, needles);
-    expect_unchanged(&before, tmpdir, r.cmd);
+    expect_unchanged(&before, tc_tmpdir, r.cmd);
     snap_free(&before);
     run_free(&r);
 }
@@ -312,71 +295,72 @@ static double option_default(const char *filter, const char *option)
 
 Test(cli, unknown_filter_suggests_the_closest)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "gaus", "-o", tpath("out.png")), "'gaus'",
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gaus", "-o", tc_tpath("out.png")), "'gaus'",
           "did you mean 'gauss'");
 }
 
 Test(cli, unknown_filter_option)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "gauss:sigam=3", "-o", tpath("out.png")), "gauss",
-          "'sigam'", "sigma");
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss:sigam=3", "-o", tc_tpath("out.png")),
+          "gauss", "'sigam'", "sigma");
 }
 
 Test(cli, filter_option_value_missing)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "gauss:sigma=", "-o", tpath("out.png")), "gauss",
-          "sigma", "value");
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss:sigma=", "-o", tc_tpath("out.png")),
+          "gauss", "sigma", "value");
 }
 
 Test(cli, filter_option_not_a_number)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "gauss:sigma=abc", "-o", tpath("out.png")), "sigma",
-          "abc", "number");
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss:sigma=abc", "-o", tc_tpath("out.png")),
+          "sigma", "abc", "number");
 }
 
 Test(cli, filter_option_out_of_range_float)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "gauss:sigma=0", "-o", tpath("out.png")), "gauss",
-          "sigma", "range", option_range("gauss", "sigma"));
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss:sigma=0", "-o", tc_tpath("out.png")),
+          "gauss", "sigma", "range", option_range("gauss", "sigma"));
 }
 
 Test(cli, filter_option_out_of_range_int)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "box:radius=-1", "-o", tpath("out.png")), "box",
-          "radius", "-1", option_range("box", "radius"));
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "box:radius=-1", "-o", tc_tpath("out.png")),
+          "box", "radius", "-1", option_range("box", "radius"));
 }
 
 Test(cli, empty_chain)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "", "-o", tpath("out.png")), "empty");
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "", "-o", tc_tpath("out.png")), "empty");
 }
 
 Test(cli, no_filter_option)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-o", tpath("out.png")), "-f");
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-o", tc_tpath("out.png")), "-f");
 }
 
 Test(cli, no_output_option)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "sobel"), "-o");
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "sobel"), "-o");
 }
 
 Test(cli, no_input)
 {
-    FAILS(false, 2, ARGS("-f", "sobel", "-o", tpath("out.png")), "input");
+    FAILS(false, 2, ARGS("-f", "sobel", "-o", tc_tpath("out.png")), "input");
 }
 
 Test(cli, two_inputs)
 {
-    write_random_png(tpath("second.png"), 4, 4, 3, VKFX_SAMPLE_U8, 3, NULL);
-    FAILS(false, 2,
-          ARGS(tpath("in.png"), tpath("second.png"), "-f", "sobel", "-o", tpath("out.png")),
-          "second.png");
+    write_random_png(tc_tpath("second.png"), 4, 4, 3, VKFX_SAMPLE_U8, 3, NULL);
+    FAILS(
+        false, 2,
+        ARGS(tc_tpath("in.png"), tc_tpath("second.png"), "-f", "sobel", "-o", tc_tpath("out.png")),
+        "second.png");
 }
 
 Test(cli, unknown_command_line_option)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "--sharpen", "-f", "sobel", "-o", tpath("out.png")),
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "--sharpen", "-f", "sobel", "-o", tc_tpath("out.png")),
           "--sharpen");
 }
 
@@ -385,78 +369,83 @@ Test(cli, unknown_command_line_option)
  * argv[optind - 1], which is then the argument before it. */
 Test(cli, unknown_short_option_in_a_cluster)
 {
-    write_random_png(tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 1, NULL);
+    write_random_png(tc_tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 1, NULL);
     snapshot before;
-    snap_take(&before, tmpdir);
+    snap_take(&before, tc_tmpdir);
     cli_run r = {0};
-    VKFX(&r, tpath("in.png"), "-Zq", "50", "-f", "sobel", "-o", tpath("out.png"));
+    VKFX(&r, tc_tpath("in.png"), "-Zq", "50", "-f", "sobel", "-o", tc_tpath("out.png"));
     EXPECT_ERROR(&r, 2, "-Z");
     cr_assert(!strstr(r.err, "in.png"), "%s: the message names the input, not the option:\n%s",
               r.cmd, r.err);
-    expect_unchanged(&before, tmpdir, r.cmd);
+    expect_unchanged(&before, tc_tmpdir, r.cmd);
     snap_free(&before);
     run_free(&r);
 }
 
 Test(cli, command_line_option_value_missing)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "sobel", "-o", tpath("out.png"), "--precision"),
+    FAILS(false, 2,
+          ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("out.png"), "--precision"),
           "--precision");
 }
 
 Test(cli, unknown_output_extension)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "sobel", "-o", tpath("out.xyz")), "xyz", "png");
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("out.xyz")), "xyz",
+          "png");
 }
 
 Test(cli, unwritable_output_format_gif)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "sobel", "-o", tpath("out.gif")), "gif", "png");
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("out.gif")), "gif",
+          "png");
 }
 
 Test(cli, precision_must_be_16_or_32)
 {
     FAILS(false, 2,
-          ARGS(tpath("in.png"), "-f", "sobel", "-o", tpath("out.png"), "--precision", "24"),
+          ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("out.png"), "--precision", "24"),
           "--precision", "24", "16", "32");
 }
 
 Test(cli, quality_out_of_range)
 {
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "sobel", "-o", tpath("out.jpg"), "--quality", "0"),
+    FAILS(false, 2,
+          ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("out.jpg"), "--quality", "0"),
           "quality", "1..100");
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "sobel", "-o", tpath("out.jpg"), "-q", "101"),
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("out.jpg"), "-q", "101"),
           "quality", "101");
-    FAILS(false, 2, ARGS(tpath("in.png"), "-f", "sobel", "-o", tpath("out.jpg"), "-q", "50x"),
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("out.jpg"), "-q", "50x"),
           "quality", "50x");
 }
 
 Test(cli, usage_error_leaves_an_existing_output_intact)
 {
-    FAILS(true, 2, ARGS(tpath("in.png"), "-f", "gauss:sigma=abc", "-o", tpath("out.png")), "abc");
+    FAILS(true, 2, ARGS(tc_tpath("in.png"), "-f", "gauss:sigma=abc", "-o", tc_tpath("out.png")),
+          "abc");
 }
 
 /* The output may not replace the input, however the path is spelled. */
 Test(cli, output_equal_to_input_is_refused)
 {
-    cr_assert_eq(mkdir(tpath("dir"), 0777), 0);
-    cr_assert_eq(mkdir(tpath("dir/sub"), 0777), 0);
-    write_random_png(tpath("dir/in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 4, NULL);
-    cr_assert_eq(symlink("in.png", tpath("dir/alias.png")), 0);
-    cr_assert_eq(link(tpath("dir/in.png"), tpath("dir/hard.png")), 0);
+    cr_assert_eq(mkdir(tc_tpath("dir"), 0777), 0);
+    cr_assert_eq(mkdir(tc_tpath("dir/sub"), 0777), 0);
+    write_random_png(tc_tpath("dir/in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 4, NULL);
+    cr_assert_eq(symlink("in.png", tc_tpath("dir/alias.png")), 0);
+    cr_assert_eq(link(tc_tpath("dir/in.png"), tc_tpath("dir/hard.png")), 0);
     char input[512], dir[512];
-    snprintf(input, sizeof(input), "%s", tpath("dir/in.png"));
-    snprintf(dir, sizeof(dir), "%s", tpath("dir"));
+    snprintf(input, sizeof(input), "%s", tc_tpath("dir/in.png"));
+    snprintf(dir, sizeof(dir), "%s", tc_tpath("dir"));
     const char *const names[] = {
-        "/dir/in.png",       "./dir/../dir/in.png", /* relative: it runs in tmpdir */
+        "/dir/in.png",       "./dir/../dir/in.png", /* relative: it runs in tc_tmpdir */
         "dir/sub/../in.png", "/dir//./in.png",      "/dir/alias.png", "/dir/hard.png",
     };
     enum { N = sizeof(names) / sizeof(names[0]) };
     char spellings[N][512];
     for (size_t i = 0; i < N; i++)
-        snprintf(spellings[i], sizeof(spellings[i]), "%s%s", names[i][0] == '/' ? tmpdir : "",
+        snprintf(spellings[i], sizeof(spellings[i]), "%s%s", names[i][0] == '/' ? tc_tmpdir : "",
                  names[i]);
-    run_opts o = {.cwd = tmpdir};
+    run_opts o = {.cwd = tc_tmpdir};
     for (size_t i = 0; i < N; i++) {
         snapshot before;
         snap_take(&before, dir);
@@ -474,17 +463,17 @@ Test(cli, output_equal_to_input_is_refused)
 
 Test(cli, missing_input)
 {
-    FAILS(false, 1, ARGS(tpath("nosuch.png"), "-f", "sobel", "-o", tpath("out.png")),
-          tpath("nosuch.png"));
+    FAILS(false, 1, ARGS(tc_tpath("nosuch.png"), "-f", "sobel", "-o", tc_tpath("out.png")),
+          tc_tpath("nosuch.png"));
 }
 
 /* chmod 000 does not stop root, who runs the tests in CI; a directory is
  * unreadable as an image for everyone. */
 Test(cli, unreadable_input)
 {
-    cr_assert_eq(mkdir(tpath("folder.png"), 0777), 0);
-    FAILS(false, 1, ARGS(tpath("folder.png"), "-f", "sobel", "-o", tpath("out.png")),
-          tpath("folder.png"));
+    cr_assert_eq(mkdir(tc_tpath("folder.png"), 0777), 0);
+    FAILS(false, 1, ARGS(tc_tpath("folder.png"), "-f", "sobel", "-o", tc_tpath("out.png")),
+          tc_tpath("folder.png"));
 }
 
 Test(cli, corrupt_input)
@@ -495,50 +484,50 @@ Test(cli, corrupt_input)
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         junk[i] = (unsigned char)(s >> 56);
     }
-    spit(tpath("junk.png"), junk, sizeof(junk));
-    FAILS(false, 1, ARGS(tpath("junk.png"), "-f", "sobel", "-o", tpath("out.png")),
-          tpath("junk.png"));
+    spit(tc_tpath("junk.png"), junk, sizeof(junk));
+    FAILS(false, 1, ARGS(tc_tpath("junk.png"), "-f", "sobel", "-o", tc_tpath("out.png")),
+          tc_tpath("junk.png"));
 }
 
 Test(cli, truncated_png)
 {
-    write_random_png(tpath("whole.png"), 32, 24, 4, VKFX_SAMPLE_U8, 5, NULL);
+    write_random_png(tc_tpath("whole.png"), 32, 24, 4, VKFX_SAMPLE_U8, 5, NULL);
     size_t size;
-    unsigned char *data = slurp(tpath("whole.png"), &size);
+    unsigned char *data = slurp(tc_tpath("whole.png"), &size);
     cr_assert_gt(size, 200);
-    spit(tpath("cut.png"), data, size / 2);
+    spit(tc_tpath("cut.png"), data, size / 2);
     free(data);
-    FAILS(false, 1, ARGS(tpath("cut.png"), "-f", "sobel", "-o", tpath("out.png")),
-          tpath("cut.png"));
+    FAILS(false, 1, ARGS(tc_tpath("cut.png"), "-f", "sobel", "-o", tc_tpath("out.png")),
+          tc_tpath("cut.png"));
 }
 
 Test(cli, output_directory_missing)
 {
-    FAILS(false, 1, ARGS(tpath("in.png"), "-f", "sobel", "-o", tpath("missing/out.png")),
-          tpath("missing/out.png"));
+    FAILS(false, 1, ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("missing/out.png")),
+          tc_tpath("missing/out.png"));
 }
 
 Test(cli, processing_error_leaves_an_existing_output_intact)
 {
-    spit(tpath("junk.png"), "\x89PNG\r\n\x1a\n not really", 19);
-    FAILS(true, 1, ARGS(tpath("junk.png"), "-f", "sobel", "-o", tpath("out.png")),
-          tpath("junk.png"));
+    spit(tc_tpath("junk.png"), "\x89PNG\r\n\x1a\n not really", 19);
+    FAILS(true, 1, ARGS(tc_tpath("junk.png"), "-f", "sobel", "-o", tc_tpath("out.png")),
+          tc_tpath("junk.png"));
 }
 
 /* A write that fails half way (here: the file size limit) must remove the
  * temporary file and leave the old output as it was. */
 Test(cli, failed_write_leaves_no_temporary_and_keeps_the_old_output)
 {
-    write_random_png(tpath("in.png"), 48, 32, 4, VKFX_SAMPLE_U8, 6, NULL);
-    write_random_png(tpath("out.png"), 5, 3, 3, VKFX_SAMPLE_U8, 7, NULL);
+    write_random_png(tc_tpath("in.png"), 48, 32, 4, VKFX_SAMPLE_U8, 6, NULL);
+    write_random_png(tc_tpath("out.png"), 5, 3, 3, VKFX_SAMPLE_U8, 7, NULL);
     snapshot before;
-    snap_take(&before, tmpdir);
+    snap_take(&before, tc_tmpdir);
     /* Below the size of any PNG of this image, whatever the pixels are. */
     run_opts o = {.fsize = 64};
     cli_run r = {0};
-    VKFX_OPTS(&r, &o, tpath("in.png"), "-f", "gauss:sigma=2", "-o", tpath("out.png"));
-    EXPECT_ERROR(&r, 1, tpath("out.png"));
-    expect_unchanged(&before, tmpdir, r.cmd);
+    VKFX_OPTS(&r, &o, tc_tpath("in.png"), "-f", "gauss:sigma=2", "-o", tc_tpath("out.png"));
+    EXPECT_ERROR(&r, 1, tc_tpath("out.png"));
+    expect_unchanged(&before, tc_tmpdir, r.cmd);
     snap_free(&before);
     run_free(&r);
 }
@@ -613,8 +602,8 @@ static void run_ok(const char *chain, const char *out_name, uint32_t channels, v
                    const char *const *extra, vkfx_pixels *in, vkfx_pixels *got)
 {
     const uint32_t w = 64, h = 48;
-    write_random_png(tpath("in.png"), w, h, channels, s, 42 + channels, in);
-    const char *args[16] = {tpath("in.png"), "-f", chain, "-o", tpath(out_name)};
+    write_random_png(tc_tpath("in.png"), w, h, channels, s, 42 + channels, in);
+    const char *args[16] = {tc_tpath("in.png"), "-f", chain, "-o", tc_tpath(out_name)};
     size_t n = 5;
     for (size_t i = 0; extra && extra[i]; i++)
         args[n++] = extra[i];
@@ -622,7 +611,7 @@ static void run_ok(const char *chain, const char *out_name, uint32_t channels, v
     cli_run r = {0};
     run_with(&r, NULL, args);
     expect_ok(&r);
-    load_ok(tpath(out_name), got);
+    load_ok(tc_tpath(out_name), got);
     cr_assert(got->width == w && got->height == h, "%s: output is %ux%u, input %ux%u", r.cmd,
               got->width, got->height, w, h);
     run_free(&r);
@@ -675,12 +664,12 @@ Test(cli, run_chain_of_two)
 Test(cli, cli_result_equals_library_result)
 {
     vkfx_pixels in = {0}, got = {0}, want = {0};
-    write_random_png(tpath("in.png"), 64, 48, 4, VKFX_SAMPLE_U8, 99, NULL);
+    write_random_png(tc_tpath("in.png"), 64, 48, 4, VKFX_SAMPLE_U8, 99, NULL);
     cli_run r = {0};
-    VKFX(&r, tpath("in.png"), "-f", "gauss:sigma=2", "-o", tpath("out.png"));
+    VKFX(&r, tc_tpath("in.png"), "-f", "gauss:sigma=2", "-o", tc_tpath("out.png"));
     expect_ok(&r);
-    load_ok(tpath("in.png"), &in);
-    load_ok(tpath("out.png"), &got);
+    load_ok(tc_tpath("in.png"), &in);
+    load_ok(tc_tpath("out.png"), &got);
     reference_run(&in, false, ref_gauss2, &got, &want);
     cr_assert(got.channels == 4 && got.sample == VKFX_SAMPLE_U8);
     expect_close(&got, &want, 1.0, "vkfx in.png -f gauss:sigma=2 -o out.png");
@@ -819,9 +808,10 @@ Test(cli, linear)
  * the sum of the passes. */
 Test(cli, timings)
 {
-    write_random_png(tpath("in.png"), 32, 24, 4, VKFX_SAMPLE_U8, 8, NULL);
+    write_random_png(tc_tpath("in.png"), 32, 24, 4, VKFX_SAMPLE_U8, 8, NULL);
     cli_run r = {0};
-    VKFX(&r, tpath("in.png"), "-f", "gauss:sigma=1,sobel", "-o", tpath("out.png"), "--timings");
+    VKFX(&r, tc_tpath("in.png"), "-f", "gauss:sigma=1,sobel", "-o", tc_tpath("out.png"),
+         "--timings");
     cr_assert_eq(r.status, 0, "%s: exit %d; stderr:\n%s", r.cmd, r.status, r.err);
     cr_assert_str_empty(r.out);
     size_t lines = count_lines(r.err);
@@ -859,7 +849,7 @@ Test(cli, timings)
     cr_assert(total > sum - 0.001 * (double)lines && total < sum + 0.001 * (double)lines,
               "total %.3f is not the sum %.3f of the passes:\n%s", total, sum, r.err);
     vkfx_pixels got = {0};
-    load_ok(tpath("out.png"), &got);
+    load_ok(tc_tpath("out.png"), &got);
     vkfx_pixels_free(&got);
     run_free(&r);
 }
@@ -867,22 +857,23 @@ Test(cli, timings)
 /* -q reaches the JPEG writer: quality 50 gives a smaller file than 100. */
 Test(cli, jpeg_quality)
 {
-    write_random_png(tpath("in.png"), 64, 48, 3, VKFX_SAMPLE_U8, 9, NULL);
+    write_random_png(tc_tpath("in.png"), 64, 48, 3, VKFX_SAMPLE_U8, 9, NULL);
     cli_run r = {0};
-    VKFX(&r, tpath("in.png"), "-f", "box:radius=1", "-o", tpath("q50.jpg"), "-q", "50");
+    VKFX(&r, tc_tpath("in.png"), "-f", "box:radius=1", "-o", tc_tpath("q50.jpg"), "-q", "50");
     expect_ok(&r);
     run_free(&r);
-    VKFX(&r, tpath("in.png"), "-f", "box:radius=1", "-o", tpath("q100.jpg"), "--quality", "100");
+    VKFX(&r, tc_tpath("in.png"), "-f", "box:radius=1", "-o", tc_tpath("q100.jpg"), "--quality",
+         "100");
     expect_ok(&r);
     run_free(&r);
     vkfx_pixels got = {0};
-    load_ok(tpath("q50.jpg"), &got);
+    load_ok(tc_tpath("q50.jpg"), &got);
     cr_assert(got.width == 64 && got.height == 48 && got.channels == 3 &&
               got.sample == VKFX_SAMPLE_U8);
     vkfx_pixels_free(&got);
     struct stat s50, s100;
-    cr_assert_eq(stat(tpath("q50.jpg"), &s50), 0);
-    cr_assert_eq(stat(tpath("q100.jpg"), &s100), 0);
+    cr_assert_eq(stat(tc_tpath("q50.jpg"), &s50), 0);
+    cr_assert_eq(stat(tc_tpath("q100.jpg"), &s100), 0);
     cr_assert_lt(s50.st_size, s100.st_size, "-q 50 gave %lld bytes, -q 100 %lld",
                  (long long)s50.st_size, (long long)s100.st_size);
 }
@@ -891,19 +882,19 @@ Test(cli, jpeg_quality)
  * else beside it. */
 Test(cli, success_replaces_the_output_and_leaves_no_temporary)
 {
-    write_random_png(tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 10, NULL);
-    write_random_png(tpath("out.png"), 5, 3, 3, VKFX_SAMPLE_U8, 11, NULL);
+    write_random_png(tc_tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 10, NULL);
+    write_random_png(tc_tpath("out.png"), 5, 3, 3, VKFX_SAMPLE_U8, 11, NULL);
     cli_run r = {0};
-    VKFX(&r, tpath("in.png"), "-f", "sobel", "-o", tpath("out.png"));
+    VKFX(&r, tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("out.png"));
     expect_ok(&r);
     snapshot now;
-    snap_take(&now, tmpdir);
+    snap_take(&now, tc_tmpdir);
     char names[512];
     snap_names(&now, names, sizeof(names));
     cr_assert_str_eq(names, "in.png out.png");
     snap_free(&now);
     vkfx_pixels got = {0};
-    load_ok(tpath("out.png"), &got);
+    load_ok(tc_tpath("out.png"), &got);
     cr_assert(got.width == 16 && got.height == 12 && got.channels == 4);
     vkfx_pixels_free(&got);
     run_free(&r);
@@ -1063,16 +1054,17 @@ Test(cli, unknown_device)
     char names[16][256];
     int star;
     size_t n = list_devices(names, 16, &star);
-    write_random_png(tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 12, NULL);
+    write_random_png(tc_tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 12, NULL);
     snapshot before;
-    snap_take(&before, tmpdir);
+    snap_take(&before, tc_tmpdir);
     cli_run r = {0};
-    VKFX(&r, tpath("in.png"), "-f", "sobel", "-o", tpath("out.png"), "--device", "nosuchdevice");
+    VKFX(&r, tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("out.png"), "--device",
+         "nosuchdevice");
     EXPECT_ERROR(&r, 2, "'nosuchdevice'");
     for (size_t i = 0; i < n; i++)
         cr_assert(strstr(r.err, names[i]), "the message does not list device '%s':\n%s", names[i],
                   r.err);
-    expect_unchanged(&before, tmpdir, r.cmd);
+    expect_unchanged(&before, tc_tmpdir, r.cmd);
     snap_free(&before);
     run_free(&r);
 }
@@ -1083,21 +1075,21 @@ Test(cli, device_by_index_and_by_name)
     int star;
     list_devices(names, 16, &star);
     cr_assert_geq(star, 0);
-    write_random_png(tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 13, NULL);
+    write_random_png(tc_tpath("in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 13, NULL);
     char index[16];
     snprintf(index, sizeof(index), "%d", star);
     cli_run r = {0};
-    VKFX(&r, tpath("in.png"), "-f", "sobel", "-o", tpath("a.png"), "--device", index);
+    VKFX(&r, tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("a.png"), "--device", index);
     expect_ok(&r);
     run_free(&r);
     /* The first word of the name, a substring of it. */
     char word[256];
     snprintf(word, sizeof(word), "%.*s", (int)strcspn(names[star], " "), names[star]);
-    VKFX(&r, tpath("in.png"), "-f", "sobel", "-o", tpath("b.png"), "--device", word);
+    VKFX(&r, tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("b.png"), "--device", word);
     expect_ok(&r);
     run_free(&r);
     size_t na, nb;
-    unsigned char *a = slurp(tpath("a.png"), &na), *b = slurp(tpath("b.png"), &nb);
+    unsigned char *a = slurp(tc_tpath("a.png"), &na), *b = slurp(tc_tpath("b.png"), &nb);
     cr_assert(na == nb && !memcmp(a, b, na), "the same device gave two different files");
     free(a);
     free(b);

@@ -26,30 +26,13 @@
 #error "the build must define VKFX_BINARY, the path of the vkfx executable"
 #endif
 
-static char tmpdir[64];
-
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof(tmpdir), "/tmp/vkfx-compare-XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (tc_tmpdir_make("compare") != 0)
         cr_assert_fail("mkdtemp: %s", strerror(errno));
 }
 
-static void teardown(void)
-{
-    tc_remove_tree(tmpdir);
-}
-
-TestSuite(compare, .init = setup, .fini = teardown);
-
-static const char *tpath(const char *name)
-{
-    static char bufs[16][512];
-    static unsigned next;
-    char *b = bufs[next++ % 16];
-    snprintf(b, 512, "%s/%s", tmpdir, name);
-    return b;
-}
+TestSuite(compare, .init = setup, .fini = tc_tmpdir_remove);
 
 /* ------------------------------------------------------------------------ */
 /* Running the binary (tests/run_binary.h) */
@@ -158,17 +141,17 @@ Test(compare, identical_files_pass_every_metric)
 {
     vkfx_pixels px = {0};
     tc_random_pixels(&px, 24, 20, 4, VKFX_SAMPLE_U8, 1);
-    save_png(tpath("a.png"), &px);
-    save_png(tpath("b.png"), &px);
+    save_png(tc_tpath("a.png"), &px);
+    save_png(tc_tpath("b.png"), &px);
     vkfx_pixels_free(&px);
     static const char *const metrics[] = {"maxabs", "psnr", "ssim"};
     static const char *const values[] = {"0", "inf", "1"};
     static const char *const tolerances[] = {"0", "40", "0.99"};
     for (size_t i = 0; i < 3; i++) {
         cli_run r = {0};
-        COMPARE(&r, tpath("a.png"), tpath("b.png"), "--metric", metrics[i]);
+        COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", metrics[i]);
         result_line l;
-        expect_result(&r, 0, &l, tpath("a.png"), tpath("b.png"));
+        expect_result(&r, 0, &l, tc_tpath("a.png"), tc_tpath("b.png"));
         cr_assert_str_eq(l.metric, metrics[i]);
         cr_assert_str_eq(l.value, values[i], "%s: value=%s", metrics[i], l.value);
         cr_assert_str_eq(l.tolerance, tolerances[i], "%s: default tolerance=%s", metrics[i],
@@ -184,29 +167,29 @@ Test(compare, one_pixel_off_by_three_codes)
     tc_random_pixels(&px, 16, 12, 3, VKFX_SAMPLE_U8, 2);
     uint8_t *p = px.data;
     p[(5 * 16 + 7) * 3 + 1] = 100;
-    save_png(tpath("a.png"), &px);
+    save_png(tc_tpath("a.png"), &px);
     p[(5 * 16 + 7) * 3 + 1] = 103;
-    save_png(tpath("b.png"), &px);
+    save_png(tc_tpath("b.png"), &px);
     vkfx_pixels_free(&px);
 
     cli_run r = {0};
     result_line l;
-    COMPARE(&r, tpath("a.png"), tpath("b.png"));
-    expect_result(&r, 1, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"));
+    expect_result(&r, 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     cr_assert_str_eq(l.metric, "maxabs");
     cr_assert_str_eq(l.value, "3");
     cr_assert_str_eq(l.reason, "value");
     run_free(&r);
 
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--metric", "maxabs", "--tolerance", "2");
-    expect_result(&r, 1, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", "maxabs", "--tolerance", "2");
+    expect_result(&r, 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     cr_assert_str_eq(l.value, "3");
     cr_assert_str_eq(l.tolerance, "2");
     cr_assert_str_eq(l.reason, "value");
     run_free(&r);
 
-    COMPARE(&r, "--tolerance", "3", tpath("a.png"), tpath("b.png"));
-    expect_result(&r, 0, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, "--tolerance", "3", tc_tpath("a.png"), tc_tpath("b.png"));
+    expect_result(&r, 0, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     cr_assert_str_eq(l.value, "3");
     cr_assert_str_eq(l.tolerance, "3");
     run_free(&r);
@@ -215,18 +198,18 @@ Test(compare, one_pixel_off_by_three_codes)
      * pass threshold on either side of it. */
     double mse = (3.0 / 255) * (3.0 / 255) / (16 * 12 * 3);
     double want = 10 * log10(1 / mse);
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--metric", "psnr");
-    expect_result(&r, want >= 40 ? 0 : 1, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", "psnr");
+    expect_result(&r, want >= 40 ? 0 : 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     cr_assert_float_eq(number(l.value), want, 1e-6, "psnr %s, want %.10g", l.value, want);
     run_free(&r);
     char tol[32];
     snprintf(tol, sizeof(tol), "%.6f", want + 0.01);
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--metric", "psnr", "--tolerance", tol);
-    expect_result(&r, 1, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", "psnr", "--tolerance", tol);
+    expect_result(&r, 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     run_free(&r);
     snprintf(tol, sizeof(tol), "%.6f", want - 0.01);
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--metric", "psnr", "--tolerance", tol);
-    expect_result(&r, 0, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", "psnr", "--tolerance", tol);
+    expect_result(&r, 0, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     run_free(&r);
 }
 
@@ -234,30 +217,30 @@ Test(compare, ssim_of_noise_is_between_zero_and_one)
 {
     vkfx_pixels px = {0};
     gradient(&px, 40, 32);
-    save_png(tpath("a.png"), &px);
+    save_png(tc_tpath("a.png"), &px);
     vkfx_pixels noise = {0};
     tc_random_pixels(&noise, 40, 32, 3, VKFX_SAMPLE_U8, 3);
     uint8_t *p = px.data;
     const uint8_t *n = noise.data;
     for (size_t i = 0; i < 40 * 32 * 3; i++)
         p[i] = (uint8_t)(p[i] + n[i] % 41 - 20); /* the gradient keeps 20..235 */
-    save_png(tpath("b.png"), &px);
+    save_png(tc_tpath("b.png"), &px);
     vkfx_pixels_free(&px);
     vkfx_pixels_free(&noise);
 
     cli_run r = {0};
     result_line l;
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--metric", "ssim");
-    expect_result(&r, 1, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", "ssim");
+    expect_result(&r, 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     double v = number(l.value);
     cr_assert(v > 0 && v < 1, "ssim of a noisy copy is %s", l.value);
     cr_assert(v < 0.99, "ssim of a noisy copy is %s, no lower than the default tolerance", l.value);
     run_free(&r);
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--metric", "ssim", "--tolerance", "0");
-    expect_result(&r, 0, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", "ssim", "--tolerance", "0");
+    expect_result(&r, 0, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     run_free(&r);
-    COMPARE(&r, tpath("a.png"), tpath("a.png"), "--metric", "ssim");
-    expect_result(&r, 0, &l, tpath("a.png"), tpath("a.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("a.png"), "--metric", "ssim");
+    expect_result(&r, 0, &l, tc_tpath("a.png"), tc_tpath("a.png"));
     cr_assert_str_eq(l.value, "1");
     run_free(&r);
 }
@@ -267,22 +250,22 @@ Test(compare, tiny_images)
 {
     vkfx_pixels px = {0};
     tc_random_pixels(&px, 1, 3, 1, VKFX_SAMPLE_U8, 4);
-    save_png(tpath("a.png"), &px);
+    save_png(tc_tpath("a.png"), &px);
     ((uint8_t *)px.data)[1] ^= 0x40;
-    save_png(tpath("b.png"), &px);
+    save_png(tc_tpath("b.png"), &px);
     vkfx_pixels_free(&px);
     cli_run r = {0};
     result_line l;
-    COMPARE(&r, tpath("a.png"), tpath("a.png"), "--metric", "ssim");
-    expect_result(&r, 0, &l, tpath("a.png"), tpath("a.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("a.png"), "--metric", "ssim");
+    expect_result(&r, 0, &l, tc_tpath("a.png"), tc_tpath("a.png"));
     cr_assert_str_eq(l.value, "1");
     run_free(&r);
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--metric", "ssim");
-    expect_result(&r, 1, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", "ssim");
+    expect_result(&r, 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     cr_assert(number(l.value) < 1, "ssim %s", l.value);
     run_free(&r);
-    COMPARE(&r, tpath("a.png"), tpath("b.png"));
-    expect_result(&r, 1, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"));
+    expect_result(&r, 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     cr_assert_str_eq(l.value, "64");
     run_free(&r);
 }
@@ -291,23 +274,23 @@ Test(compare, size_mismatch_is_a_failed_comparison)
 {
     vkfx_pixels px = {0};
     tc_random_pixels(&px, 16, 12, 3, VKFX_SAMPLE_U8, 5);
-    save_png(tpath("a.png"), &px);
+    save_png(tc_tpath("a.png"), &px);
     vkfx_pixels_free(&px);
     tc_random_pixels(&px, 12, 16, 3, VKFX_SAMPLE_U8, 5);
-    save_png(tpath("b.png"), &px);
+    save_png(tc_tpath("b.png"), &px);
     vkfx_pixels_free(&px);
     cli_run r = {0};
     result_line l;
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--diff", tpath("d.png"));
-    expect_result(&r, 1, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--diff", tc_tpath("d.png"));
+    expect_result(&r, 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     cr_assert_str_eq(l.reason, "size");
     cr_assert_str_eq(l.value, "nan");
     cr_assert(strstr(r.err, "16x12") && strstr(r.err, "12x16"), "stderr: %s", r.err);
-    cr_assert_neq(access(tpath("d.png"), F_OK), 0, "--diff written for different sizes");
+    cr_assert_neq(access(tc_tpath("d.png"), F_OK), 0, "--diff written for different sizes");
     run_free(&r);
     /* Even a generous tolerance does not make different sizes pass. */
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--metric", "psnr", "--tolerance", "0");
-    expect_result(&r, 1, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", "psnr", "--tolerance", "0");
+    expect_result(&r, 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     cr_assert_str_eq(l.reason, "size");
     run_free(&r);
 }
@@ -331,24 +314,24 @@ Test(compare, common_layout)
         ((uint8_t *)rgba.data)[i * 4 + 3] = 255;
         ((uint16_t *)g16.data)[i] = (uint16_t)(v * 257);
     }
-    save_png(tpath("g.png"), &g);
-    save_png(tpath("rgb.png"), &rgb);
-    save_png(tpath("rgba.png"), &rgba);
-    save_png(tpath("g16.png"), &g16);
+    save_png(tc_tpath("g.png"), &g);
+    save_png(tc_tpath("rgb.png"), &rgb);
+    save_png(tc_tpath("rgba.png"), &rgba);
+    save_png(tc_tpath("g16.png"), &g16);
     ((uint8_t *)rgba.data)[3] = 250;
-    save_png(tpath("rgba2.png"), &rgba);
+    save_png(tc_tpath("rgba2.png"), &rgba);
     cli_run r = {0};
     result_line l;
     static const char *const pairs[][2] = {
         {"g.png", "rgb.png"}, {"rgb.png", "rgba.png"}, {"g.png", "rgba.png"}, {"g.png", "g16.png"}};
     for (size_t i = 0; i < 4; i++) {
-        COMPARE(&r, tpath(pairs[i][0]), tpath(pairs[i][1]));
-        expect_result(&r, 0, &l, tpath(pairs[i][0]), tpath(pairs[i][1]));
+        COMPARE(&r, tc_tpath(pairs[i][0]), tc_tpath(pairs[i][1]));
+        expect_result(&r, 0, &l, tc_tpath(pairs[i][0]), tc_tpath(pairs[i][1]));
         cr_assert_str_eq(l.value, "0", "%s", r.cmd);
         run_free(&r);
     }
-    COMPARE(&r, tpath("rgb.png"), tpath("rgba2.png"));
-    expect_result(&r, 1, &l, tpath("rgb.png"), tpath("rgba2.png"));
+    COMPARE(&r, tc_tpath("rgb.png"), tc_tpath("rgba2.png"));
+    expect_result(&r, 1, &l, tc_tpath("rgb.png"), tc_tpath("rgba2.png"));
     cr_assert_str_eq(l.value, "5");
     run_free(&r);
     vkfx_pixels_free(&g);
@@ -361,20 +344,21 @@ Test(compare, diff_heat_map)
 {
     vkfx_pixels px = {0};
     tc_random_pixels(&px, 20, 10, 3, VKFX_SAMPLE_U8, 7);
-    save_png(tpath("a.png"), &px);
+    save_png(tc_tpath("a.png"), &px);
     uint8_t *p = px.data;
     p[(2 * 20 + 3) * 3 + 0] ^= 1;    /* the smallest difference */
     p[(7 * 20 + 15) * 3 + 2] ^= 128; /* a large one */
-    save_png(tpath("b.png"), &px);
+    save_png(tc_tpath("b.png"), &px);
     vkfx_pixels_free(&px);
 
     cli_run r = {0};
     result_line l;
-    COMPARE(&r, tpath("a.png"), tpath("b.png"), "--diff", tpath("d.png"), "--tolerance", "255");
-    expect_result(&r, 0, &l, tpath("a.png"), tpath("b.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--diff", tc_tpath("d.png"), "--tolerance",
+            "255");
+    expect_result(&r, 0, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     run_free(&r);
     vkfx_pixels d = {0};
-    int ret = vkfx_file_load(tpath("d.png"), &d);
+    int ret = vkfx_file_load(tc_tpath("d.png"), &d);
     cr_assert_eq(ret, 0, "load the diff: %s", vkfx_error_message());
     cr_assert(d.width == 20 && d.height == 10, "diff is %ux%u", d.width, d.height);
     cr_assert_eq(d.sample, VKFX_SAMPLE_U8);
@@ -394,10 +378,10 @@ Test(compare, diff_heat_map)
     vkfx_pixels_free(&d);
 
     /* Identical inputs give an all-black map. */
-    COMPARE(&r, tpath("a.png"), tpath("a.png"), "--diff", tpath("d0.png"));
-    expect_result(&r, 0, &l, tpath("a.png"), tpath("a.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("a.png"), "--diff", tc_tpath("d0.png"));
+    expect_result(&r, 0, &l, tc_tpath("a.png"), tc_tpath("a.png"));
     run_free(&r);
-    ret = vkfx_file_load(tpath("d0.png"), &d);
+    ret = vkfx_file_load(tc_tpath("d0.png"), &d);
     cr_assert_eq(ret, 0, "load the diff: %s", vkfx_error_message());
     for (size_t i = 0; i < (size_t)d.width * d.height * d.channels; i++)
         cr_assert_eq(((uint8_t *)d.data)[i], 0);
@@ -408,20 +392,20 @@ Test(compare, missing_or_corrupt_input_is_exit_2)
 {
     vkfx_pixels px = {0};
     tc_random_pixels(&px, 8, 8, 3, VKFX_SAMPLE_U8, 8);
-    save_png(tpath("a.png"), &px);
+    save_png(tc_tpath("a.png"), &px);
     vkfx_pixels_free(&px);
     cli_run r = {0};
-    COMPARE(&r, tpath("a.png"), tpath("nosuch.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("nosuch.png"));
     expect_usage(&r, "nosuch.png");
     run_free(&r);
-    COMPARE(&r, tpath("nosuch.png"), tpath("a.png"));
+    COMPARE(&r, tc_tpath("nosuch.png"), tc_tpath("a.png"));
     expect_usage(&r, "nosuch.png");
     run_free(&r);
-    FILE *f = fopen(tpath("junk.png"), "wb");
+    FILE *f = fopen(tc_tpath("junk.png"), "wb");
     cr_assert(f);
     fputs("\x89PNG\r\n\x1a\n truncated", f);
     fclose(f);
-    COMPARE(&r, tpath("a.png"), tpath("junk.png"));
+    COMPARE(&r, tc_tpath("a.png"), tc_tpath("junk.png"));
     expect_usage(&r, "junk.png");
     run_free(&r);
 }
@@ -430,9 +414,9 @@ Test(compare, usage_errors_are_exit_2)
 {
     vkfx_pixels px = {0};
     tc_random_pixels(&px, 8, 8, 3, VKFX_SAMPLE_U8, 9);
-    save_png(tpath("a.png"), &px);
+    save_png(tc_tpath("a.png"), &px);
     vkfx_pixels_free(&px);
-    const char *a = tpath("a.png");
+    const char *a = tc_tpath("a.png");
     cli_run r = {0};
     COMPARE(&r, a, a, "--bogus");
     expect_usage(&r, "--bogus");
@@ -455,9 +439,9 @@ Test(compare, usage_errors_are_exit_2)
     COMPARE(&r, a, a, a);
     expect_usage(&r, "two image files");
     run_free(&r);
-    COMPARE(&r, a, a, "--diff", tpath("d.jpg"));
+    COMPARE(&r, a, a, "--diff", tc_tpath("d.jpg"));
     expect_usage(&r, "d.jpg");
-    cr_assert_neq(access(tpath("d.jpg"), F_OK), 0);
+    cr_assert_neq(access(tc_tpath("d.jpg"), F_OK), 0);
     run_free(&r);
     COMPARE(&r, a, a, "--diff", a);
     expect_usage(&r, "overwrite");

@@ -29,25 +29,17 @@
 /* ------------------------------------------------------------------------ */
 /* Scaffolding: one temporary directory per test */
 
-static char tmpdir[64];
-
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof(tmpdir), "/tmp/vkfx-fileio-XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (tc_tmpdir_make("fileio") != 0)
         cr_assert_fail("mkdtemp: %s", strerror(errno));
 }
 
-static void teardown(void)
-{
-    tc_remove_tree(tmpdir);
-}
-
-TestSuite(fileio, .init = setup, .fini = teardown);
+TestSuite(fileio, .init = setup, .fini = tc_tmpdir_remove);
 
 static const char *tpath(char buf[static 512], const char *name)
 {
-    snprintf(buf, 512, "%s/%s", tmpdir, name);
+    snprintf(buf, 512, "%s/%s", tc_tmpdir, name);
     return buf;
 }
 
@@ -760,8 +752,8 @@ Test(fileio, missing_file_and_directory_are_io_errors)
     snprintf(want, sizeof(want), "%s: No such file or directory", p);
     cr_assert_str_eq(vkfx_error_message(), want);
 
-    cr_assert_eq(vkfx_file_load(tmpdir, &px), VKFX_E_IO, "%s", vkfx_error_message());
-    cr_assert(strstr(vkfx_error_message(), tmpdir));
+    cr_assert_eq(vkfx_file_load(tc_tmpdir, &px), VKFX_E_IO, "%s", vkfx_error_message());
+    cr_assert(strstr(vkfx_error_message(), tc_tmpdir));
     cr_assert_null(px.data);
 }
 
@@ -779,7 +771,7 @@ Test(fileio, save_into_missing_directory)
     snprintf(want, sizeof(want), "%s: output directory does not exist", p);
     cr_assert_str_eq(vkfx_error_message(), want);
     char names[1024];
-    cr_assert_eq(list_dir(tmpdir, names, sizeof(names)), 0, "left behind: %s", names);
+    cr_assert_eq(list_dir(tc_tmpdir, names, sizeof(names)), 0, "left behind: %s", names);
     vkfx_pixels_free(&px);
 }
 
@@ -804,7 +796,7 @@ Test(fileio, failed_save_leaves_nothing_behind)
         cr_assert_eq(r, VKFX_E_IO, "%s: got %d (%s)", vkfx_file_format_name(fmts[f]), r,
                      vkfx_error_message());
         cr_assert(strstr(vkfx_error_message(), p), "%s", vkfx_error_message());
-        cr_assert_eq(list_dir(tmpdir, names, sizeof(names)), 1, "%s left: %s",
+        cr_assert_eq(list_dir(tc_tmpdir, names, sizeof(names)), 1, "%s left: %s",
                      vkfx_file_format_name(fmts[f]), names);
         cr_assert_str_eq(names, "keep.png ");
         vkfx_pixels_free(&px);
@@ -823,7 +815,7 @@ Test(fileio, save_onto_a_directory_fails_cleanly)
     cr_assert_eq(mkdir(tpath(p, "sub.png"), 0777), 0);
     vkfx_pixels px = random_for(VKFX_FILE_PNG, 3, 3, 1);
     cr_assert_eq(vkfx_file_save(p, VKFX_FILE_PNG, &px, NULL), VKFX_E_IO);
-    cr_assert_eq(list_dir(tmpdir, names, sizeof(names)), 1, "left: %s", names);
+    cr_assert_eq(list_dir(tc_tmpdir, names, sizeof(names)), 1, "left: %s", names);
     cr_assert_eq(list_dir(p, names, sizeof(names)), 0, "left in it: %s", names);
     vkfx_pixels_free(&px);
 }
@@ -848,7 +840,7 @@ Test(fileio, save_replaces_atomically)
     load_ok(link_path, &c);
     assert_same(&a, &c, "old file behind the second name");
     vkfx_pixels_free(&c);
-    cr_assert_eq(list_dir(tmpdir, names, sizeof(names)), 2, "left: %s", names);
+    cr_assert_eq(list_dir(tc_tmpdir, names, sizeof(names)), 2, "left: %s", names);
     vkfx_pixels_free(&a);
     vkfx_pixels_free(&b);
 }
@@ -898,7 +890,7 @@ Test(fileio, save_rejects_a_layout_the_format_does_not_store)
     vkfx_save_opts opts = {.jpeg_quality = 101};
     cr_assert_eq(vkfx_file_save(tpath(p, "q.jpg"), VKFX_FILE_JPEG, &px, &opts), VKFX_E_USAGE);
     vkfx_pixels_free(&px);
-    cr_assert_eq(list_dir(tmpdir, names, sizeof(names)), 0, "left: %s", names);
+    cr_assert_eq(list_dir(tc_tmpdir, names, sizeof(names)), 0, "left: %s", names);
 }
 
 /* ------------------------------------------------------------------------ */
