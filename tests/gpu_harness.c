@@ -30,33 +30,40 @@ void th_gpu_close(th_gpu *g)
     cr_assert_eq(messages, 0, "the validation layer reported %u message(s) (above)", messages);
 }
 
+void th_run(th_gpu *g, const char *text, const vkfx_pixels *in, uint32_t out_channels,
+            vkfx_sample out_sample, int precision, vkfx_pixels *out)
+{
+    vkfx_chain *chain = NULL;
+    vkfx_run_result result;
+    vkfx_run_opts opts = {.precision = precision};
+    *out = (vkfx_pixels){.channels = out_channels, .sample = out_sample};
+    cr_assert_eq(vkfx_chain_parse(text, &chain), VKFX_OK, "%s: %s", text, vkfx_error_message());
+    cr_assert_eq(vkfx_run(g->ctx, g->staging, chain, in, out, &opts, &result), VKFX_OK,
+                 "%s %ux%u %uch rgba%df: %s", text, in->width, in->height, in->channels, precision,
+                 vkfx_error_message());
+    free(result.times);
+    vkfx_chain_free(chain);
+}
+
 bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_channels,
               vkfx_sample out_sample, const char *what)
 {
-    vkfx_chain *chain = NULL;
-    vkfx_pixels got = {.channels = out_channels, .sample = out_sample};
+    vkfx_pixels got;
     vkfx_pixels want = {
         .channels = out_channels, .sample = out_sample, .linear = out_sample == VKFX_SAMPLE_F32};
-    vkfx_run_result result;
-    vkfx_run_opts opts = {.precision = c->precision ? c->precision : 16};
+    const int precision = c->precision ? c->precision : 16;
     ref_image a = {0}, b = {0};
     char label[512];
     snprintf(label, sizeof(label), "%s [%s] %ux%u %uch rgba%df", what, c->chain, in->width,
-             in->height, in->channels, opts.precision);
-
-    int ret = vkfx_chain_parse(c->chain, &chain);
-    cr_assert_eq(ret, VKFX_OK, "%s: %s", label, vkfx_error_message());
-    ret = vkfx_run(g->ctx, g->staging, chain, in, &got, &opts, &result);
-    cr_assert_eq(ret, VKFX_OK, "%s: %s", label, vkfx_error_message());
-    free(result.times);
-    vkfx_chain_free(chain);
+             in->height, in->channels, precision);
+    th_run(g, c->chain, in, out_channels, out_sample, precision, &got);
 
     cr_assert_eq(ref_decode(in, false, &a), VKFX_OK);
     /* The chain's images are in the internal format: at rgba16f the decoded input is rounded
      * to half before any filter sees it, in the reference as on the device. */
-    if (opts.precision == 16)
+    if (precision == 16)
         ref_round_half(&a);
-    cr_assert_eq(c->ref(&a, &b, c->arg, opts.precision), VKFX_OK, "%s: reference failed", label);
+    cr_assert_eq(c->ref(&a, &b, c->arg, precision), VKFX_OK, "%s: reference failed", label);
     cr_assert_eq(ref_encode(&b, false, &want), VKFX_OK);
     tc_diff d = out_sample == VKFX_SAMPLE_F32 ? tc_compare_rel(&got, &want, c->tol, 1e-3)
                                               : tc_compare(&got, &want, c->tol);

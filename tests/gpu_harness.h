@@ -33,6 +33,12 @@ typedef struct th_case {
     double tol;    /* in output sample units (U8/U16) or relative (F32) */
 } th_case;
 
+/* Runs the chain text on in through the public API at the given precision
+ * into out (channels and sample as asked, data allocated here); any error
+ * fails the test, naming the chain. */
+void th_run(th_gpu *g, const char *chain, const vkfx_pixels *in, uint32_t out_channels,
+            vkfx_sample out_sample, int precision, vkfx_pixels *out);
+
 /* Runs c on in through the GPU and through the reference, encodes both to
  * out_channels/out_sample, compares them and reports the worst sample with
  * what (the parameters) on failure. Returns true when within tolerance. */

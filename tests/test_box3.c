@@ -102,21 +102,6 @@ Test(box3, zorder_small_every_channel_count)
     check_small(orders[1]);
 }
 
-/* Runs chain on in through the public API into out (allocated here). */
-static void run_chain(th_gpu *g, const char *text, const vkfx_pixels *in, vkfx_sample sample,
-                      int precision, vkfx_pixels *out)
-{
-    vkfx_chain *chain = NULL;
-    vkfx_run_result result;
-    vkfx_run_opts opts = {.precision = precision};
-    *out = (vkfx_pixels){.channels = in->channels, .sample = sample};
-    cr_assert_eq(vkfx_chain_parse(text, &chain), VKFX_OK, "%s: %s", text, vkfx_error_message());
-    cr_assert_eq(vkfx_run(g->ctx, g->staging, chain, in, out, &opts, &result), VKFX_OK, "%s: %s",
-                 text, vkfx_error_message());
-    free(result.times);
-    vkfx_chain_free(chain);
-}
-
 /* Byte-for-byte equality of the two orders (and of the default with linear); on a mismatch
  * names the first differing byte. */
 static int check_equal(th_gpu *g, const vkfx_pixels *in, vkfx_sample sample, int precision,
@@ -125,7 +110,7 @@ static int check_equal(th_gpu *g, const vkfx_pixels *in, vkfx_sample sample, int
     static const char *const chains[] = {"box3:order=linear", "box3:order=zorder", "box3"};
     vkfx_pixels out[3];
     for (size_t i = 0; i < 3; i++)
-        run_chain(g, chains[i], in, sample, precision, &out[i]);
+        th_run(g, chains[i], in, in->channels, sample, precision, &out[i]);
     int failures = 0;
     size_t bytes = vkfx_pixels_bytes(&out[0]);
     for (size_t i = 1; i < 3; i++) {

@@ -120,15 +120,8 @@ static int check_histogram(th_gpu *g, const vkfx_pixels *in, int precision, cons
              in->channels, precision);
     int failures = 0;
 
-    vkfx_chain *chain = NULL;
-    cr_assert_eq(vkfx_chain_parse(chain_text, &chain), VKFX_OK, "%s", vkfx_error_message());
-    vkfx_pixels got = {.channels = in->channels, .sample = VKFX_SAMPLE_U8};
-    vkfx_run_opts opts = {.precision = precision};
-    vkfx_run_result result;
-    cr_assert_eq(vkfx_run(g->ctx, g->staging, chain, in, &got, &opts, &result), VKFX_OK, "%s: %s",
-                 label, vkfx_error_message());
-    free(result.times);
-    vkfx_chain_free(chain);
+    vkfx_pixels got;
+    th_run(g, chain_text, in, in->channels, VKFX_SAMPLE_U8, precision, &got);
     vkfx_pixels same;
     expected_passthrough(in, &same);
     if (memcmp(got.data, same.data, vkfx_pixels_bytes(in)) != 0) {
@@ -263,20 +256,13 @@ Test(histogram, no_files)
 {
     th_gpu g;
     th_gpu_open(&g);
-    vkfx_pixels px, got = {.channels = 4, .sample = VKFX_SAMPLE_U8};
+    vkfx_pixels px, got;
     tc_random_pixels(&px, 45, 37, 4, VKFX_SAMPLE_U8, 3);
-    vkfx_chain *chain = NULL;
-    cr_assert_eq(vkfx_chain_parse("histogram", &chain), VKFX_OK);
-    vkfx_run_opts opts = {.precision = 32};
-    vkfx_run_result result;
-    cr_assert_eq(vkfx_run(g.ctx, g.staging, chain, &px, &got, &opts, &result), VKFX_OK, "%s",
-                 vkfx_error_message());
-    free(result.times);
+    th_run(&g, "histogram", &px, 4, VKFX_SAMPLE_U8, 32, &got);
     vkfx_pixels same;
     expected_passthrough(&px, &same);
     cr_assert_eq(memcmp(got.data, same.data, vkfx_pixels_bytes(&px)), 0);
     vkfx_pixels_free(&same);
-    vkfx_chain_free(chain);
     vkfx_pixels_free(&got);
     vkfx_pixels_free(&px);
     th_gpu_close(&g);
@@ -406,13 +392,8 @@ Test(tonemap, constant_and_black)
         tc_random_pixels(&px, 67, 45, 3, VKFX_SAMPLE_F32, 1);
         fill(&px, 3.5f);
         failures += !th_check(&g, &cf, &px, 3, VKFX_SAMPLE_F32, "constant");
-        vkfx_pixels got = {.channels = 3, .sample = VKFX_SAMPLE_F32};
-        vkfx_chain *chain = NULL;
-        cr_assert_eq(vkfx_chain_parse("tonemap", &chain), VKFX_OK);
-        vkfx_run_opts opts = {.precision = precision};
-        vkfx_run_result result;
-        cr_assert_eq(vkfx_run(g.ctx, g.staging, chain, &px, &got, &opts, &result), VKFX_OK);
-        free(result.times);
+        vkfx_pixels got;
+        th_run(&g, "tonemap", &px, 3, VKFX_SAMPLE_F32, precision, &got);
         /* Lw = 1e-4 + 3.5 (up to float), so Ld = 0.18 3.5 / (3.5 + 1e-4) / (1 + that) */
         double lm = 0.18 * 3.5 / (3.5 + 1e-4);
         double want = lm / (1 + lm);
@@ -422,16 +403,13 @@ Test(tonemap, constant_and_black)
 
         fill(&px, 0.0f);
         failures += !th_check(&g, &cf, &px, 3, VKFX_SAMPLE_F32, "black");
-        got = (vkfx_pixels){.channels = 3, .sample = VKFX_SAMPLE_F32};
-        cr_assert_eq(vkfx_run(g.ctx, g.staging, chain, &px, &got, &opts, &result), VKFX_OK);
-        free(result.times);
+        th_run(&g, "tonemap", &px, 3, VKFX_SAMPLE_F32, precision, &got);
         for (size_t i = 0; i < (size_t)67 * 45 * 3; i++)
             if (((float *)got.data)[i] != 0.0f) {
                 failures++;
                 break;
             }
         vkfx_pixels_free(&got);
-        vkfx_chain_free(chain);
         vkfx_pixels_free(&px);
     }
     th_gpu_close(&g);

@@ -141,19 +141,6 @@ Test(ripple, speed_beyond_stability_is_usage_error)
     vkfx_chain_free(chain);
 }
 
-static void run_gpu(th_gpu *g, const char *text, const vkfx_pixels *in, vkfx_pixels *out)
-{
-    vkfx_chain *chain = NULL;
-    vkfx_run_opts opts = {.precision = 32};
-    vkfx_run_result result;
-    *out = (vkfx_pixels){.channels = in->channels, .sample = in->sample};
-    cr_assert_eq(vkfx_chain_parse(text, &chain), VKFX_OK, "%s: %s", text, vkfx_error_message());
-    cr_assert_eq(vkfx_run(g->ctx, g->staging, chain, in, out, &opts, &result), VKFX_OK, "%s: %s",
-                 text, vkfx_error_message());
-    free(result.times);
-    vkfx_chain_free(chain);
-}
-
 static bool same_bytes(const vkfx_pixels *a, const vkfx_pixels *b)
 {
     return vkfx_pixels_bytes(a) == vkfx_pixels_bytes(b) &&
@@ -166,10 +153,10 @@ Test(ripple, deterministic_per_seed, .timeout = 300)
     th_gpu_open(&g);
     vkfx_pixels in, a, b, c, still;
     ramp_pixels(&in, 200, 150);
-    run_gpu(&g, "ripple:seed=5:steps=60", &in, &a);
-    run_gpu(&g, "ripple:seed=5:steps=60", &in, &b);
-    run_gpu(&g, "ripple:seed=6:steps=60", &in, &c);
-    run_gpu(&g, "ripple:drops=0", &in, &still);
+    th_run(&g, "ripple:seed=5:steps=60", &in, in.channels, in.sample, 32, &a);
+    th_run(&g, "ripple:seed=5:steps=60", &in, in.channels, in.sample, 32, &b);
+    th_run(&g, "ripple:seed=6:steps=60", &in, in.channels, in.sample, 32, &c);
+    th_run(&g, "ripple:drops=0", &in, in.channels, in.sample, 32, &still);
     cr_expect(same_bytes(&a, &b), "the same seed gave different bytes");
     cr_expect(!same_bytes(&a, &c), "seeds 5 and 6 gave the same bytes");
     cr_expect(!same_bytes(&a, &still), "the drops moved no pixel");
