@@ -13,7 +13,7 @@ static const char *const default_chains[] = {
 
 static const char bench_usage[] =
     "usage: vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--device D] [--json]\n"
-    "                  [CHAIN...]\n"
+    "                  [--no-subgroup-ops] [CHAIN...]\n"
     "Times each CHAIN (default: gauss:sigma=2, gauss:sigma=8, box:radius=15, sobel,\n"
     "cartoon) on a random WxH image (default 4096x4096) in the internal format, with\n"
     "Vulkan timestamp queries: the median of N runs (default 20) after a warm-up,\n"
@@ -39,11 +39,13 @@ int cli_bench_main(int argc, char **argv)
         {"precision", required_argument, NULL, 'p'},
         {"device", required_argument, NULL, 'd'},
         {"json", no_argument, NULL, 'j'},
+        {"no-subgroup-ops", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     vkfx_bench_opts o = {.width = 4096, .height = 4096, .precision = 16, .reps = 20};
     const char *device = NULL;
+    bool no_subgroup_ops = false;
     bool json = false;
     int c;
     opterr = 0;
@@ -78,6 +80,9 @@ int cli_bench_main(int argc, char **argv)
         case 'j':
             json = true;
             break;
+        case 'n':
+            no_subgroup_ops = true;
+            break;
         case 'h':
             fputs(bench_usage, stdout);
             return EXIT_OK;
@@ -103,6 +108,7 @@ int cli_bench_main(int argc, char **argv)
     vkfx_bench_case *cases = calloc(o.nchains + 1, sizeof(*cases));
     vkfx_context_opts copts = {
         .device = device,
+        .no_subgroup_ops = no_subgroup_ops,
         .validate = cli_env_flag("VKFX_VALIDATE"),
         .log = cli_log,
     };

@@ -33,6 +33,8 @@ static const char usage_text[] =
     "                         on input, no encode on output\n"
     "      --timings          GPU milliseconds per pass on stderr\n"
     "      --device D         device index or name substring (see --list-devices)\n"
+    "      --no-subgroup-ops  run the shared-memory variants of kernels that\n"
+    "                         otherwise use subgroup arithmetic (for testing)\n"
     "      --filters          list the filters with one line of help each\n"
     "      --help-filter NAME the options of one filter: type, default, range\n"
     "      --list-devices     the Vulkan devices, '*' marks the default pick\n"
@@ -194,6 +196,7 @@ enum {
     OPT_HELP_FILTER,
     OPT_LIST_DEVICES,
     OPT_VERSION,
+    OPT_NO_SUBGROUP,
 };
 
 int main(int argc, char **argv)
@@ -215,10 +218,12 @@ int main(int argc, char **argv)
         {"help-filter", required_argument, NULL, OPT_HELP_FILTER},
         {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"no-subgroup-ops", no_argument, NULL, OPT_NO_SUBGROUP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *chain_text = NULL, *output = NULL, *device = NULL;
+    bool no_subgroup_ops = false;
     vkfx_run_opts run = {.precision = 16};
     vkfx_save_opts save = {0};
     long v = 0;
@@ -250,6 +255,9 @@ int main(int argc, char **argv)
             break;
         case OPT_DEVICE:
             device = optarg;
+            break;
+        case OPT_NO_SUBGROUP:
+            no_subgroup_ops = true;
             break;
         case OPT_FILTERS:
             return list_filters();
@@ -307,6 +315,7 @@ int main(int argc, char **argv)
         goto done;
     vkfx_context_opts copts = {
         .device = device,
+        .no_subgroup_ops = no_subgroup_ops,
         .validate = cli_env_flag("VKFX_VALIDATE"),
         .log = cli_log,
     };

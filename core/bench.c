@@ -44,6 +44,7 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     if (text)
         TRY(vkfx_chain_parse(text, &chain));
     TRY(vkfx_graph_begin(ctx, o->width, o->height, vkfx_internal_format(o->precision), true, &g));
+    vkfx_graph_set_staging(g, staging);
     TRY(vkfx_graph_buffer(g, vkfx_pixels_bytes(px), 0, &raw));
     TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &src));
     TRY(vkfx_staging_upload(staging, raw->buffer, 0, px->data, vkfx_pixels_bytes(px)));

@@ -418,6 +418,8 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     ctx->subgroup_size_control = c.f13.subgroupSizeControl && c.f13.computeFullSubgroups &&
                                  (c.p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
     ctx->timestamp_period_ns = ctx->props.limits.timestampPeriod;
+    ctx->shader_int64 = c.feats.features.shaderInt64;
+    ctx->max_workgroup_subgroups = c.p13.maxComputeWorkgroupSubgroups;
 
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {

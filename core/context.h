@@ -22,8 +22,10 @@ struct vkfx_context {
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem;
     uint32_t subgroup_size, min_subgroup_size, max_subgroup_size;
-    bool subgroup_arith; /* subgroupInclusiveAdd and friends in compute */
+    uint32_t max_workgroup_subgroups; /* with a required subgroup size */
+    bool subgroup_arith;              /* subgroupInclusiveAdd and friends in compute */
     bool subgroup_size_control;
+    bool shader_int64; /* 64-bit integers in shaders (summed-area tables) */
     bool timestamps;
     double timestamp_period_ns;
     VkCommandPool pool;

@@ -95,6 +95,7 @@ uint32_t vkfx_format_texel_bytes(VkFormat format)
     case VK_FORMAT_R16G16B16A16_SFLOAT:
         return 8;
     case VK_FORMAT_R32G32B32A32_SFLOAT:
+    case VK_FORMAT_R32G32B32A32_UINT:
         return 16;
     case VK_FORMAT_R32_SFLOAT:
     case VK_FORMAT_R32_UINT:

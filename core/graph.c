@@ -17,6 +17,7 @@ typedef struct tracked {
 
 struct vkfx_graph {
     vkfx_context *ctx;
+    vkfx_staging *staging;
     uint32_t width, height;
     VkFormat format;
     VkCommandBuffer cmd;
@@ -56,6 +57,10 @@ VkFormat vkfx_graph_format(vkfx_graph *g)
 VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g)
 {
     return g->cmd;
+}
+void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging)
+{
+    g->staging = staging;
 }
 
 static int add_pool(vkfx_graph *g)
@@ -392,4 +397,15 @@ int vkfx_graph_timings(vkfx_graph *g, const vkfx_pass_time **times, uint32_t *co
     *times = g->times;
     *count = g->ntimes;
     return VKFX_OK;
+}
+
+int vkfx_graph_upload(vkfx_graph *g, const void *data, VkDeviceSize size, vkfx_buffer **out)
+{
+    int ret = VKFX_OK;
+    if (!g->staging)
+        return vkfx_fail(VKFX_E_VULKAN, "this graph has no staging memory for uploads");
+    TRY(vkfx_graph_buffer(g, size, 0, out));
+    TRY(vkfx_staging_upload(g->staging, (*out)->buffer, 0, data, size));
+fail:
+    return ret;
 }

@@ -11,6 +11,7 @@
 #include "context.h"
 #include "gpu.h"
 #include "kernel.h"
+#include "staging.h"
 
 typedef struct vkfx_graph vkfx_graph;
 
@@ -44,12 +45,19 @@ uint32_t vkfx_graph_width(vkfx_graph *g);
 uint32_t vkfx_graph_height(vkfx_graph *g);
 VkFormat vkfx_graph_format(vkfx_graph *g);
 VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g);
+/* The staging memory vkfx_graph_upload copies through (set by whoever runs
+ * the graph). */
+void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging);
 
 /* Temporaries that live as long as the graph, ready for use (layout GENERAL). */
 int vkfx_graph_image(vkfx_graph *g, uint32_t width, uint32_t height, VkFormat format,
                      vkfx_image **out);
 int vkfx_graph_buffer(vkfx_graph *g, VkDeviceSize size, VkBufferUsageFlags extra_usage,
                       vkfx_buffer **out);
+
+/* A temporary buffer holding a copy of size host bytes (a filter's
+ * auxiliary map), uploaded now, before the graph's work is submitted. */
+int vkfx_graph_upload(vkfx_graph *g, const void *data, VkDeviceSize size, vkfx_buffer **out);
 
 int vkfx_graph_dispatch(vkfx_graph *g, const vkfx_dispatch *d);
 /* Declares a non-dispatch access (a transfer the caller records itself) so

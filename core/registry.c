@@ -15,6 +15,8 @@ const vkfx_filter *const vkfx_filters[] = {
     &vkfx_filter_ripple,
     &vkfx_filter_histogram,
     &vkfx_filter_tonemap,
+    &vkfx_filter_satblur,
+    &vkfx_filter_satdof,
     NULL,
 };
 // clang-format on

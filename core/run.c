@@ -176,6 +176,7 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
         return vkfx_fail(VKFX_E_FORMAT, "the image is empty (%ux%u)", in->width, in->height);
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &g));
+    vkfx_graph_set_staging(g, staging);
     TRY(vkfx_graph_buffer(g, raw_bytes(in), 0, &raw_in));
     TRY(vkfx_graph_buffer(g, raw_bytes(out), 0, &raw_out));
     TRY(vkfx_graph_image(g, in->width, in->height, vkfx_graph_format(g), &img));

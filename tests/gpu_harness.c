@@ -14,7 +14,10 @@ static void log_message(void *user, const char *message)
 void th_gpu_open(th_gpu *g)
 {
     const char *v = getenv("VKFX_VALIDATE");
-    vkfx_context_opts o = {.validate = v && strcmp(v, "1") == 0, .log = log_message};
+    const char *nsg = getenv("VKFX_TEST_NO_SUBGROUP_OPS");
+    vkfx_context_opts o = {.validate = v && strcmp(v, "1") == 0,
+                           .no_subgroup_ops = nsg && strcmp(nsg, "1") == 0,
+                           .log = log_message};
     memset(g, 0, sizeof(*g));
     int ret = vkfx_context_create(&o, &g->ctx);
     cr_assert_eq(ret, VKFX_OK, "context: %s", vkfx_error_message());
@@ -88,5 +91,17 @@ int th_check_small(th_gpu *g, const th_case *c)
             failures += !th_check(g, c, &px, ch, VKFX_SAMPLE_U8, "small");
             vkfx_pixels_free(&px);
         }
+    return failures;
+}
+
+int th_check_photos(th_gpu *g, const th_case *c)
+{
+    int failures = 0;
+    for (const char *const *name = tc_shared_photos(); *name; name++) {
+        vkfx_pixels photo;
+        cr_assert_eq(tc_load_shared(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
+        failures += !th_check(g, c, &photo, photo.channels, VKFX_SAMPLE_U8, *name);
+        vkfx_pixels_free(&photo);
+    }
     return failures;
 }

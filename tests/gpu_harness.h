@@ -15,7 +15,8 @@ typedef struct th_gpu {
     vkfx_staging *staging;
 } th_gpu;
 
-/* Creates the context (validation from VKFX_VALIDATE) and staging memory;
+/* Creates the context (validation from VKFX_VALIDATE, the shared-memory
+ * kernel variants with VKFX_TEST_NO_SUBGROUP_OPS=1) and staging memory;
  * aborts the test on failure. */
 void th_gpu_open(th_gpu *g);
 /* Asserts that the validation layer reported nothing, then frees. */
@@ -48,5 +49,9 @@ bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_c
 /* Runs th_check on random 8-bit images of 1x1, 2x1, 1x3, 7x5 and 17x3 in
  * every channel layout (1-4); returns how many were out of tolerance. */
 int th_check_small(th_gpu *g, const th_case *c);
+
+/* Runs th_check on every photo of tc_shared_photos at its own size, in its
+ * own channel layout, 8-bit output; returns how many were out of tolerance. */
+int th_check_photos(th_gpu *g, const th_case *c);
 
 #endif

@@ -49,15 +49,8 @@ static void check_photos(const char *chain)
     th_gpu g;
     th_gpu_open(&g);
     int failures = 0;
-    for (const char *const *name = tc_shared_photos(); *name; name++) {
-        vkfx_pixels photo;
-        cr_assert_eq(tc_load_shared(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
-        for (int precision = 16; precision <= 32; precision += 16) {
-            th_case c = {chain, ref_box3_fn, NULL, precision, 1};
-            failures += !th_check(&g, &c, &photo, photo.channels, VKFX_SAMPLE_U8, *name);
-        }
-        vkfx_pixels_free(&photo);
-    }
+    for (int precision = 16; precision <= 32; precision += 16)
+        failures += th_check_photos(&g, &(th_case){chain, ref_box3_fn, NULL, precision, 1});
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }

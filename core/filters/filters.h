@@ -15,10 +15,85 @@ extern const vkfx_filter vkfx_filter_bilateral;
 extern const vkfx_filter vkfx_filter_box3;
 extern const vkfx_filter vkfx_filter_histogram;
 extern const vkfx_filter vkfx_filter_tonemap;
+extern const vkfx_filter vkfx_filter_satblur;
+extern const vkfx_filter vkfx_filter_satdof;
 
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst);
 int vkfx_gauss_default_radius(double sigma);
+
+/* An auxiliary map of the image's size (a depth or radius map) read from
+ * path into a device buffer of W x H floats: the first channel, integer
+ * samples divided by 255 or 65535, float samples as they are. A size that
+ * differs from the image's is VKFX_E_USAGE; messages name filter and option. */
+int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const char *path,
+                  vkfx_buffer **out);
+
+/* The circle of confusion of FILTERS.md "Depth of field", shared by every
+ * depth-of-field filter: a params struct member and its option rows. */
+enum { VKFX_DEPTH_DEPTH, VKFX_DEPTH_DISPARITY };
+extern const char *const vkfx_depth_kinds[];
+
+typedef struct vkfx_coc_params {
+    char *depth;
+    double focus, range, maxcoc;
+    int kind;
+} vkfx_coc_params;
+
+/* focus, range, maxcoc and 0 for the kernels' push constants. */
+void vkfx_coc_push(const vkfx_coc_params *p, float out[4], uint32_t *disparity);
+
+#define VKFX_COC_OPTIONS(T, member)                                                                \
+    {.name = "depth",                                                                              \
+     .type = VKFX_OPT_PATH,                                                                        \
+     .offset = offsetof(T, member.depth),                                                          \
+     .required = true,                                                                             \
+     .help = "depth map of the image's size: its first channel; 8/16-bit maps are read as "        \
+             "[0,1], float maps (HDR) in their own units"},                                        \
+        {.name = "focus",                                                                          \
+         .type = VKFX_OPT_FLOAT,                                                                   \
+         .offset = offsetof(T, member.focus),                                                      \
+         .def = 0.5,                                                                               \
+         .min = -1e30,                                                                             \
+         .max = 1e30,                                                                              \
+         .help = "depth in focus (after kind=disparity flips the map), in the map's units"},       \
+        {.name = "range",                                                                          \
+         .type = VKFX_OPT_FLOAT,                                                                   \
+         .offset = offsetof(T, member.range),                                                      \
+         .def = 0.5,                                                                               \
+         .min = 1e-9,                                                                              \
+         .max = 1e30,                                                                              \
+         .help = "depth distance from focus at which the blur reaches maxcoc"},                    \
+        {.name = "maxcoc",                                                                         \
+         .type = VKFX_OPT_FLOAT,                                                                   \
+         .offset = offsetof(T, member.maxcoc),                                                     \
+         .def = 16,                                                                                \
+         .min = 0,                                                                                 \
+         .max = 4096,                                                                              \
+         .help = "largest circle of confusion, in pixels"},                                        \
+    {                                                                                              \
+        .name = "kind", .type = VKFX_OPT_CHOICE, .offset = offsetof(T, member.kind),               \
+        .def = VKFX_DEPTH_DEPTH, .choices = vkfx_depth_kinds,                                      \
+        .help = "depth: the map holds depth; disparity: it holds inverse depth (larger is "        \
+                "nearer) and is used as 1 - z"                                                     \
+    }
+
+/* The summed-area table of src in 64-bit fixed point (value * 2^shift,
+ * wrapping modulo 2^64; box sums taken from it are exact): the low and
+ * high 32 bits of each channel in two W x H rgba32ui images. probe, when not NULL, receives what
+ * the table pass ran with (gl_SubgroupSize, the specialised size, the subgroup count; all 0 on the
+ * shared-memory path). */
+typedef struct vkfx_sat {
+    vkfx_image *lo, *hi;
+    int shift;
+} vkfx_sat;
+/* The shift a W x H image gets: as many fraction bits as keep every box
+ * sum of samples within +-65504 inside int64, at most 24. */
+int vkfx_sat_shift(uint32_t width, uint32_t height);
+int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out);
+/* Copies table rows [first, first + rows) into out as int64 RGBA, row-major. */
+int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, uint32_t rows,
+                           vkfx_buffer *out);
 
 #endif

@@ -77,6 +77,28 @@ void ref_histogram_add(uint32_t counts[4 * 256], uint32_t r, uint32_t g, uint32_
 /* Global Reinhard with key A and white point W (W <= 0: none). */
 int ref_tonemap(const ref_image *in, double key, double white, ref_image *out);
 
+/* The circle of confusion of FILTERS.md "Depth of field" for depth z. */
+typedef struct ref_coc_params {
+    double focus, range, maxcoc;
+    bool disparity;
+} ref_coc_params;
+double ref_coc(double z, const ref_coc_params *p);
+
+/* satblur / satdof: the radius is fixed, floor(m * scale + 0.5) from map's
+ * first channel m (map set, coc NULL), or floor(coc(z) + 0.5) with z from
+ * map (map and coc set). Windows are clipped to the image. */
+typedef struct ref_sat_params {
+    int64_t radius;
+    const vkfx_pixels *map;
+    double scale;
+    const ref_coc_params *coc;
+    bool smooth;
+} ref_sat_params;
+/* The first channel of pixel i of a map, integer samples normalised by bit depth. */
+double ref_map_value(const vkfx_pixels *map, size_t i);
+int64_t ref_sat_radius(const ref_sat_params *p, size_t pixel);
+int ref_satblur(const ref_image *in, const ref_sat_params *p, ref_image *out);
+
 /* The transfer curves and luminance of FILTERS.md, for tests that need them. */
 /* Rounds every value to the nearest IEEE half, as storing an image in
  * rgba16f between the links of a chain does. */

@@ -1,0 +1,67 @@
+/* What satdof, dof and bokeh share: auxiliary maps (a depth map, a radius
+ * map) read from a file into a float buffer on the device, and the
+ * circle-of-confusion parameters (glsl/coc.glsl computes the value). */
+#include <stdlib.h>
+
+#include "../error.h"
+#include "../fileio.h"
+#include "filters.h"
+
+int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const char *path,
+                  vkfx_buffer **out)
+{
+    int ret = VKFX_OK;
+    vkfx_pixels px = {0};
+    float *m = NULL;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    ret = vkfx_file_load(path, &px);
+    if (ret < 0) {
+        vkfx_fail_context(ret, "%s: reading %s=%s", filter, option, path);
+        goto fail;
+    }
+    if (px.width != w || px.height != h) {
+        ret = vkfx_fail(VKFX_E_USAGE,
+                        "%s: %s=%s is %ux%u but the image is %ux%u; the map must have the "
+                        "image's size (it is never resampled)",
+                        filter, option, path, px.width, px.height, w, h);
+        goto fail;
+    }
+    size_t n = (size_t)w * h;
+    m = malloc(n * sizeof(*m));
+    if (!m) {
+        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        goto fail;
+    }
+    /* The first channel, integer samples normalised by their bit depth:
+     * data, so never sRGB-decoded or premultiplied. */
+    for (size_t i = 0; i < n; i++) {
+        size_t at = i * px.channels;
+        switch (px.sample) {
+        case VKFX_SAMPLE_U8:
+            m[i] = (float)(((const uint8_t *)px.data)[at] / 255.0);
+            break;
+        case VKFX_SAMPLE_U16:
+            m[i] = (float)(((const uint16_t *)px.data)[at] / 65535.0);
+            break;
+        case VKFX_SAMPLE_F32:
+            m[i] = ((const float *)px.data)[at];
+            break;
+        }
+    }
+    TRY(vkfx_graph_upload(g, m, n * sizeof(*m), out));
+fail:
+    free(m);
+    vkfx_pixels_free(&px);
+    return ret;
+}
+
+void vkfx_coc_push(const vkfx_coc_params *p, float out[4], uint32_t *disparity)
+{
+    out[0] = (float)p->focus;
+    out[1] = (float)p->range;
+    out[2] = (float)p->maxcoc;
+    out[3] = 0;
+    *disparity = p->kind == VKFX_DEPTH_DISPARITY;
+}
+
+const char *const vkfx_depth_kinds[] = {"depth", "disparity", NULL};

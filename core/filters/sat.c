@@ -1,0 +1,203 @@
+/* Summed-area tables (glsl/sat_tile_body.glsl): a tile pass that sums each
+ * tile's columns and rows, carries between tiles (sat_carry, sat_lines),
+ * and a second tile pass that rebuilds each tile's sums and adds the
+ * carries. The image is read twice and the table written once; the tile
+ * sums in between are 2/TW of the table's size. Work groups hold at most
+ * 256 invocations and no more subgroups than the device allows. */
+#include "../error.h"
+#include "filters.h"
+
+#include "sat_carry.spv.h"
+#include "sat_export.spv.h"
+#include "sat_lines.spv.h"
+#include "sat_lines_sg.spv.h"
+#include "sat_tile.spv.h"
+#include "sat_tile_sg.spv.h"
+
+enum { MODE_SUMS, MODE_TABLE, ROWS_PER_INVOCATION = 4, LINES_GROUP = 256, CARRY_GROUP = 64 };
+
+#define TILE_KERNEL(kname)                                                                         \
+    {                                                                                              \
+        .name = #kname, VKFX_SPV(kname), .nbind = 6,                                               \
+        .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_STORAGE_IMAGE,              \
+                 VKFX_BIND_BUFFER,  VKFX_BIND_BUFFER,        VKFX_BIND_BUFFER},                    \
+        .push_size = 8,                                                                            \
+    }
+static const vkfx_kernel_desc tile_kernel = TILE_KERNEL(sat_tile);
+static const vkfx_kernel_desc tile_sg_kernel = TILE_KERNEL(sat_tile_sg);
+
+static const vkfx_kernel_desc lines_kernel = {.name = "sat_lines",
+                                              VKFX_SPV(sat_lines),
+                                              .nbind = 1,
+                                              .bind = {VKFX_BIND_BUFFER},
+                                              .push_size = 4};
+static const vkfx_kernel_desc lines_sg_kernel = {.name = "sat_lines_sg",
+                                                 VKFX_SPV(sat_lines_sg),
+                                                 .nbind = 1,
+                                                 .bind = {VKFX_BIND_BUFFER},
+                                                 .push_size = 4};
+static const vkfx_kernel_desc export_kernel = {
+    .name = "sat_export",
+    VKFX_SPV(sat_export),
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
+    .push_size = 16};
+static const vkfx_kernel_desc carry_kernel = {.name = "sat_carry",
+                                              VKFX_SPV(sat_carry),
+                                              .nbind = 1,
+                                              .bind = {VKFX_BIND_BUFFER},
+                                              .push_size = 16};
+
+int vkfx_sat_shift(uint32_t width, uint32_t height)
+{
+    /* |box sum| <= W H 65504 2^shift < 2^63, 65504 < 2^16. */
+    uint64_t n = (uint64_t)width * height;
+    int bits = 0;
+    while (bits < 63 && (1ull << bits) < n)
+        bits++;
+    int shift = 63 - 1 - 16 - bits;
+    return shift > 24 ? 24 : shift < 0 ? 0 : shift;
+}
+
+/* Subgroup scans need a known, fixed subgroup size dividing the tile width:
+ * one the pipeline can pin, or the only one the device has. */
+static bool use_subgroups(const vkfx_context *ctx)
+{
+    return ctx->subgroup_arith && ctx->subgroup_size >= 4 && ctx->subgroup_size <= 128 &&
+           (ctx->subgroup_size_control || ctx->min_subgroup_size == ctx->max_subgroup_size);
+}
+
+int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out)
+{
+    int ret = VKFX_OK;
+    vkfx_context *ctx = vkfx_graph_context(g);
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *sums = NULL, *table = NULL, *lines = NULL, *carry = NULL;
+    vkfx_buffer *cols = NULL, *rows = NULL;
+    bool sg = use_subgroups(ctx);
+    uint32_t sgsize = sg ? ctx->subgroup_size : 0;
+    uint32_t tw = sg && sgsize > 32 ? sgsize : 32;
+    /* A pinned subgroup size caps a group at size * maxComputeWorkgroupSubgroups. */
+    uint32_t group = 256;
+    if (sg && ctx->subgroup_size_control && sgsize * ctx->max_workgroup_subgroups < group)
+        group = sgsize * ctx->max_workgroup_subgroups;
+    uint32_t tr = group / tw, th = tr * ROWS_PER_INVOCATION;
+    uint32_t ti = vkfx_groups(w, tw), tj = vkfx_groups(h, th);
+    VkDeviceSize entry = 4 * sizeof(int64_t);
+    out->lo = out->hi = NULL;
+    out->shift = shift;
+
+    if (!ctx->shader_int64)
+        return vkfx_fail(VKFX_E_LIMIT, "summed-area tables need 64-bit integers in shaders "
+                                       "(shaderInt64), which this device lacks");
+    VkDeviceSize aux = (VkDeviceSize)(tj > ti ? tj : ti) * (w > h ? w : h) * entry;
+    if (aux > ctx->props.limits.maxStorageBufferRange)
+        return vkfx_fail(VKFX_E_LIMIT,
+                         "a %ux%u image needs %.1f MiB of tile sums for its summed-area table, "
+                         "beyond this device's largest storage buffer (%.1f MiB)",
+                         w, h, aux / 1048576.0,
+                         ctx->props.limits.maxStorageBufferRange / 1048576.0);
+
+    vkfx_spec tspec = {.local = {tw, tr, 1}, .subgroup = sgsize, .nextra = 2};
+    tspec.extra[0] = MODE_SUMS;
+    tspec.extra[1] = (uint32_t)shift;
+    TRY(vkfx_kernel_get(ctx, sg ? &tile_sg_kernel : &tile_kernel, &tspec, &sums));
+    tspec.extra[0] = MODE_TABLE;
+    TRY(vkfx_kernel_get(ctx, sg ? &tile_sg_kernel : &tile_kernel, &tspec, &table));
+    vkfx_spec lspec = {.local = {group < LINES_GROUP ? group : LINES_GROUP, 1, 1},
+                       .subgroup = sgsize};
+    TRY(vkfx_kernel_get(ctx, sg ? &lines_sg_kernel : &lines_kernel, &lspec, &lines));
+    vkfx_spec cspec = {.local = {CARRY_GROUP, 1, 1}};
+    TRY(vkfx_kernel_get(ctx, &carry_kernel, &cspec, &carry));
+
+    TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_UINT, &out->lo));
+    TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_UINT, &out->hi));
+    TRY(vkfx_graph_buffer(g, (VkDeviceSize)tj * w * entry, 0, &cols));
+    TRY(vkfx_graph_buffer(g, (VkDeviceSize)ti * h * entry, 0, &rows));
+    if (!probe)
+        TRY(vkfx_graph_buffer(g, 16, 0, &probe));
+
+    int32_t size[2] = {(int32_t)w, (int32_t)h};
+    vkfx_dispatch a = {
+        .kernel = sums,
+        .label = "sat.sums",
+        .use = {{.image = src},
+                {.image = out->lo},
+                {.image = out->hi},
+                {.buffer = cols, .write = true},
+                {.buffer = rows, .write = true},
+                {.buffer = probe}},
+        .push = size,
+        .groups = {ti, tj, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &a));
+    /* cols: down each column over the tile rows (exclusive), then along each
+     * tile row over the full width: the table's value on the row above the
+     * tile. rows: along each row over the tile columns (exclusive): the sums
+     * left of the tile in each of its rows. */
+    uint32_t down[4] = {w, tj, w, 1};
+    vkfx_dispatch b1 = {
+        .kernel = carry,
+        .label = "sat.carry",
+        .use = {{.buffer = cols, .write = true}},
+        .push = down,
+        .groups = {vkfx_groups(w, CARRY_GROUP), 1, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &b1));
+    uint32_t len = w;
+    vkfx_dispatch b2 = {
+        .kernel = lines,
+        .label = "sat.lines",
+        .use = {{.buffer = cols, .write = true}},
+        .push = &len,
+        .groups = {tj, 1, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &b2));
+    uint32_t across[4] = {h, ti, h, 1};
+    vkfx_dispatch b3 = {
+        .kernel = carry,
+        .label = "sat.carry",
+        .use = {{.buffer = rows, .write = true}},
+        .push = across,
+        .groups = {vkfx_groups(h, CARRY_GROUP), 1, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &b3));
+    vkfx_dispatch c = {
+        .kernel = table,
+        .label = "sat.table",
+        .use = {{.image = src},
+                {.image = out->lo, .write = true},
+                {.image = out->hi, .write = true},
+                {.buffer = cols},
+                {.buffer = rows},
+                {.buffer = probe, .write = true}},
+        .push = size,
+        .groups = {ti, tj, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &c));
+fail:
+    if (ret < 0)
+        vkfx_fail_context(ret, "building the summed-area table");
+    return ret;
+}
+
+int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, uint32_t rows,
+                           vkfx_buffer *out)
+{
+    int ret = VKFX_OK;
+    vkfx_kernel *k = NULL;
+    uint32_t w = vkfx_graph_width(g);
+    vkfx_spec spec = {.local = {16, 16, 1}};
+    TRY(vkfx_kernel_get(vkfx_graph_context(g), &export_kernel, &spec, &k));
+    int32_t push[4] = {(int32_t)w, (int32_t)vkfx_graph_height(g), (int32_t)first, (int32_t)rows};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = "sat.export",
+        .use = {{.image = sat->lo}, {.image = sat->hi}, {.buffer = out, .write = true}},
+        .push = push,
+        .groups = {vkfx_groups(w, 16), vkfx_groups(rows, 16), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}

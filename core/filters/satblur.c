@@ -1,0 +1,182 @@
+/* satblur and satdof of FILTERS.md "Summed-area tables" and "Depth of
+ * field": the table of the image (sat.c), then box means from four table
+ * reads per box (glsl/satblur.comp) with a radius that is fixed, read from
+ * a map, or the rounded circle of confusion of a depth map. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../error.h"
+#include "filters.h"
+
+#include "satblur.spv.h"
+
+/* Spec constant 4 of satblur.comp. */
+enum { RADIUS_FIXED, RADIUS_MAP, RADIUS_COC };
+enum { SHAPE_BOX, SHAPE_SMOOTH };
+
+static const char *const shapes[] = {"box", "smooth", NULL};
+
+typedef struct satblur_params {
+    int32_t radius;
+    char *map;
+    double scale;
+    int shape;
+} satblur_params;
+
+typedef struct satdof_params {
+    vkfx_coc_params coc;
+    int shape;
+} satdof_params;
+
+#define SHAPE_OPTION(T)                                                                            \
+    {                                                                                              \
+        .name = "shape", .type = VKFX_OPT_CHOICE, .offset = offsetof(T, shape), .def = SHAPE_BOX,  \
+        .choices = shapes,                                                                         \
+        .help = "box: one square of half-size r; smooth: the mean of three overlapped boxes "      \
+                "of half-sizes (r/2, r), (r, r/2), (3r/4, 3r/4)"                                   \
+    }
+
+static const vkfx_option satblur_options[] = {
+    {.name = "radius",
+     .type = VKFX_OPT_INT,
+     .offset = offsetof(satblur_params, radius),
+     .def = 8,
+     .min = 0,
+     .max = 1000000,
+     .help = "half-size r of the window [x-r, x+r] x [y-r, y+r]; any r costs the same"},
+    {.name = "map",
+     .type = VKFX_OPT_PATH,
+     .offset = offsetof(satblur_params, map),
+     .help = "per-pixel radius r = floor(m * scale + 0.5) from this image's first channel m "
+             "(8/16-bit maps in [0,1]); replaces radius"},
+    {.name = "scale",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(satblur_params, scale),
+     .def = 32,
+     .min = 0,
+     .max = 1e6,
+     .help = "radius in pixels that a map value of 1 gives"},
+    SHAPE_OPTION(satblur_params),
+    {0},
+};
+
+static const vkfx_option satdof_options[] = {
+    VKFX_COC_OPTIONS(satdof_params, coc),
+    SHAPE_OPTION(satdof_params),
+    {0},
+};
+
+static const vkfx_kernel_desc satblur_kernel = {
+    .name = "satblur",
+    VKFX_SPV(satblur),
+    .nbind = 4,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
+    .push_size = 36,
+};
+
+static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32_t mode, int shape,
+                         int32_t radius, float scale, const vkfx_coc_params *coc, vkfx_buffer *map,
+                         const char *label)
+{
+    int ret = VKFX_OK;
+    vkfx_context *ctx = vkfx_graph_context(g);
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *k = NULL;
+    vkfx_sat sat = {0};
+    TRY(vkfx_sat_record(g, src, vkfx_sat_shift(w, h), NULL, &sat));
+    if (!map)
+        TRY(vkfx_graph_buffer(g, 16, 0, &map));
+    vkfx_spec spec = {.local = {16, 16, 1},
+                      .nextra = 3,
+                      .extra = {mode, (uint32_t)sat.shift, shape == SHAPE_SMOOTH},
+                      .half_out = vkfx_half_out(dst->format)};
+    TRY(vkfx_kernel_get(ctx, &satblur_kernel, &spec, &k));
+    /* Radii beyond twice the image give the same means (smooth halves them). */
+    int32_t big = 2 * (int32_t)(w > h ? w : h) + 1;
+    struct {
+        int32_t size[2];
+        int32_t radius;
+        float scale, coc[3];
+        uint32_t disparity;
+    } push = {{(int32_t)w, (int32_t)h}, radius > big ? big : radius, scale, {0, 0, 0}, 0};
+    if (coc) {
+        float c[4];
+        vkfx_coc_push(coc, c, &push.disparity);
+        push.coc[0] = c[0];
+        push.coc[1] = c[1];
+        push.coc[2] = c[2];
+    }
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = label,
+        .use = {{.image = sat.lo},
+                {.image = sat.hi},
+                {.image = dst, .write = true},
+                {.buffer = map}},
+        .push = &push,
+        .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}
+
+static int satblur_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                          vkfx_image *dst)
+{
+    (void)state;
+    int ret = VKFX_OK;
+    const satblur_params *p = params;
+    vkfx_buffer *map = NULL;
+    if (p->map)
+        TRY(vkfx_aux_load(g, "satblur", "map", p->map, &map));
+    TRY(lookup_record(g, src, dst, p->map ? RADIUS_MAP : RADIUS_FIXED, p->shape, p->radius,
+                      (float)p->scale, NULL, map, "satblur.lookup"));
+fail:
+    return ret;
+}
+
+static int satdof_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                         vkfx_image *dst)
+{
+    (void)state;
+    int ret = VKFX_OK;
+    const satdof_params *p = params;
+    vkfx_buffer *depth = NULL;
+    TRY(vkfx_aux_load(g, "satdof", "depth", p->coc.depth, &depth));
+    TRY(lookup_record(g, src, dst, RADIUS_COC, p->shape, 0, 1.0f, &p->coc, depth, "satdof.lookup"));
+fail:
+    return ret;
+}
+
+const vkfx_filter vkfx_filter_satblur = {
+    .name = "satblur",
+    .help = "box blur of any radius at constant cost from a summed-area table",
+    .details =
+        "Each output pixel is the mean over [x-r, x+r] x [y-r, y+r] clipped to the image "
+        "(divided by the number of pixels inside; edges do not repeat), of linear "
+        "premultiplied RGBA. r is radius, or floor(m * scale + 0.5) per pixel with m the first "
+        "channel of map (same size as the image; 8/16-bit maps read as [0,1], float maps as "
+        "they are; NaN gives 0). shape=smooth averages three boxes of half-sizes "
+        "(round(r/2), r), (r, round(r/2)) and (round(3r/4), round(3r/4)), round(v) = "
+        "floor(v + 0.5). The table holds 64-bit integer sums of the samples in fixed point "
+        "(2^-24 steps up to 4 megapixels, coarser above, at worst 2^-18 at 268 megapixels) "
+        "after clamping them to +-65504, so box means are exact to that step whatever the "
+        "radius.",
+    .options = satblur_options,
+    .params_size = sizeof(satblur_params),
+    .record = satblur_record,
+};
+
+const vkfx_filter vkfx_filter_satdof = {
+    .name = "satdof",
+    .help = "depth of field: a per-pixel box blur sized by the circle of confusion",
+    .details = "coc = maxcoc * clamp(|z - focus| / range, 0, 1) in pixels, z the depth map's "
+               "first channel (1 - z with kind=disparity); 8/16-bit maps are read as [0,1], "
+               "float maps (HDR) in their own units, with focus and range in the same units. "
+               "Each pixel is then satblur's mean with radius floor(coc + 0.5). The depth map "
+               "must have the image's size.",
+    .options = satdof_options,
+    .params_size = sizeof(satdof_params),
+    .record = satdof_record,
+};

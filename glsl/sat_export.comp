@@ -1,0 +1,26 @@
+#version 460
+// Copies rows [first, first + rows) of a summed-area table (two rgba32ui
+// images of low and high halves, sat_tile_body.glsl) into a buffer of
+// 64-bit RGBA, row-major: how tests read a table back. 16x16 work groups.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "scan.glsl"
+
+layout(binding = 0) uniform usampler2D sat_lo;
+layout(binding = 1) uniform usampler2D sat_hi;
+layout(binding = 2) writeonly buffer Out { u64vec4 e[]; };
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    int first, rows;
+} pc;
+
+void main()
+{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    if (p.x >= pc.size.x || p.y >= pc.rows)
+        return;
+    ivec2 q = ivec2(p.x, pc.first + p.y);
+    e[uint(p.y) * uint(pc.size.x) + uint(p.x)] =
+        (u64vec4(texelFetch(sat_hi, q, 0)) << 32) | u64vec4(texelFetch(sat_lo, q, 0));
+}

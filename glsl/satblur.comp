@@ -1,0 +1,82 @@
+#version 460
+// Box means from a summed-area table (sat_tile_body.glsl): satblur and
+// satdof. Each invocation computes one pixel's radius (fixed, from a map,
+// or from the circle of confusion of a depth map) and reads four table
+// entries per box, one box or (SMOOTH) three overlapped ones, so its cost
+// does not depend on the radius. 16x16 work groups, no shared memory; the
+// technique is the summed-area-table variable blur of the seed's case study.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "coc.glsl"
+#include "scan.glsl"
+
+// 0: radius from the push constants, 1: floor(map * scale + 0.5),
+// 2: floor(coc(depth) + 0.5).
+layout(constant_id = 4) const uint MODE = 0;
+layout(constant_id = 5) const int SHIFT = 24;
+layout(constant_id = 6) const bool SMOOTH = false;
+
+layout(binding = 0) uniform usampler2D sat_lo;
+layout(binding = 1) uniform usampler2D sat_hi;
+layout(binding = 2) uniform writeonly image2D dst;
+layout(binding = 3) readonly buffer Map { float map[]; };
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    int radius;
+    float scale, focus, range, maxcoc;
+    uint disparity;
+} pc;
+
+i64vec4 table(int x, int y)
+{
+    if (x < 0 || y < 0)
+        return i64vec4(0);
+    ivec2 p = ivec2(x, y);
+    return i64vec4((u64vec4(texelFetch(sat_hi, p, 0)) << 32) | u64vec4(texelFetch(sat_lo, p, 0)));
+}
+
+// Mean over [x - rx, x + rx] x [y - ry, y + ry] clipped to the image.
+vec4 box_mean(ivec2 p, int rx, int ry)
+{
+    int x1 = max(p.x - rx - 1, -1), x2 = min(p.x + rx, pc.size.x - 1);
+    int y1 = max(p.y - ry - 1, -1), y2 = min(p.y + ry, pc.size.y - 1);
+    i64vec4 s = table(x2, y2) - table(x1, y2) - table(x2, y1) + table(x1, y1);
+    float area = float(x2 - x1) * float(y2 - y1);
+    return vec4(s) / (area * exp2(float(SHIFT)));
+}
+
+void main()
+{
+    // Group ids run x-fastest; walk strips of STRIP groups top to bottom.
+    const uint STRIP = 16u;
+    uint nx = gl_NumWorkGroups.x, ny = gl_NumWorkGroups.y;
+    uint id = gl_WorkGroupID.y * nx + gl_WorkGroupID.x;
+    uint strip = id / (STRIP * ny);
+    uint width = min(STRIP, nx - strip * STRIP);
+    uint k = id - strip * STRIP * ny;
+    uvec2 group = uvec2(strip * STRIP + k % width, k / width);
+    ivec2 p = ivec2(group * gl_WorkGroupSize.xy + gl_LocalInvocationID.xy);
+    if (any(greaterThanEqual(p, pc.size)))
+        return;
+    int r = pc.radius;
+    if (MODE != 0u) {
+        float m = map[uint(p.y) * uint(pc.size.x) + uint(p.x)];
+        float t = MODE == 1u ? m * pc.scale
+                             : coc_from_depth(m, pc.focus, pc.range, pc.maxcoc, pc.disparity != 0u);
+        // Radii beyond twice the image (so that the smooth shape's halves
+        // still cover it) all give the whole-image mean; NaN gives 0.
+        t = isnan(t) ? 0.0 : t;
+        float lim = float(2 * max(pc.size.x, pc.size.y) + 1);
+        r = int(clamp(floor(t + 0.5), 0.0, lim));
+    }
+    vec4 o;
+    if (SMOOTH) {
+        int half_r = (r + 1) / 2, three_q = (3 * r + 2) / 4;
+        o = (box_mean(p, half_r, r) + box_mean(p, r, half_r) + box_mean(p, three_q, three_q)) /
+            3.0;
+    } else {
+        o = box_mean(p, r, r);
+    }
+    imageStore(dst, p, to_stored(o));
+}
