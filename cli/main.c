@@ -25,9 +25,10 @@ static const char usage_text[] =
     "                         escapes the next character, so file names in\n"
     "                         options may hold , : = (quote the chain in the shell)\n"
     "  -o, --output FILE      output image; format from the extension: png, jpg,\n"
-    "                         jpeg, bmp, tga, hdr. Written atomically (a temporary\n"
+    "                         jpeg, bmp, tga, hdr, exr. Written atomically (a temporary\n"
     "                         file renamed on success); never the input file\n"
     "  -q, --quality N        JPEG quality 1..100 (default 90)\n"
+    "      --exr-float        OpenEXR output in float channels (default half)\n"
     "      --precision 16|32  internal format rgba16f (default) or rgba32f\n"
     "      --linear           treat 8/16-bit files as linear light: no sRGB decode\n"
     "                         on input, no encode on output\n"
@@ -42,10 +43,20 @@ static const char usage_text[] =
     "  -h, --help             this text\n"
     "\n"
     "Inputs: PNG (8/16-bit gray, gray+alpha, RGB, RGBA, palette), JPEG, BMP, TGA,\n"
-    "GIF (first frame), PSD, Radiance HDR. 8/16-bit files are sRGB unless --linear;\n"
-    "processing is in linear light with premultiplied alpha. PNG and TGA outputs\n"
-    "keep the input's channels (PNG also its bit depth; float input gives 16-bit);\n"
-    "JPEG is 8-bit RGB, BMP 8-bit RGB or RGBA, HDR float RGB.\n"
+    "GIF (first frame), PSD, Radiance HDR, OpenEXR (scanline or tiled, half, float\n"
+    "or uint channels: R, G, B, A or Y, also with a layer prefix such as 'beauty.R').\n"
+    "8/16-bit files are sRGB unless --linear; processing is in linear light with\n"
+    "premultiplied alpha. PNG and TGA outputs keep the input's channels (PNG also\n"
+    "its bit depth; float input gives 16-bit); JPEG is 8-bit RGB, BMP 8-bit RGB or\n"
+    "RGBA, HDR float RGB. OpenEXR input and output are linear, premultiplied and\n"
+    "unclamped, the image being the display window (pixels outside the data window\n"
+    "are transparent black); output keeps the input's channels as Y, YA, RGB or RGBA.\n"
+    "\n"
+    "Depth maps (depth=FILE in satdof): the first channel of an image, 8/16-bit\n"
+    "read as [0,1]; FILE.exr takes its Z channel, else one whose last component is\n"
+    "Z (ViewLayer.Depth.Z), else one whose name contains 'depth'; FILE.exr#NAME\n"
+    "picks a channel; depth=self reads the input EXR's own depth channel. Float\n"
+    "depth is in scene units, and so are focus and range then.\n"
     "\n"
     "Environment: VKFX_VALIDATE=1 turns on the Khronos validation layer with\n"
     "synchronization validation; any message it reports makes the run fail.\n"
@@ -197,6 +208,7 @@ enum {
     OPT_LIST_DEVICES,
     OPT_VERSION,
     OPT_NO_SUBGROUP,
+    OPT_EXR_FLOAT,
 };
 
 int main(int argc, char **argv)
@@ -219,6 +231,7 @@ int main(int argc, char **argv)
         {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
         {"version", no_argument, NULL, OPT_VERSION},
         {"no-subgroup-ops", no_argument, NULL, OPT_NO_SUBGROUP},
+        {"exr-float", no_argument, NULL, OPT_EXR_FLOAT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -258,6 +271,9 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_SUBGROUP:
             no_subgroup_ops = true;
+            break;
+        case OPT_EXR_FLOAT:
+            save.exr_float = true;
             break;
         case OPT_FILTERS:
             return list_filters();
@@ -323,6 +339,8 @@ int main(int argc, char **argv)
         (status = vkfx_staging_create(ctx, 0, &staging)) < 0)
         goto done;
     vkfx_file_output_layout(fmt, in.channels, in.sample, &out.channels, &out.sample);
+    run.premultiplied_out = fmt == VKFX_FILE_EXR;
+    run.input_path = input;
     if ((status = vkfx_run(ctx, staging, chain, &in, &out, &run, &result)) < 0)
         goto done;
     if (vkfx_context_validation_messages(ctx)) {

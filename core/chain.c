@@ -553,8 +553,10 @@ enum { COL_NAME, COL_TYPE, COL_DEFAULT, COL_RANGE, COL_HELP, COLS };
 /* Cells wider than this spill over instead of widening their column for
  * every row: one long derived default should not push every range right. */
 #define CELL_CAP 24
+/* Room for one cell: an option's help may run to a few lines. */
+#define CELL_SIZE 1024
 
-static void describe_cells(const vkfx_option *o, char cell[COLS][256])
+static void describe_cells(const vkfx_option *o, char cell[COLS][CELL_SIZE])
 {
     text t[COLS];
     for (int c = 0; c < COLS; c++) {
@@ -624,7 +626,7 @@ int vkfx_filter_describe(const vkfx_filter *f, char *buf, size_t size)
     text_addf(&t, "%s: %s\n", f->name, f->help ? f->help : "");
 
     size_t width[COLS] = {0};
-    char cell[COLS][256];
+    char cell[COLS][CELL_SIZE];
     for (const vkfx_option *o = f->options; o && o->name; o++) {
         describe_cells(o, cell);
         for (int c = 0; c < COLS; c++) {

@@ -211,6 +211,26 @@ static bool caps_usable(const device_caps *c, char *why, size_t n)
     return false;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <dlfcn.h>
+/* Sanitizer builds only: the loader unmaps the driver and layers in
+ * vkDestroyInstance, after which LeakSanitizer cannot name the library that
+ * owns a leftover allocation ("<unknown module>") and the suppressions in
+ * tests/sanitizers/lsan.supp, which name those libraries, cannot apply.
+ * Marking them never-unloaded keeps every leak attributable. */
+static void keep_vulkan_libraries_mapped(void)
+{
+    static const char *const names[] = {"libvulkan.so.1", "libvulkan_lvp.so",
+                                        "libVkLayer_khronos_validation.so"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+#else
+static void keep_vulkan_libraries_mapped(void)
+{
+}
+#endif
+
 static int create_instance(bool validate, vkfx_context *ctx)
 {
     int ret = VKFX_OK;
@@ -297,6 +317,7 @@ int vkfx_list_devices(vkfx_device_info **list, uint32_t *count, int *best)
     *best = -1;
     TRY(load_loader());
     TRY(create_instance(false, &tmp));
+    keep_vulkan_libraries_mapped();
     TRY(enumerate(tmp.instance, &pds, count));
     *list = calloc(*count, sizeof(**list));
     if (!*list) {
@@ -401,6 +422,7 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     ctx->log_user = opts->log_user;
     TRY(load_loader());
     TRY(create_instance(opts->validate, ctx));
+    keep_vulkan_libraries_mapped();
     device_caps c = {0};
     TRY(pick_device(ctx, opts->device, &c));
 

@@ -17,6 +17,7 @@
 #include <png.h>
 
 #include "error.h"
+#include "exr.h"
 
 /* stb is compiled in here, static so it cannot clash with the copy in
  * libstb, and without PNM and PIC because nothing documents or tests them.
@@ -55,7 +56,7 @@
 #include <stb_image_write.h>
 #pragma GCC diagnostic pop
 
-#define WRITABLE "writable formats: png, jpg, bmp, tga, hdr"
+#define WRITABLE "writable formats: png, jpg, bmp, tga, hdr, exr"
 
 /* ------------------------------------------------------------------------ */
 /* Formats and layouts */
@@ -77,6 +78,8 @@ const char *vkfx_file_format_name(vkfx_file_format fmt)
         return "PSD";
     case VKFX_FILE_HDR:
         return "HDR";
+    case VKFX_FILE_EXR:
+        return "OpenEXR";
     }
     return "unknown";
 }
@@ -88,10 +91,9 @@ int vkfx_file_format_for_output(const char *path, vkfx_file_format *fmt)
         vkfx_file_format fmt;
         bool writable;
     } exts[] = {
-        {"png", VKFX_FILE_PNG, true},   {"jpg", VKFX_FILE_JPEG, true},
-        {"jpeg", VKFX_FILE_JPEG, true}, {"bmp", VKFX_FILE_BMP, true},
-        {"tga", VKFX_FILE_TGA, true},   {"hdr", VKFX_FILE_HDR, true},
-        {"gif", VKFX_FILE_GIF, false},  {"psd", VKFX_FILE_PSD, false},
+        {"png", VKFX_FILE_PNG, true}, {"jpg", VKFX_FILE_JPEG, true}, {"jpeg", VKFX_FILE_JPEG, true},
+        {"bmp", VKFX_FILE_BMP, true}, {"tga", VKFX_FILE_TGA, true},  {"hdr", VKFX_FILE_HDR, true},
+        {"exr", VKFX_FILE_EXR, true}, {"gif", VKFX_FILE_GIF, false}, {"psd", VKFX_FILE_PSD, false},
     };
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
@@ -134,6 +136,11 @@ void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sa
     case VKFX_FILE_HDR:
         /* Radiance stores RGB only; alpha has nowhere to go. */
         *channels = 3;
+        *sample = VKFX_SAMPLE_F32;
+        return;
+    case VKFX_FILE_EXR:
+        /* Y, YA, RGB or RGBA, half or float: vkfx_exr_write converts. */
+        *channels = in_channels;
         *sample = VKFX_SAMPLE_F32;
         return;
     case VKFX_FILE_PNG:
@@ -556,10 +563,13 @@ int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_
      * to libpng, which then reports it as truncated rather than unknown. */
     if (png_sig_cmp(bytes, 0, size < 8 ? size : 8) == 0)
         return load_png(bytes, size, name, out);
+    if (vkfx_exr_is(bytes, size))
+        return vkfx_exr_load_memory(bytes, size, name, out);
     return load_stb(bytes, size, name, out);
 }
 
-int vkfx_file_load(const char *path, vkfx_pixels *out)
+/* The whole file in *buf (malloc'd), its size in *size. */
+static int read_all(const char *path, unsigned char **buf_out, size_t *size_out)
 {
     int ret;
     int fd = -1;
@@ -567,7 +577,7 @@ int vkfx_file_load(const char *path, vkfx_pixels *out)
     size_t size = 0, cap;
     struct stat st;
 
-    out->data = NULL;
+    *buf_out = NULL;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
@@ -609,11 +619,83 @@ int vkfx_file_load(const char *path, vkfx_pixels *out)
             break;
         size += (size_t)n;
     }
-    ret = vkfx_file_load_memory(buf, size, path, out);
+    *buf_out = buf;
+    *size_out = size;
+    buf = NULL;
+    ret = VKFX_OK;
 fail:
     free(buf);
     if (fd >= 0)
         close(fd);
+    return ret;
+}
+
+int vkfx_file_load(const char *path, vkfx_pixels *out)
+{
+    unsigned char *buf = NULL;
+    size_t size = 0;
+    out->data = NULL;
+    int ret = read_all(path, &buf, &size);
+    if (ret == VKFX_OK)
+        ret = vkfx_file_load_memory(buf, size, path, out);
+    free(buf);
+    return ret;
+}
+
+int vkfx_file_load_depth_of(const char *path, vkfx_pixels *out)
+{
+    unsigned char *buf = NULL;
+    size_t size = 0;
+    out->data = NULL;
+    int ret = read_all(path, &buf, &size);
+    if (ret == VKFX_OK && !vkfx_exr_is(buf, size))
+        ret = vkfx_fail(VKFX_E_USAGE,
+                        "%s is not an OpenEXR file; only those carry a depth channel beside the "
+                        "colour",
+                        path);
+    if (ret == VKFX_OK)
+        ret = vkfx_exr_load_channel_memory(buf, size, path, NULL, out);
+    free(buf);
+    return ret;
+}
+
+int vkfx_file_load_map(const char *spec, vkfx_pixels *out)
+{
+    int ret = VKFX_OK;
+    unsigned char *buf = NULL;
+    size_t size = 0;
+    char *path = NULL;
+    const char *channel = NULL;
+    out->data = NULL;
+    /* FILE.exr#NAME: only after an .exr name, so other paths may hold '#'. */
+    const char *hash = strrchr(spec, '#');
+    if (hash && hash - spec >= 4 && strncasecmp(hash - 4, ".exr", 4) == 0) {
+        path = strndup(spec, (size_t)(hash - spec));
+        channel = hash + 1;
+        if (!*channel) {
+            ret = vkfx_fail(VKFX_E_USAGE, "%s: no channel name after '#'", spec);
+            goto fail;
+        }
+    } else {
+        path = strdup(spec);
+    }
+    if (!path) {
+        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        goto fail;
+    }
+    ret = read_all(path, &buf, &size);
+    if (ret < 0)
+        goto fail;
+    if (vkfx_exr_is(buf, size))
+        ret = vkfx_exr_load_channel_memory(buf, size, path, channel, out);
+    else if (channel)
+        ret = vkfx_fail(VKFX_E_FORMAT, "%s: not an OpenEXR file, so it has no channel '%s'", path,
+                        channel);
+    else
+        ret = vkfx_file_load_memory(buf, size, path, out);
+fail:
+    free(buf);
+    free(path);
     return ret;
 }
 
@@ -790,6 +872,7 @@ static int save_stb(FILE *f, const char *path, vkfx_file_format fmt, const vkfx_
     case VKFX_FILE_PNG:
     case VKFX_FILE_GIF:
     case VKFX_FILE_PSD:
+    case VKFX_FILE_EXR:
         ret = vkfx_fail(VKFX_E_USAGE, "%s: no stb writer for %s", path, vkfx_file_format_name(fmt));
         goto fail;
     }
@@ -872,6 +955,9 @@ static int check_save_args(const char *path, vkfx_file_format fmt, const vkfx_pi
     case VKFX_FILE_BMP:
     case VKFX_FILE_HDR:
         fits = fits && bytes <= INT_MAX / 2;
+        break;
+    case VKFX_FILE_EXR:
+        fits = fits && px->width <= INT32_MAX && px->height <= INT32_MAX;
         break;
     case VKFX_FILE_GIF:
     case VKFX_FILE_PSD:
@@ -968,6 +1054,10 @@ int vkfx_file_save(const char *path, vkfx_file_format fmt, const vkfx_pixels *px
     case VKFX_FILE_TGA:
     case VKFX_FILE_HDR:
         ret = save_stb(f, path, fmt, px, opts && opts->jpeg_quality ? opts->jpeg_quality : 90);
+        break;
+    case VKFX_FILE_EXR:
+        ret = vkfx_exr_write(fileno(f), path, px,
+                             &(vkfx_exr_opts){.float_samples = opts && opts->exr_float});
         break;
     case VKFX_FILE_GIF:
     case VKFX_FILE_PSD:

@@ -5,6 +5,7 @@
 #ifndef VKFX_FILEIO_H
 #define VKFX_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pixels.h"
@@ -17,10 +18,12 @@ typedef enum vkfx_file_format {
     VKFX_FILE_GIF,
     VKFX_FILE_PSD,
     VKFX_FILE_HDR,
+    VKFX_FILE_EXR,
 } vkfx_file_format;
 
 typedef struct vkfx_save_opts {
     int jpeg_quality; /* 1..100; 0 means the default, 90 */
+    bool exr_float;   /* OpenEXR: float channels instead of half */
 } vkfx_save_opts;
 
 /* Output format from the path's extension (case-insensitive). Unknown or
@@ -35,6 +38,13 @@ const char *vkfx_file_format_name(vkfx_file_format fmt);
  * gray to 8 bit. Missing/unreadable files give VKFX_E_IO; corrupt, truncated
  * or unknown content VKFX_E_FORMAT; the message names the path. */
 int vkfx_file_load(const char *path, vkfx_pixels *out);
+/* An auxiliary map (depth, radius): "FILE.exr#CHANNEL" picks an OpenEXR
+ * channel by name, an OpenEXR file without it its depth channel (see
+ * vkfx_exr_load_channel_memory); other files load as vkfx_file_load does. */
+int vkfx_file_load_map(const char *spec, vkfx_pixels *out);
+/* The depth channel of an OpenEXR file (depth=self); other files are
+ * VKFX_E_USAGE. */
+int vkfx_file_load_depth_of(const char *path, vkfx_pixels *out);
 int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out);
 
 /* The channels and sample type a format stores for an image whose input had

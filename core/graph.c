@@ -18,6 +18,7 @@ typedef struct tracked {
 struct vkfx_graph {
     vkfx_context *ctx;
     vkfx_staging *staging;
+    const char *input_path;
     uint32_t width, height;
     VkFormat format;
     VkCommandBuffer cmd;
@@ -61,6 +62,14 @@ VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g)
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging)
 {
     g->staging = staging;
+}
+void vkfx_graph_set_input_path(vkfx_graph *g, const char *path)
+{
+    g->input_path = path;
+}
+const char *vkfx_graph_input_path(vkfx_graph *g)
+{
+    return g->input_path;
 }
 
 static int add_pool(vkfx_graph *g)
@@ -129,6 +138,11 @@ void vkfx_graph_destroy(vkfx_graph *g)
     vkfx_context *ctx = g->ctx;
     if (g->cmd && g->submitted)
         vkQueueWaitIdle(ctx->queue);
+    /* Copies into the graph's buffers may still be in flight when recording
+     * failed before any submission (a filter refusing its options after the
+     * input was uploaded): they must land before the buffers go. */
+    if (g->staging)
+        vkfx_staging_drain(g->staging);
     vkfx_cmd_free(ctx, g->cmd);
     for (size_t i = 0; i < g->npools; i++)
         vkDestroyDescriptorPool(ctx->device, g->pools[i], NULL);

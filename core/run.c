@@ -14,7 +14,7 @@ static const vkfx_kernel_desc decode_kernel = {
     VKFX_SPV(decode),
     .nbind = 3,
     .bind = {VKFX_BIND_BUFFER, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
-    .push_size = 20,
+    .push_size = 24,
 };
 
 static const vkfx_kernel_desc encode_kernel = {
@@ -22,7 +22,7 @@ static const vkfx_kernel_desc encode_kernel = {
     VKFX_SPV(encode),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
-    .push_size = 28,
+    .push_size = 32,
 };
 
 VkFormat vkfx_internal_format(int precision)
@@ -70,11 +70,12 @@ int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, b
     vkCmdUpdateBuffer(vkfx_graph_cmd(g), table->buffer, 0, sizeof(values), values);
     struct {
         int32_t size[2];
-        uint32_t channels, sample, srgb;
+        uint32_t channels, sample, srgb, premultiply;
     } push = {{(int32_t)in->width, (int32_t)in->height},
               in->channels,
               sample_code(in->sample),
-              !linear && !in->linear && in->sample != VKFX_SAMPLE_F32};
+              !linear && !in->linear && in->sample != VKFX_SAMPLE_F32,
+              in->straight};
     vkfx_dispatch d = {
         .kernel = k,
         .label = "decode",
@@ -103,9 +104,14 @@ int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, b
     }
     struct {
         int32_t size[2];
-        uint32_t channels, sample, srgb, nwords, row_words;
-    } push = {{(int32_t)out->width, (int32_t)out->height}, out->channels, sample_code(out->sample),
-              !linear && out->sample != VKFX_SAMPLE_F32,   nwords,        groups_x * 256};
+        uint32_t channels, sample, srgb, nwords, row_words, unpremultiply;
+    } push = {{(int32_t)out->width, (int32_t)out->height},
+              out->channels,
+              sample_code(out->sample),
+              !linear && out->sample != VKFX_SAMPLE_F32,
+              nwords,
+              groups_x * 256,
+              out->straight};
     vkfx_dispatch d = {
         .kernel = k,
         .label = "encode",
@@ -177,6 +183,8 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &g));
     vkfx_graph_set_staging(g, staging);
+    vkfx_graph_set_input_path(g, opts->input_path);
+    out->straight = !opts->premultiplied_out;
     TRY(vkfx_graph_buffer(g, raw_bytes(in), 0, &raw_in));
     TRY(vkfx_graph_buffer(g, raw_bytes(out), 0, &raw_out));
     TRY(vkfx_graph_image(g, in->width, in->height, vkfx_graph_format(g), &img));
@@ -190,7 +198,7 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
             TRY(chain->links[i].filter->finish(g, chain->links[i].params, states[i]));
     TRY(vkfx_pixels_alloc(out, in->width, in->height, out->channels, out->sample));
     TRY(vkfx_staging_download(staging, raw_out->buffer, 0, out->data, vkfx_pixels_bytes(out)));
-    out->straight = true;
+    out->straight = !opts->premultiplied_out;
     out->linear = opts->linear || out->sample == VKFX_SAMPLE_F32;
     const vkfx_pass_time *times = NULL;
     vkfx_graph_timings(g, &times, &result->ntimes);

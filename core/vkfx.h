@@ -58,6 +58,10 @@ typedef struct vkfx_run_opts {
     int precision; /* 16 (rgba16f, the default) or 32 (rgba32f) */
     bool linear;   /* 8/16-bit samples are linear: no sRGB transfer either way */
     bool timings;  /* collect GPU time per pass */
+    /* out keeps premultiplied colour (OpenEXR) instead of straight colour. */
+    bool premultiplied_out;
+    /* The input's file, for filter options that name it (depth=self); may be NULL. */
+    const char *input_path;
 } vkfx_run_opts;
 
 typedef struct vkfx_run_result {

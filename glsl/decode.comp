@@ -18,6 +18,7 @@ layout(push_constant) uniform Push {
     uint channels;
     uint sample_type; // 0 u8, 1 u16, 2 f32
     uint srgb;        // 1: decode the sRGB transfer function
+    uint premultiply; // 1: the file's colour is straight (all but OpenEXR)
 } pc;
 
 // Colour channels of 8-bit sRGB input go through the table (decoded there).
@@ -52,5 +53,7 @@ void main()
     }
     if (pc.srgb != 0u && pc.sample_type != 0u)
         c.rgb = vec3(srgb_decode(c.r), srgb_decode(c.g), srgb_decode(c.b));
-    imageStore(dst, p, to_stored(vec4(c.rgb * c.a, c.a)));
+    if (pc.premultiply != 0u)
+        c.rgb *= c.a;
+    imageStore(dst, p, to_stored(c));
 }

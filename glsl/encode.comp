@@ -1,6 +1,6 @@
 #version 460
 // Turns linear premultiplied RGBA into file samples: un-premultiply (alpha
-// 0 gives RGB 0), luminance for gray outputs, then for integer samples
+// 0 gives RGB 0; not for OpenEXR, which stores premultiplied colour), luminance for gray outputs, then for integer samples
 // clamp, sRGB encode unless linear and round to nearest. One invocation per
 // 32-bit output word, so packed 8/16-bit samples never race; 256x1 work
 // groups over a 2D grid of words. Host-side step of every technique: the
@@ -18,13 +18,15 @@ layout(push_constant) uniform Push {
     uint srgb;        // 1: encode with the sRGB transfer function
     uint nwords;
     uint row_words;   // words per row of the dispatch grid
+    uint unpremultiply; // 0: the file keeps premultiplied colour (OpenEXR)
 } pc;
 
 vec4 straight_colour(uint pixel)
 {
     ivec2 p = ivec2(pixel % uint(pc.size.x), pixel / uint(pc.size.x));
     vec4 c = texelFetch(src, p, 0);
-    c.rgb = c.a > 0.0 ? c.rgb / c.a : vec3(0.0);
+    if (pc.unpremultiply != 0u)
+        c.rgb = c.a > 0.0 ? c.rgb / c.a : vec3(0.0);
     return c;
 }
 

@@ -1144,8 +1144,8 @@ Test(fileio, output_layout_table)
 {
     const vkfx_sample samples[] = {VKFX_SAMPLE_U8, VKFX_SAMPLE_U16, VKFX_SAMPLE_F32};
     const vkfx_file_format fmts[] = {VKFX_FILE_PNG, VKFX_FILE_JPEG, VKFX_FILE_BMP, VKFX_FILE_TGA,
-                                     VKFX_FILE_GIF, VKFX_FILE_PSD,  VKFX_FILE_HDR};
-    for (size_t f = 0; f < 7; f++) {
+                                     VKFX_FILE_GIF, VKFX_FILE_PSD,  VKFX_FILE_HDR, VKFX_FILE_EXR};
+    for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
         for (uint32_t c = 1; c <= 4; c++) {
             for (int s = 0; s < 3; s++) {
                 uint32_t want_c = c, got_c = 99;
@@ -1168,6 +1168,9 @@ Test(fileio, output_layout_table)
                     want_c = 3;
                     want_s = VKFX_SAMPLE_F32;
                     break;
+                case VKFX_FILE_EXR:
+                    want_s = VKFX_SAMPLE_F32;
+                    break;
                 }
                 vkfx_file_output_layout(fmts[f], c, samples[s], &got_c, &got_s);
                 cr_assert(got_c == want_c && got_s == want_s,
@@ -1184,10 +1187,11 @@ Test(fileio, format_for_output)
         const char *path;
         vkfx_file_format fmt;
     } ok[] = {
-        {"a.png", VKFX_FILE_PNG},  {"dir.x/B.PNG", VKFX_FILE_PNG},
-        {"c.jpg", VKFX_FILE_JPEG}, {"c.JPEG", VKFX_FILE_JPEG},
-        {"d.Bmp", VKFX_FILE_BMP},  {"/abs/e.tga", VKFX_FILE_TGA},
-        {"f.hdr", VKFX_FILE_HDR},  {"name.with.dots.jpeg", VKFX_FILE_JPEG},
+        {"a.png", VKFX_FILE_PNG},      {"dir.x/B.PNG", VKFX_FILE_PNG},
+        {"c.jpg", VKFX_FILE_JPEG},     {"c.JPEG", VKFX_FILE_JPEG},
+        {"d.Bmp", VKFX_FILE_BMP},      {"/abs/e.tga", VKFX_FILE_TGA},
+        {"f.hdr", VKFX_FILE_HDR},      {"name.with.dots.jpeg", VKFX_FILE_JPEG},
+        {"render.EXR", VKFX_FILE_EXR},
     };
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
         vkfx_file_format fmt = VKFX_FILE_GIF;
@@ -1197,15 +1201,16 @@ Test(fileio, format_for_output)
     }
     vkfx_file_format fmt;
     cr_assert_eq(vkfx_file_format_for_output("out/anim.gif", &fmt), VKFX_E_USAGE);
-    cr_assert_str_eq(vkfx_error_message(),
-                     "out/anim.gif: cannot write GIF; writable formats: png, jpg, bmp, tga, hdr");
+    cr_assert_str_eq(
+        vkfx_error_message(),
+        "out/anim.gif: cannot write GIF; writable formats: png, jpg, bmp, tga, hdr, exr");
     cr_assert_eq(vkfx_file_format_for_output("x.PSD", &fmt), VKFX_E_USAGE);
     cr_assert(strstr(vkfx_error_message(), "cannot write PSD"));
     const char *bad[] = {"noext", "dir.png/noext", "x.webp", "x.", ".png", "x.png.bak"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         cr_assert_eq(vkfx_file_format_for_output(bad[i], &fmt), VKFX_E_USAGE, "%s", bad[i]);
         cr_assert(strstr(vkfx_error_message(), bad[i]), "%s", vkfx_error_message());
-        cr_assert(strstr(vkfx_error_message(), "png, jpg, bmp, tga, hdr"), "%s",
+        cr_assert(strstr(vkfx_error_message(), "png, jpg, bmp, tga, hdr, exr"), "%s",
                   vkfx_error_message());
     }
     cr_assert_str_eq(vkfx_file_format_name(VKFX_FILE_PNG), "PNG");

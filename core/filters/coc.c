@@ -2,6 +2,7 @@
  * map) read from a file into a float buffer on the device, and the
  * circle-of-confusion parameters (glsl/coc.glsl computes the value). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../error.h"
 #include "../fileio.h"
@@ -14,7 +15,15 @@ int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const c
     vkfx_pixels px = {0};
     float *m = NULL;
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    ret = vkfx_file_load(path, &px);
+    if (strcmp(path, "self") == 0) {
+        /* The depth channel of the input file itself (an OpenEXR render). */
+        const char *input = vkfx_graph_input_path(g);
+        if (!input)
+            return vkfx_fail(VKFX_E_USAGE, "%s: %s=self needs an input file", filter, option);
+        ret = vkfx_file_load_depth_of(input, &px);
+    } else {
+        ret = vkfx_file_load_map(path, &px);
+    }
     if (ret < 0) {
         vkfx_fail_context(ret, "%s: reading %s=%s", filter, option, path);
         goto fail;

@@ -49,8 +49,10 @@ void vkfx_coc_push(const vkfx_coc_params *p, float out[4], uint32_t *disparity);
      .type = VKFX_OPT_PATH,                                                                        \
      .offset = offsetof(T, member.depth),                                                          \
      .required = true,                                                                             \
-     .help = "depth map of the image's size: its first channel; 8/16-bit maps are read as "        \
-             "[0,1], float maps (HDR) in their own units"},                                        \
+     .help = "depth map of the image's size: the first channel of an image (8/16-bit read "        \
+             "as [0,1]); of an OpenEXR file its Z channel, else one named *.Z, else one "          \
+             "containing 'depth' (FILE.exr#NAME picks one); self: the input EXR's own depth. "     \
+             "Float depth is in scene units, and focus and range with it"},                        \
         {.name = "focus",                                                                          \
          .type = VKFX_OPT_FLOAT,                                                                   \
          .offset = offsetof(T, member.focus),                                                      \

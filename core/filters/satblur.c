@@ -71,7 +71,7 @@ static const vkfx_kernel_desc satblur_kernel = {
     VKFX_SPV(satblur),
     .nbind = 4,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
-    .push_size = 36,
+    .push_size = 32,
 };
 
 static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32_t mode, int shape,
@@ -99,6 +99,7 @@ static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32
         float scale, coc[3];
         uint32_t disparity;
     } push = {{(int32_t)w, (int32_t)h}, radius > big ? big : radius, scale, {0, 0, 0}, 0};
+    _Static_assert(sizeof(push) == 32, "satblur.comp's push constants are 32 bytes");
     if (coc) {
         float c[4];
         vkfx_coc_push(coc, c, &push.disparity);
@@ -171,9 +172,14 @@ const vkfx_filter vkfx_filter_satblur = {
 const vkfx_filter vkfx_filter_satdof = {
     .name = "satdof",
     .help = "depth of field: a per-pixel box blur sized by the circle of confusion",
-    .details = "coc = maxcoc * clamp(|z - focus| / range, 0, 1) in pixels, z the depth map's "
-               "first channel (1 - z with kind=disparity); 8/16-bit maps are read as [0,1], "
-               "float maps (HDR) in their own units, with focus and range in the same units. "
+    .details = "coc = maxcoc * clamp(|z - focus| / range, 0, 1) in pixels, z the depth (1 - z "
+               "with kind=disparity). 8/16-bit maps are read as [0,1]; float depth (HDR, "
+               "OpenEXR) is used as it is, in scene units, and focus and range are then in the "
+               "same units (focus=5:range=3 for a render in metres). From an OpenEXR file: "
+               "depth=render.exr takes the channel Z, else one whose last component is Z "
+               "(ViewLayer.Depth.Z), else one whose name contains 'depth'; "
+               "depth=render.exr#NAME takes that channel; depth=self reads the depth of the "
+               "input file itself. "
                "Each pixel is then satblur's mean with radius floor(coc + 0.5). The depth map "
                "must have the image's size.",
     .options = satdof_options,

@@ -108,8 +108,9 @@ int ref_decode(const vkfx_pixels *in, bool linear, ref_image *out)
                 rgb[c] = transfer ? ref_srgb_to_linear(v) : v;
             }
             double *p = ref_px(out, x, y);
+            /* OpenEXR colour arrives premultiplied already (straight false). */
             for (uint32_t c = 0; c < 3; c++)
-                p[c] = rgb[c] * alpha;
+                p[c] = in->straight ? rgb[c] * alpha : rgb[c];
             p[3] = alpha;
         }
     }

@@ -1,0 +1,38 @@
+/* OpenEXR files (OpenEXRCore's C API): the colour of a scanline or tiled
+ * file as linear, premultiplied float RGB(A) or Y(A); one named or depth
+ * channel for auxiliary maps; half or float output. */
+#ifndef VKFX_EXR_H
+#define VKFX_EXR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pixels.h"
+
+/* The four magic bytes of an OpenEXR file. */
+bool vkfx_exr_is(const void *data, size_t size);
+
+/* Colour: R, G, B (A) or Y (A), with or without a layer prefix ("beauty.R");
+ * missing colour channels read as 0, a missing alpha as 1. F32 samples,
+ * linear, premultiplied (straight = false). The image is the display
+ * window; pixels the data window does not cover are 0. Corrupt data is
+ * VKFX_E_FORMAT naming the file. */
+int vkfx_exr_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out);
+
+/* One channel as F32 gray: channel by exact name, or with channel NULL the
+ * depth: Z, else a name whose last component is Z, else one containing
+ * "depth" (any case). A missing channel is VKFX_E_USAGE listing the file's
+ * channels. */
+int vkfx_exr_load_channel_memory(const void *data, size_t size, const char *name,
+                                 const char *channel, vkfx_pixels *out);
+
+typedef struct vkfx_exr_opts {
+    bool float_samples; /* float channels instead of half */
+} vkfx_exr_opts;
+
+/* Writes px (F32, 1-4 channels: Y, YA, RGB, RGBA; linear, premultiplied as
+ * EXR expects) as a ZIP-compressed scanline file to fd; name is for
+ * messages. */
+int vkfx_exr_write(int fd, const char *name, const vkfx_pixels *px, const vkfx_exr_opts *opts);
+
+#endif
