@@ -128,8 +128,9 @@ int cli_bench_main(int argc, char **argv)
             printf("%s\n  {\"name\": ", i ? "," : "");
             json_string(cases[i].name);
             printf(", \"ms\": %.4f, \"ms_min\": %.4f, \"gbps\": %.1f, \"vs_copy\": %.3f, "
-                   "\"passes\": {",
-                   cases[i].ms_median, cases[i].ms_min, cases[i].gbps, cases[i].vs_copy);
+                   "\"extra_bytes\": %llu, \"passes\": {",
+                   cases[i].ms_median, cases[i].ms_min, cases[i].gbps, cases[i].vs_copy,
+                   (unsigned long long)cases[i].extra_bytes);
             for (uint32_t p = 0; p < cases[i].npasses; p++) {
                 printf("%s", p ? ", " : "");
                 json_string(cases[i].passes[p].label);
@@ -147,6 +148,9 @@ int cli_bench_main(int argc, char **argv)
                    cases[i].ms_min, cases[i].gbps, cases[i].vs_copy);
             for (uint32_t p = 0; cases[i].npasses > 1 && p < cases[i].npasses; p++)
                 printf("  %-26s %10.4f\n", cases[i].passes[p].label, cases[i].passes[p].ms);
+            if (cases[i].extra_bytes)
+                printf("  %-26s %10.1f MiB beyond input and output\n", "device memory",
+                       cases[i].extra_bytes / 1048576.0);
         }
     } else {
         cli_print_error();

@@ -50,7 +50,10 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     TRY(vkfx_staging_upload(staging, raw->buffer, 0, px->data, vkfx_pixels_bytes(px)));
     TRY(vkfx_record_decode(g, raw, px, false, src));
     if (chain) {
+        uint64_t before = ctx->device_bytes;
         TRY(vkfx_record_chain(g, chain, src, &dst, &states));
+        uint64_t used = ctx->device_bytes - before;
+        c->extra_bytes = used > dst->bytes ? used - dst->bytes : 0;
     } else {
         vkfx_kernel *k = NULL;
         TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &dst));

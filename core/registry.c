@@ -17,6 +17,7 @@ const vkfx_filter *const vkfx_filters[] = {
     &vkfx_filter_tonemap,
     &vkfx_filter_satblur,
     &vkfx_filter_satdof,
+    &vkfx_filter_dof,
     NULL,
 };
 // clang-format on

@@ -91,6 +91,9 @@ typedef struct vkfx_bench_case {
     double vs_copy;           /* median over the copy kernel's median */
     vkfx_pass_time passes[8]; /* median of each pass, in order */
     uint32_t npasses;
+    /* Device memory the chain allocated beyond its input and output images
+     * (temporaries, auxiliary maps); 0 for the copy. */
+    uint64_t extra_bytes;
 } vkfx_bench_case;
 
 /* Fills cases[0] with the copy kernel and cases[1..nchains] with the chains. */

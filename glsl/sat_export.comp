@@ -8,7 +8,7 @@
 
 layout(binding = 0) uniform usampler2D sat_lo;
 layout(binding = 1) uniform usampler2D sat_hi;
-layout(binding = 2) writeonly buffer Out { u64vec4 e[]; };
+layout(binding = 2) writeonly buffer Out { i64vec4 e[]; };
 
 layout(push_constant) uniform Push {
     ivec2 size;
@@ -22,5 +22,5 @@ void main()
         return;
     ivec2 q = ivec2(p.x, pc.first + p.y);
     e[uint(p.y) * uint(pc.size.x) + uint(p.x)] =
-        (u64vec4(texelFetch(sat_hi, q, 0)) << 32) | u64vec4(texelFetch(sat_lo, q, 0));
+        join32(texelFetch(sat_lo, q, 0), texelFetch(sat_hi, q, 0));
 }

@@ -43,7 +43,8 @@ i64vec4 quantise(vec4 v)
 {
     // NaN becomes 0; the rgba16f range bounds |q| to 2^(16 + SHIFT).
     v = clamp(mix(v, vec4(0.0), isnan(v)), vec4(-65504.0), vec4(65504.0));
-    return i64vec4(roundEven(v * exp2(float(SHIFT))));
+    vec4 q = roundEven(v * exp2(float(SHIFT)));
+    return i64vec4(int64_t(q.x), int64_t(q.y), int64_t(q.z), int64_t(q.w));
 }
 
 void main()
@@ -123,8 +124,8 @@ void main()
         for (int k = 0; k < RPT; k++)
             if (y0 + k < pc.size.y) {
                 i64vec4 s = v[k] + top + rows[gl_WorkGroupID.x * h + uint(y0 + k)];
-                imageStore(sat_lo, ivec2(x, y0 + k), uvec4(s & int64_t(0xffffffff)));
-                imageStore(sat_hi, ivec2(x, y0 + k), uvec4(s >> 32));
+                imageStore(sat_lo, ivec2(x, y0 + k), low32(s));
+                imageStore(sat_hi, ivec2(x, y0 + k), high32(s));
             }
     }
 }

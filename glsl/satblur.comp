@@ -33,7 +33,7 @@ i64vec4 table(int x, int y)
     if (x < 0 || y < 0)
         return i64vec4(0);
     ivec2 p = ivec2(x, y);
-    return i64vec4((u64vec4(texelFetch(sat_hi, p, 0)) << 32) | u64vec4(texelFetch(sat_lo, p, 0)));
+    return join32(texelFetch(sat_lo, p, 0), texelFetch(sat_hi, p, 0));
 }
 
 // Mean over [x - rx, x + rx] x [y - ry, y + ry] clipped to the image.
@@ -43,7 +43,7 @@ vec4 box_mean(ivec2 p, int rx, int ry)
     int y1 = max(p.y - ry - 1, -1), y2 = min(p.y + ry, pc.size.y - 1);
     i64vec4 s = table(x2, y2) - table(x1, y2) - table(x2, y1) + table(x1, y1);
     float area = float(x2 - x1) * float(y2 - y1);
-    return vec4(s) / (area * exp2(float(SHIFT)));
+    return vec4(float(s.x), float(s.y), float(s.z), float(s.w)) / (area * exp2(float(SHIFT)));
 }
 
 void main()

@@ -5,14 +5,48 @@
 // at most 128 lanes, rebuilt into 64 bits, is the 64-bit sum.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
+// Conversions between 64-bit and 32-bit integer vectors, one component at a
+// time through packUint2x32/unpackUint2x32: with whole-vector i64vec4 <->
+// uvec4 conversions an H100 (driver 580.159.04) returned tables whose
+// channels held other channels' halves, on the subgroup and the shared-
+// memory path alike; per-component conversions give exact tables there.
+uvec4 low32(i64vec4 v)
+{
+    return uvec4(unpackUint2x32(uint64_t(v.x)).x, unpackUint2x32(uint64_t(v.y)).x,
+                 unpackUint2x32(uint64_t(v.z)).x, unpackUint2x32(uint64_t(v.w)).x);
+}
+
+uvec4 high32(i64vec4 v)
+{
+    return uvec4(unpackUint2x32(uint64_t(v.x)).y, unpackUint2x32(uint64_t(v.y)).y,
+                 unpackUint2x32(uint64_t(v.z)).y, unpackUint2x32(uint64_t(v.w)).y);
+}
+
+i64vec4 join32(uvec4 lo, uvec4 hi)
+{
+    return i64vec4(int64_t(packUint2x32(uvec2(lo.x, hi.x))), int64_t(packUint2x32(uvec2(lo.y, hi.y))),
+                   int64_t(packUint2x32(uvec2(lo.z, hi.z))), int64_t(packUint2x32(uvec2(lo.w, hi.w))));
+}
+
+// Sign-extends (int) or zero-extends (uint) each component to 64 bits.
+i64vec4 widen(ivec4 v)
+{
+    return join32(uvec4(v), uvec4(lessThan(v, ivec4(0))) * 0xffffffffu);
+}
+
+i64vec4 widen(uvec4 v)
+{
+    return join32(v, uvec4(0u));
+}
+
 #ifdef VKFX_SUBGROUP
 // Inclusive scan over the subgroup of values with |v| < 2^48: the low 24
 // bits (sum < 2^31) and the arithmetic high part (|sum| < 2^31) separately.
 i64vec4 subgroup_scan_small(i64vec4 v)
 {
-    uvec4 lo = uvec4(v & int64_t(0xffffff));
-    ivec4 hi = ivec4(v >> 24);
-    return (i64vec4(subgroupInclusiveAdd(hi)) << 24) + i64vec4(subgroupInclusiveAdd(lo));
+    uvec4 lo = low32(v) & 0xffffffu;
+    ivec4 hi = ivec4(low32(v >> 24));
+    return (widen(subgroupInclusiveAdd(hi)) << 24) + widen(subgroupInclusiveAdd(lo));
 }
 
 // Inclusive scan of any values modulo 2^64 (summed-area tables wrap; box
@@ -20,10 +54,10 @@ i64vec4 subgroup_scan_small(i64vec4 v)
 // bits, the top one allowed to wrap.
 i64vec4 subgroup_scan_wrap(i64vec4 v)
 {
-    uvec4 a = uvec4(v & int64_t(0xffffff));
-    uvec4 b = uvec4((v >> 24) & int64_t(0xffffff));
-    uvec4 c = uvec4(v >> 48);
-    return i64vec4(subgroupInclusiveAdd(a)) + (i64vec4(subgroupInclusiveAdd(b)) << 24) +
-           (i64vec4(u64vec4(subgroupInclusiveAdd(c))) << 48);
+    uvec4 a = low32(v) & 0xffffffu;
+    uvec4 b = low32(v >> 24) & 0xffffffu;
+    uvec4 c = low32(v >> 48);
+    return widen(subgroupInclusiveAdd(a)) + (widen(subgroupInclusiveAdd(b)) << 24) +
+           (widen(subgroupInclusiveAdd(c)) << 48);
 }
 #endif

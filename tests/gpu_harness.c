@@ -105,3 +105,21 @@ int th_check_photos(th_gpu *g, const th_case *c)
     }
     return failures;
 }
+
+void th_expect_usage_error(th_gpu *g, const char *chain, const vkfx_pixels *in, const char *part)
+{
+    vkfx_chain *ch = NULL;
+    vkfx_run_result res;
+    vkfx_run_opts o = {.precision = 16};
+    vkfx_pixels out = {.channels = in->channels, .sample = VKFX_SAMPLE_U8};
+    cr_assert_eq(vkfx_chain_parse(chain, &ch), VKFX_OK, "%s: %s", chain, vkfx_error_message());
+    int ret = vkfx_run(g->ctx, g->staging, ch, in, &out, &o, &res);
+    cr_expect_eq(ret, VKFX_E_USAGE, "%s: got %d: %s", chain, ret, vkfx_error_message());
+    cr_expect(strstr(vkfx_error_message(), part), "%s: message '%s' lacks '%s'", chain,
+              vkfx_error_message(), part);
+    if (ret == VKFX_OK) {
+        free(res.times);
+        vkfx_pixels_free(&out);
+    }
+    vkfx_chain_free(ch);
+}

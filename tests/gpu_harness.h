@@ -50,6 +50,10 @@ bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_c
  * every channel layout (1-4); returns how many were out of tolerance. */
 int th_check_small(th_gpu *g, const th_case *c);
 
+/* Runs chain on in and expects it to be refused as a usage error
+ * (VKFX_E_USAGE) whose message contains part. */
+void th_expect_usage_error(th_gpu *g, const char *chain, const vkfx_pixels *in, const char *part);
+
 /* Runs th_check on every photo of tc_shared_photos at its own size, in its
  * own channel layout, 8-bit output; returns how many were out of tolerance. */
 int th_check_photos(th_gpu *g, const th_case *c);

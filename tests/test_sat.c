@@ -358,7 +358,7 @@ Test(sat, depth_of_another_size_is_a_usage_error)
     cr_assert_eq(tc_tmpdir_make("satsize"), 0);
     th_gpu g;
     th_gpu_open(&g);
-    vkfx_pixels px, depth, out = {.channels = 3, .sample = VKFX_SAMPLE_U8};
+    vkfx_pixels px, depth;
     tc_random_pixels(&px, 40, 30, 3, VKFX_SAMPLE_U8, 1);
     tc_random_pixels(&depth, 30, 40, 1, VKFX_SAMPLE_U8, 2);
     save_map(&depth, "d.png");
@@ -366,15 +366,7 @@ Test(sat, depth_of_another_size_is_a_usage_error)
     for (int i = 0; i < 2; i++) {
         char chain[256];
         snprintf(chain, sizeof(chain), "%s%s", filters[i], tc_tpath("d.png"));
-        vkfx_chain *ch = NULL;
-        vkfx_run_result res;
-        vkfx_run_opts o = {.precision = 16};
-        cr_assert_eq(vkfx_chain_parse(chain, &ch), VKFX_OK);
-        int ret = vkfx_run(g.ctx, g.staging, ch, &px, &out, &o, &res);
-        cr_expect_eq(ret, VKFX_E_USAGE, "%s: got %d: %s", chain, ret, vkfx_error_message());
-        cr_expect(strstr(vkfx_error_message(), "30x40 but the image is 40x30"), "message: %s",
-                  vkfx_error_message());
-        vkfx_chain_free(ch);
+        th_expect_usage_error(&g, chain, &px, "30x40 but the image is 40x30");
     }
     vkfx_pixels_free(&px);
     vkfx_pixels_free(&depth);

@@ -17,6 +17,7 @@ extern const vkfx_filter vkfx_filter_histogram;
 extern const vkfx_filter vkfx_filter_tonemap;
 extern const vkfx_filter vkfx_filter_satblur;
 extern const vkfx_filter vkfx_filter_satdof;
+extern const vkfx_filter vkfx_filter_dof;
 
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */

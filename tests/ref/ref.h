@@ -99,6 +99,11 @@ double ref_map_value(const vkfx_pixels *map, size_t i);
 int64_t ref_sat_radius(const ref_sat_params *p, size_t pixel);
 int ref_satblur(const ref_image *in, const ref_sat_params *p, ref_image *out);
 
+/* dof: rows, then columns of the row result, each an implicit diffusion step
+ * with beta = (strength * min(coc_i, coc_i+1))^2, coc per pixel (w x h); the
+ * row result rounded to half when half_mid (rgba16f between the passes). */
+int ref_dof(const ref_image *in, const double *coc, double strength, bool half_mid, ref_image *out);
+
 /* The transfer curves and luminance of FILTERS.md, for tests that need them. */
 /* Rounds every value to the nearest IEEE half, as storing an image in
  * rgba16f between the links of a chain does. */
