@@ -6,13 +6,14 @@
 //   beta(i+1/2) = (strength * min(coc(i), coc(i+1)))^2, insulated ends,
 // for the four channels at once. One work group of T invocations per line,
 // the cyclic-reduction structure of the seed's AMD 2011 talk:
-// - first reduction, L-to-1 (L = 4 for lines up to 4T pixels): invocation t
-//   owns rows t L .. t L + L - 1, computes their coefficients on the fly from
+// - first reduction, 4-to-1 (T = a quarter of the line, up to 1024; longer
+//   lines give each invocation up to L = 16 rows): invocation t owns rows
+//   t L .. t L + L - 1, computes their coefficients on the fly from
 //   the depth map (no a/b/c image), and eliminates its first L - 1 rows,
 //   leaving one equation per invocation in its last row;
 // - the reduced system of T equations is solved in shared memory by
 //   parallel cyclic reduction (log2 T steps);
-// - last substitution, 1-to-L: each invocation recovers its eliminated rows
+// - last substitution, 1-to-4 (1-to-L): each invocation recovers its eliminated rows
 //   from the two reduced unknowns around them.
 // Arithmetic is float32; what is stored between the row and the column
 // pass is the internal image format (rgba16f by default).
