@@ -441,6 +441,7 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
                                  (c.p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
     ctx->timestamp_period_ns = ctx->props.limits.timestampPeriod;
     ctx->shader_int64 = c.feats.features.shaderInt64;
+    ctx->int64_atomics = c.feats.features.shaderInt64 && c.f12.shaderBufferInt64Atomics;
     ctx->max_workgroup_subgroups = c.p13.maxComputeWorkgroupSubgroups;
 
     float prio = 1.0f;
@@ -465,6 +466,7 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         .shaderInt8 = c.f12.shaderInt8,
         .storageBuffer8BitAccess = c.f12.storageBuffer8BitAccess,
         .hostQueryReset = c.f12.hostQueryReset,
+        .shaderBufferInt64Atomics = ctx->int64_atomics,
     };
     VkPhysicalDeviceFeatures2 f = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,

@@ -18,6 +18,7 @@ const vkfx_filter *const vkfx_filters[] = {
     &vkfx_filter_satblur,
     &vkfx_filter_satdof,
     &vkfx_filter_dof,
+    &vkfx_filter_bokeh,
     NULL,
 };
 // clang-format on

@@ -87,9 +87,9 @@ typedef struct vkfx_bench_opts {
 typedef struct vkfx_bench_case {
     char name[160]; /* "copy" or the chain text */
     double ms_median, ms_min;
-    double gbps;              /* image bytes read once plus written once, over the median */
-    double vs_copy;           /* median over the copy kernel's median */
-    vkfx_pass_time passes[8]; /* median of each pass, in order */
+    double gbps;               /* image bytes read once plus written once, over the median */
+    double vs_copy;            /* median over the copy kernel's median */
+    vkfx_pass_time passes[16]; /* median of each pass, in order */
     uint32_t npasses;
     /* Device memory the chain allocated beyond its input and output images
      * (temporaries, auxiliary maps); 0 for the copy. */

@@ -41,8 +41,8 @@ static const vkfx_kernel_desc dof_kernel = {
 };
 
 /* One direction: lines of n pixels, one work group each. */
-static int dof_pass(vkfx_graph *g, const dof_params *p, bool vertical, vkfx_buffer *depth,
-                    vkfx_image *src, vkfx_image *dst)
+static int dof_pass(vkfx_graph *g, const vkfx_coc_params *coc, double strength, bool vertical,
+                    vkfx_buffer *depth, vkfx_image *src, vkfx_image *dst)
 {
     int ret = VKFX_OK;
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
@@ -69,10 +69,10 @@ static int dof_pass(vkfx_graph *g, const dof_params *p, bool vertical, vkfx_buff
         uint32_t disparity;
         int32_t rows_per_invocation;
     } push = {
-        {(int32_t)w, (int32_t)h}, {0, 0, 0}, (float)p->strength, 0, (int32_t)vkfx_groups(n, group)};
+        {(int32_t)w, (int32_t)h}, {0, 0, 0}, (float)strength, 0, (int32_t)vkfx_groups(n, group)};
     _Static_assert(sizeof(push) == 32, "dof.comp's push constants are 32 bytes");
     float c[4];
-    vkfx_coc_push(&p->coc, c, &push.disparity);
+    vkfx_coc_push(coc, c, &push.disparity);
     push.coc[0] = c[0];
     push.coc[1] = c[1];
     push.coc[2] = c[2];
@@ -88,6 +88,19 @@ fail:
     return ret;
 }
 
+int vkfx_dof_record(vkfx_graph *g, const vkfx_coc_params *coc, double strength, vkfx_buffer *depth,
+                    vkfx_image *src, vkfx_image *dst)
+{
+    int ret = VKFX_OK;
+    vkfx_image *rows = NULL;
+    TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g), vkfx_graph_format(g),
+                         &rows));
+    TRY(dof_pass(g, coc, strength, false, depth, src, rows));
+    TRY(dof_pass(g, coc, strength, true, depth, rows, dst));
+fail:
+    return ret;
+}
+
 static int dof_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                       vkfx_image *dst)
 {
@@ -95,12 +108,8 @@ static int dof_record(vkfx_graph *g, const void *params, void *state, vkfx_image
     int ret = VKFX_OK;
     const dof_params *p = params;
     vkfx_buffer *depth = NULL;
-    vkfx_image *rows = NULL;
     TRY(vkfx_aux_load(g, "dof", "depth", p->coc.depth, &depth));
-    TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g), vkfx_graph_format(g),
-                         &rows));
-    TRY(dof_pass(g, p, false, depth, src, rows));
-    TRY(dof_pass(g, p, true, depth, rows, dst));
+    TRY(vkfx_dof_record(g, &p->coc, p->strength, depth, src, dst));
 fail:
     return ret;
 }

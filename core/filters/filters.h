@@ -18,6 +18,7 @@ extern const vkfx_filter vkfx_filter_tonemap;
 extern const vkfx_filter vkfx_filter_satblur;
 extern const vkfx_filter vkfx_filter_satdof;
 extern const vkfx_filter vkfx_filter_dof;
+extern const vkfx_filter vkfx_filter_bokeh;
 
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
@@ -81,6 +82,13 @@ void vkfx_coc_push(const vkfx_coc_params *p, float out[4], uint32_t *disparity);
         .help = "depth: the map holds depth; disparity: it holds inverse depth (larger is "        \
                 "nearer) and is used as 1 - z"                                                     \
     }
+
+/* The depth-of-field filters' passes from src to dst with the depth map
+ * already on the device (bokeh runs them as its base). */
+int vkfx_dof_record(vkfx_graph *g, const vkfx_coc_params *coc, double strength, vkfx_buffer *depth,
+                    vkfx_image *src, vkfx_image *dst);
+int vkfx_satdof_record(vkfx_graph *g, const vkfx_coc_params *coc, bool smooth, vkfx_buffer *depth,
+                       vkfx_image *src, vkfx_image *dst);
 
 /* The summed-area table of src in 64-bit fixed point (value * 2^shift,
  * wrapping modulo 2^64; box sums taken from it are exact): the low and

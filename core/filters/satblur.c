@@ -137,6 +137,13 @@ fail:
     return ret;
 }
 
+int vkfx_satdof_record(vkfx_graph *g, const vkfx_coc_params *coc, bool smooth, vkfx_buffer *depth,
+                       vkfx_image *src, vkfx_image *dst)
+{
+    return lookup_record(g, src, dst, RADIUS_COC, smooth ? SHAPE_SMOOTH : SHAPE_BOX, 0, 1.0f, coc,
+                         depth, "satdof.lookup");
+}
+
 static int satdof_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                          vkfx_image *dst)
 {
@@ -145,7 +152,7 @@ static int satdof_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     const satdof_params *p = params;
     vkfx_buffer *depth = NULL;
     TRY(vkfx_aux_load(g, "satdof", "depth", p->coc.depth, &depth));
-    TRY(lookup_record(g, src, dst, RADIUS_COC, p->shape, 0, 1.0f, &p->coc, depth, "satdof.lookup"));
+    TRY(vkfx_satdof_record(g, &p->coc, p->shape == SHAPE_SMOOTH, depth, src, dst));
 fail:
     return ret;
 }

@@ -104,6 +104,25 @@ int ref_satblur(const ref_image *in, const ref_sat_params *p, ref_image *out);
  * row result rounded to half when half_mid (rgba16f between the passes). */
 int ref_dof(const ref_image *in, const double *coc, double strength, bool half_mid, ref_image *out);
 
+/* bokeh in three steps: gather (hot spots: luminance > threshold and coc
+ * >= 2, the first max in row-major order kept and their colour zeroed in
+ * base_in; spots allocated here, free()), the caller's base blur of
+ * base_in, then splat onto the base result in place. */
+typedef struct ref_bokeh_params {
+    double threshold, gain;
+    int blades;
+    size_t max;
+} ref_bokeh_params;
+typedef struct ref_bokeh_spot {
+    uint32_t x, y;
+    double coc, rgb[3];
+} ref_bokeh_spot;
+bool ref_bokeh_in_shape(int64_t dx, int64_t dy, int64_t R, int blades);
+int ref_bokeh_gather(const ref_image *in, const double *coc, const ref_bokeh_params *p,
+                     ref_image *base_in, ref_bokeh_spot **spots, size_t *kept, size_t *total);
+void ref_bokeh_splat(ref_image *img, const ref_bokeh_spot *spots, size_t n,
+                     const ref_bokeh_params *p);
+
 /* The transfer curves and luminance of FILTERS.md, for tests that need them. */
 /* Rounds every value to the nearest IEEE half, as storing an image in
  * rgba16f between the links of a chain does. */

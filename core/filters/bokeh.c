@@ -1,0 +1,302 @@
+/* bokeh of FILTERS.md "Depth of field": scattered bokeh after the seed's
+ * case study. Gather (glsl/bokeh_count, bokeh_offsets, bokeh_gather): every
+ * hot spot (luminance above threshold, circle of confusion at least 2 px)
+ * goes to an append buffer at a stable position, at most max of them, its
+ * colour removed from the image the base filter (dof or satdof) blurs; the
+ * offsets pass also writes the indirect dispatch of the splat pass, so the
+ * count never visits the host. Splat (bokeh_splat): 64-bit fixed-point
+ * atomics, the same sum in any order. Combine (bokeh_combine): base plus
+ * splats. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "filters.h"
+
+#include "bokeh_combine.spv.h"
+#include "bokeh_count.spv.h"
+#include "bokeh_gather.spv.h"
+#include "bokeh_offsets.spv.h"
+#include "bokeh_splat.spv.h"
+
+enum { BASE_DOF, BASE_SATDOF, ROW_GROUP = 256, SPOT_BYTES = 32, HEADER_BYTES = 28 };
+
+static const char *const bases[] = {"dof", "satdof", NULL};
+
+typedef struct bokeh_params {
+    vkfx_coc_params coc;
+    double threshold, gain;
+    int32_t blades, max;
+    int base;
+} bokeh_params;
+
+typedef struct bokeh_state {
+    vkfx_buffer *header; /* host-visible: counts read back by finish */
+} bokeh_state;
+
+static const vkfx_option bokeh_options[] = {
+    VKFX_COC_OPTIONS(bokeh_params, coc),
+    {.name = "threshold",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(bokeh_params, threshold),
+     .def = 0.9,
+     .min = 0,
+     .max = 1e30,
+     .help = "a pixel whose linear luminance is above this (and whose coc is at least 2 px) is "
+             "a hot spot"},
+    {.name = "gain",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(bokeh_params, gain),
+     .def = 1,
+     .min = 0,
+     .max = 1e6,
+     .help = "a hot spot's splat carries gain times its colour"},
+    {.name = "blades",
+     .type = VKFX_OPT_INT,
+     .offset = offsetof(bokeh_params, blades),
+     .def = 0,
+     .min = 0,
+     .max = 32,
+     .help = "0: round splats (discs); 3 or more: regular polygons with that many corners"},
+    {.name = "base",
+     .type = VKFX_OPT_CHOICE,
+     .offset = offsetof(bokeh_params, base),
+     .def = BASE_DOF,
+     .choices = bases,
+     .help = "the depth-of-field filter that blurs the rest of the image"},
+    {.name = "max",
+     .type = VKFX_OPT_INT,
+     .offset = offsetof(bokeh_params, max),
+     .def = 65536,
+     .min = 0,
+     .max = 1 << 22,
+     .help = "hot spots splatted at most (the first in row-major order); the others are "
+             "counted, reported on stderr, and left in the base image"},
+    {0},
+};
+
+static int bokeh_check(const void *params)
+{
+    const bokeh_params *p = params;
+    if (p->blades == 1 || p->blades == 2)
+        return vkfx_fail(VKFX_E_USAGE,
+                         "bokeh: blades=%d is not a shape; use 0 (discs) or 3..32 (polygons)",
+                         p->blades);
+    return VKFX_OK;
+}
+
+static const vkfx_kernel_desc count_kernel = {
+    .name = "bokeh_count",
+    VKFX_SPV(bokeh_count),
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
+    .push_size = 32,
+};
+static const vkfx_kernel_desc offsets_kernel = {
+    .name = "bokeh_offsets",
+    VKFX_SPV(bokeh_offsets),
+    .nbind = 2,
+    .bind = {VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
+    .push_size = 8,
+};
+static const vkfx_kernel_desc gather_kernel = {
+    .name = "bokeh_gather",
+    VKFX_SPV(bokeh_gather),
+    .nbind = 5,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER,
+             VKFX_BIND_BUFFER},
+    .push_size = 32,
+};
+static const vkfx_kernel_desc splat_kernel = {
+    .name = "bokeh_splat",
+    VKFX_SPV(bokeh_splat),
+    .nbind = 3,
+    .bind = {VKFX_BIND_BUFFER, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
+    .push_size = 16,
+};
+static const vkfx_kernel_desc combine_kernel = {
+    .name = "bokeh_combine",
+    VKFX_SPV(bokeh_combine),
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
+    .push_size = 8,
+};
+
+static void bokeh_destroy(vkfx_graph *g, void *state)
+{
+    bokeh_state *s = state;
+    if (!s)
+        return;
+    vkfx_buffer_destroy(vkfx_graph_context(g), s->header);
+    free(s);
+}
+
+static int bokeh_create(vkfx_graph *g, const void *params, void **state)
+{
+    (void)params;
+    int ret = VKFX_OK;
+    bokeh_state *s = calloc(1, sizeof(*s));
+    if (!s)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    *state = s;
+    TRY(vkfx_buffer_create(vkfx_graph_context(g), HEADER_BYTES,
+                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                           VKFX_MEM_UPLOAD, &s->header));
+fail:
+    return ret;
+}
+
+static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                        vkfx_image *dst)
+{
+    int ret = VKFX_OK;
+    const bokeh_params *p = params;
+    bokeh_state *s = state;
+    vkfx_context *ctx = vkfx_graph_context(g);
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *count = NULL, *offsets = NULL, *gather = NULL, *splat = NULL, *combine = NULL;
+    vkfx_buffer *depth = NULL, *rows = NULL, *spots = NULL, *accum = NULL;
+    vkfx_image *base_in = NULL, *base = NULL;
+    VkDeviceSize accum_bytes = (VkDeviceSize)w * h * 3 * sizeof(uint64_t);
+
+    if (!ctx->int64_atomics)
+        return vkfx_fail(VKFX_E_LIMIT, "bokeh needs 64-bit atomics on storage buffers "
+                                       "(shaderBufferInt64Atomics), which this device lacks");
+    if (accum_bytes > ctx->props.limits.maxStorageBufferRange)
+        return vkfx_fail(VKFX_E_LIMIT,
+                         "bokeh: a %ux%u image needs %.1f MiB of splat sums, beyond this "
+                         "device's largest storage buffer (%.1f MiB)",
+                         w, h, accum_bytes / 1048576.0,
+                         ctx->props.limits.maxStorageBufferRange / 1048576.0);
+    TRY(vkfx_aux_load(g, "bokeh", "depth", p->coc.depth, &depth));
+    vkfx_spec row_spec = {.local = {ROW_GROUP, 1, 1}};
+    vkfx_spec img_spec = {.local = {ROW_GROUP, 1, 1}, .half_out = vkfx_half_out(src->format)};
+    vkfx_spec out_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
+    TRY(vkfx_kernel_get(ctx, &count_kernel, &row_spec, &count));
+    TRY(vkfx_kernel_get(ctx, &offsets_kernel, &row_spec, &offsets));
+    TRY(vkfx_kernel_get(ctx, &gather_kernel, &img_spec, &gather));
+    TRY(vkfx_kernel_get(ctx, &splat_kernel, &row_spec, &splat));
+    TRY(vkfx_kernel_get(ctx, &combine_kernel, &out_spec, &combine));
+    TRY(vkfx_graph_buffer(g, (VkDeviceSize)h * sizeof(uint32_t), 0, &rows));
+    TRY(vkfx_graph_buffer(g, (VkDeviceSize)(p->max ? p->max : 1) * SPOT_BYTES, 0, &spots));
+    TRY(vkfx_graph_buffer(g, accum_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &accum));
+    TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), &base_in));
+    TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), &base));
+
+    float c[4];
+    struct {
+        int32_t size[2];
+        float threshold, focus, range, maxcoc;
+        uint32_t disparity, max_spots;
+    } push = {{(int32_t)w, (int32_t)h}, (float)p->threshold, 0, 0, 0, 0, (uint32_t)p->max};
+    _Static_assert(sizeof(push) == 32, "bokeh.glsl's push constants are 32 bytes");
+    vkfx_coc_push(&p->coc, c, &push.disparity);
+    push.focus = c[0];
+    push.range = c[1];
+    push.maxcoc = c[2];
+    vkfx_dispatch d_count = {
+        .kernel = count,
+        .label = "bokeh.count",
+        .use = {{.image = src}, {.buffer = depth}, {.buffer = rows, .write = true}},
+        .push = &push,
+        .groups = {h, 1, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d_count));
+    uint32_t opush[2] = {h, (uint32_t)p->max};
+    vkfx_dispatch d_offsets = {
+        .kernel = offsets,
+        .label = "bokeh.offsets",
+        .use = {{.buffer = rows, .write = true}, {.buffer = s->header, .write = true}},
+        .push = opush,
+        .groups = {1, 1, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d_offsets));
+    vkfx_dispatch d_gather = {
+        .kernel = gather,
+        .label = "bokeh.gather",
+        .use = {{.image = src},
+                {.image = base_in, .write = true},
+                {.buffer = depth},
+                {.buffer = rows},
+                {.buffer = spots, .write = true}},
+        .push = &push,
+        .groups = {h, 1, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d_gather));
+
+    if (p->base == BASE_SATDOF)
+        TRY(vkfx_satdof_record(g, &p->coc, false, depth, base_in, base));
+    else
+        TRY(vkfx_dof_record(g, &p->coc, 1.0, depth, base_in, base));
+
+    vkfx_use clear = {.buffer = accum, .write = true};
+    TRY(vkfx_graph_touch(g, &clear));
+    vkCmdFillBuffer(vkfx_graph_cmd(g), accum->buffer, 0, VK_WHOLE_SIZE, 0);
+    struct {
+        int32_t size[2];
+        float gain;
+        uint32_t blades;
+    } spush = {{(int32_t)w, (int32_t)h}, (float)p->gain, (uint32_t)p->blades};
+    vkfx_dispatch d_splat = {
+        .kernel = splat,
+        .label = "bokeh.splat",
+        .use = {{.buffer = spots}, {.buffer = s->header}, {.buffer = accum, .write = true}},
+        .push = &spush,
+        .indirect = s->header,
+        .indirect_offset = 16,
+    };
+    TRY(vkfx_graph_dispatch(g, &d_splat));
+    int32_t cpush[2] = {(int32_t)w, (int32_t)h};
+    vkfx_dispatch d_combine = {
+        .kernel = combine,
+        .label = "bokeh.combine",
+        .use = {{.image = base}, {.image = dst, .write = true}, {.buffer = accum}},
+        .push = cpush,
+        .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d_combine));
+fail:
+    return ret;
+}
+
+/* Reports the hot spots on stderr (through the context's log) when some
+ * did not fit in max, or when the run was timed. */
+static int bokeh_finish(vkfx_graph *g, const void *params, void *state)
+{
+    const bokeh_params *p = params;
+    const bokeh_state *s = state;
+    uint32_t header[3];
+    memcpy(header, s->header->mapped, sizeof(header));
+    const vkfx_pass_time *times = NULL;
+    uint32_t ntimes = 0;
+    vkfx_graph_timings(g, &times, &ntimes);
+    if (header[2] || ntimes)
+        vkfx_log(vkfx_graph_context(g),
+                 "bokeh: %u hot spots, %u splatted, %u beyond max=%d left in the base image",
+                 header[0], header[1], header[2], p->max);
+    return VKFX_OK;
+}
+
+const vkfx_filter vkfx_filter_bokeh = {
+    .name = "bokeh",
+    .help = "depth of field with scattered bokeh: bright out-of-focus pixels become discs",
+    .details =
+        "coc as in dof and satdof. A hot spot is a pixel whose linear luminance (of its "
+        "premultiplied colour) is above threshold and whose coc is at least 2 px. The first max "
+        "of them in row-major order are taken out of the image (colour set to 0, alpha kept); "
+        "the base filter (dof or satdof, same depth options) blurs what is left; each hot spot "
+        "then adds gain times its colour, spread evenly over the in-image pixels of its shape: "
+        "offsets d with |d| <= R (blades=0) or inside the regular polygon of circumradius R "
+        "with a corner straight up (blades >= 3, points on an edge inside), R = floor(coc + "
+        "0.5). Hot spots beyond max stay in the base image and are reported on stderr. The "
+        "result is the same on every run.",
+    .options = bokeh_options,
+    .params_size = sizeof(bokeh_params),
+    .check = bokeh_check,
+    .create = bokeh_create,
+    .record = bokeh_record,
+    .destroy = bokeh_destroy,
+    .finish = bokeh_finish,
+};

@@ -1,0 +1,23 @@
+#version 460
+// bokeh, pass 5: output = the base depth-of-field result plus the splats
+// accumulated in 32.32 fixed point (alpha from the base). 16x16 groups.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "scan.glsl"
+
+layout(binding = 0) uniform sampler2D base;
+layout(binding = 1) uniform writeonly image2D dst;
+layout(binding = 2) readonly buffer Accum { int64_t accum[]; };
+
+layout(push_constant) uniform Push { ivec2 size; } pc;
+
+void main()
+{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    if (any(greaterThanEqual(p, pc.size)))
+        return;
+    vec4 b = texelFetch(base, p, 0);
+    uint at = (uint(p.y) * uint(pc.size.x) + uint(p.x)) * 3u;
+    vec3 s = vec3(float(accum[at]), float(accum[at + 1u]), float(accum[at + 2u])) / 4294967296.0;
+    imageStore(dst, p, to_stored(vec4(b.rgb + s, b.a)));
+}
