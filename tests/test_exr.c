@@ -11,10 +11,10 @@
  *   listing the channels the file has;
  * - the display window is the image, the data window placed in it;
  * - truncated and damaged files are rejected with a message, never a crash;
- * - on the GPU, satdof with a generated depth ramp in scene units
- *   (depth=FILE.exr, depth=FILE.exr#Z, depth=self) matches the reference
- *   computed from the same float depths, and an EXR chain keeps HDR values
- *   and premultiplied colour end to end through the CLI. */
+ * - on the GPU, satdof (within 1 code value) and dof (within 2) with a
+ *   generated depth ramp in scene units (depth=FILE.exr, depth=FILE.exr#Z,
+ *   depth=self) match the references computed from the same float depths, and an EXR chain keeps
+ * HDR values and premultiplied colour end to end through the CLI. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <openexr.h>
@@ -410,6 +410,21 @@ static int ref_sat_fn(const ref_image *in, ref_image *out, const void *arg, int 
     return ref_satblur(in, arg, out);
 }
 
+/* dof with the circle of confusion of the float depth in arg (ref_sat_params). */
+static int ref_dof_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    const ref_sat_params *p = arg;
+    size_t n = (size_t)in->w * in->h;
+    double *coc = malloc(n * sizeof(*coc));
+    if (!coc)
+        return VKFX_E_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        coc[i] = ref_coc(ref_map_value(p->map, i), p->coc);
+    int ret = ref_dof(in, coc, 1.0, precision == 16, out);
+    free(coc);
+    return ret;
+}
+
 /* RGB in [0,1] and a depth ramp in metres, z = 2 + 8 x / (w - 1). */
 static void write_render(const char *path, uint32_t w, uint32_t h, vkfx_pixels *colour,
                          vkfx_pixels *depth)
@@ -448,7 +463,7 @@ static void write_render(const char *path, uint32_t w, uint32_t h, vkfx_pixels *
     free(s);
 }
 
-Test(exr, satdof_depth_from_a_render)
+Test(exr, depth_of_field_from_a_render)
 {
     cr_assert_eq(tc_tmpdir_make("exrdof"), 0);
     th_gpu g;
@@ -466,6 +481,10 @@ Test(exr, satdof_depth_from_a_render)
                  tc_tpath("render.exr"), suffix[k]);
         th_case c = {chain, ref_sat_fn, &p, 32, 1};
         failures += !th_check(&g, &c, &colour, 3, VKFX_SAMPLE_U8, "render");
+        snprintf(chain, sizeof(chain), "dof:depth=%s%s:focus=5:range=3:maxcoc=8",
+                 tc_tpath("render.exr"), suffix[k]);
+        th_case d = {chain, ref_dof_fn, &p, 32, 2};
+        failures += !th_check(&g, &d, &colour, 3, VKFX_SAMPLE_U8, "render");
     }
     /* The expected circle of confusion itself, from the ramp. */
     for (uint32_t x = 0; x < 97; x++) {
