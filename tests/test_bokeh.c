@@ -5,7 +5,9 @@
  * and hexagons. Properties: one bright pixel on black becomes a disc (or
  * hexagon) of radius coc carrying exactly its energy; an image without hot
  * spots gives the base filter's bytes; total energy is kept within 1e-3
- * relative; ten runs give identical bytes; overflow beyond max is reported
+ * relative; ten runs give identical bytes, also when hot spots overflow max
+ * (then the first max in row-major order are splatted, as the reference
+ * does); overflow beyond max is reported
  * and the run completes. Inputs whose luminance or circle of confusion lies
  * within 5e-6 of a decision (threshold, coc 2, a radius rounding tie) are
  * nudged by one code first, so float32 and double agree on every decision. */
@@ -162,6 +164,14 @@ Test(bokeh, photos)
              tc_tpath("ramp.png"));
     th_case c1 = {chain, ref_bokeh_fn, &sc, 16, 2};
     failures += !th_check(&g, &c1, &sky, 3, VKFX_SAMPLE_U8, "hubble");
+    /* More hot spots than max: the first 100 in row-major order are splatted. */
+    bokeh_case oc = sc;
+    oc.p.max = 100;
+    snprintf(chain, sizeof(chain),
+             "bokeh:depth=%s:focus=0.2:range=0.5:maxcoc=12:threshold=0.5:max=100",
+             tc_tpath("ramp.png"));
+    th_case c3 = {chain, ref_bokeh_fn, &oc, 16, 2};
+    failures += !th_check(&g, &c3, &sky, 3, VKFX_SAMPLE_U8, "hubble, max=100");
 
     cr_assert_eq(tc_load_shared("motorcycle_left.png", &bike), VKFX_OK);
     cr_assert_eq(tc_load_shared("motorcycle_disparity16.png", &disp), VKFX_OK);
@@ -255,15 +265,21 @@ Test(bokeh, no_hot_spots_is_the_base_and_runs_repeat_and_energy_is_kept)
         vkfx_pixels_free(&a);
         vkfx_pixels_free(&b);
     }
-    /* Ten runs, many hot spots: identical bytes. */
-    snprintf(chain, sizeof(chain), "bokeh:depth=%s:threshold=0.3:gain=3", tc_tpath("d.png"));
-    th_run(&g, chain, &sky, 3, VKFX_SAMPLE_F32, 32, &a);
-    for (int run = 1; run < 10; run++) {
-        th_run(&g, chain, &sky, 3, VKFX_SAMPLE_F32, 32, &b);
-        cr_assert(memcmp(a.data, b.data, vkfx_pixels_bytes(&a)) == 0, "run %d differs", run);
-        vkfx_pixels_free(&b);
+    /* Ten runs, many hot spots, all splatted and with some beyond max:
+     * identical bytes. */
+    const char *limits[] = {"", ":max=1000"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(chain, sizeof(chain), "bokeh:depth=%s:threshold=0.3:gain=3%s", tc_tpath("d.png"),
+                 limits[k]);
+        th_run(&g, chain, &sky, 3, VKFX_SAMPLE_F32, 32, &a);
+        for (int run = 1; run < 10; run++) {
+            th_run(&g, chain, &sky, 3, VKFX_SAMPLE_F32, 32, &b);
+            cr_assert(memcmp(a.data, b.data, vkfx_pixels_bytes(&a)) == 0, "%s: run %d differs",
+                      chain, run);
+            vkfx_pixels_free(&b);
+        }
+        vkfx_pixels_free(&a);
     }
-    vkfx_pixels_free(&a);
     /* gain 1 with the dof base: the total of each channel is kept. */
     snprintf(chain, sizeof(chain), "bokeh:depth=%s:threshold=0.3", tc_tpath("d.png"));
     th_run(&g, chain, &sky, 3, VKFX_SAMPLE_F32, 32, &a);

@@ -1,12 +1,15 @@
 /* bokeh of FILTERS.md "Depth of field": scattered bokeh after the seed's
- * case study. Gather (glsl/bokeh_count, bokeh_offsets, bokeh_gather): every
- * hot spot (luminance above threshold, circle of confusion at least 2 px)
- * goes to an append buffer at a stable position, at most max of them, its
- * colour removed from the image the base filter (dof or satdof) blurs; the
- * offsets pass also writes the indirect dispatch of the splat pass, so the
- * count never visits the host. Splat (bokeh_splat): 64-bit fixed-point
- * atomics, the same sum in any order. Combine (bokeh_combine): base plus
- * splats. */
+ * case study. Gather (glsl/bokeh_append): every hot spot (luminance above
+ * threshold, circle of confusion at least 2 px) goes to an append buffer
+ * through an atomic counter, at most max of them, its colour removed from
+ * the image the base filter (dof or satdof) blurs. A one-invocation pass
+ * (bokeh_redo) turns the counter into the splat pass's indirect dispatch,
+ * so the count never visits the host; when more than max were found it
+ * also dispatches the stable gather (bokeh_count, bokeh_offsets,
+ * bokeh_gather), which keeps the first max in row-major order, so that the
+ * output never depends on thread timing. Splat (bokeh_splat): 64-bit
+ * fixed-point atomics, the same sum in any order. Combine (bokeh_combine):
+ * base plus splats. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,10 +21,16 @@
 #include "bokeh_combine.spv.h"
 #include "bokeh_count.spv.h"
 #include "bokeh_gather.spv.h"
+#include "bokeh_append.spv.h"
 #include "bokeh_offsets.spv.h"
+#include "bokeh_redo.spv.h"
 #include "bokeh_splat.spv.h"
 
-enum { BASE_DOF, BASE_SATDOF, ROW_GROUP = 256, SPOT_BYTES = 32, HEADER_BYTES = 28 };
+enum { BASE_DOF, BASE_SATDOF, ROW_GROUP = 256, SPOT_BYTES = 32 };
+
+/* The header buffer (bokeh_redo.comp): counts, then three indirect
+ * dispatches: the splats, the stable gather's rows, its offsets pass. */
+enum { HEADER_BYTES = 52, SPLAT_ARGS = 16, ROWS_ARGS = 28, OFFSETS_ARGS = 40 };
 
 static const char *const bases[] = {"dof", "satdof", NULL};
 
@@ -72,8 +81,8 @@ static const vkfx_option bokeh_options[] = {
      .def = 65536,
      .min = 0,
      .max = 1 << 22,
-     .help = "hot spots splatted at most (the first in row-major order); the others are "
-             "counted, reported on stderr, and left in the base image"},
+     .help = "hot spots splatted at most (then the first max in row-major order); the others "
+             "are counted, reported on stderr, and left in the base image"},
     {0},
 };
 
@@ -93,6 +102,21 @@ static const vkfx_kernel_desc count_kernel = {
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
     .push_size = 32,
+};
+static const vkfx_kernel_desc append_kernel = {
+    .name = "bokeh_append",
+    VKFX_SPV(bokeh_append),
+    .nbind = 5,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER,
+             VKFX_BIND_BUFFER},
+    .push_size = 32,
+};
+static const vkfx_kernel_desc redo_kernel = {
+    .name = "bokeh_redo",
+    VKFX_SPV(bokeh_redo),
+    .nbind = 1,
+    .bind = {VKFX_BIND_BUFFER},
+    .push_size = 8,
 };
 static const vkfx_kernel_desc offsets_kernel = {
     .name = "bokeh_offsets",
@@ -142,7 +166,9 @@ static int bokeh_create(vkfx_graph *g, const void *params, void **state)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     *state = s;
     TRY(vkfx_buffer_create(vkfx_graph_context(g), HEADER_BYTES,
-                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                               VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            VKFX_MEM_UPLOAD, &s->header));
 fail:
     return ret;
@@ -156,7 +182,8 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     bokeh_state *s = state;
     vkfx_context *ctx = vkfx_graph_context(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_kernel *count = NULL, *offsets = NULL, *gather = NULL, *splat = NULL, *combine = NULL;
+    vkfx_kernel *append = NULL, *redo = NULL, *count = NULL, *offsets = NULL, *gather = NULL;
+    vkfx_kernel *splat = NULL, *combine = NULL;
     vkfx_buffer *depth = NULL, *rows = NULL, *spots = NULL, *accum = NULL;
     vkfx_image *base_in = NULL, *base = NULL;
     VkDeviceSize accum_bytes = (VkDeviceSize)w * h * 3 * sizeof(uint64_t);
@@ -174,6 +201,10 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     vkfx_spec row_spec = {.local = {ROW_GROUP, 1, 1}};
     vkfx_spec img_spec = {.local = {ROW_GROUP, 1, 1}, .half_out = vkfx_half_out(src->format)};
     vkfx_spec out_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
+    vkfx_spec tile_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(src->format)};
+    vkfx_spec one_spec = {.local = {1, 1, 1}};
+    TRY(vkfx_kernel_get(ctx, &append_kernel, &tile_spec, &append));
+    TRY(vkfx_kernel_get(ctx, &redo_kernel, &one_spec, &redo));
     TRY(vkfx_kernel_get(ctx, &count_kernel, &row_spec, &count));
     TRY(vkfx_kernel_get(ctx, &offsets_kernel, &row_spec, &offsets));
     TRY(vkfx_kernel_get(ctx, &gather_kernel, &img_spec, &gather));
@@ -196,33 +227,60 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     push.focus = c[0];
     push.range = c[1];
     push.maxcoc = c[2];
-    vkfx_dispatch d_count = {
-        .kernel = count,
-        .label = "bokeh.count",
-        .use = {{.image = src}, {.buffer = depth}, {.buffer = rows, .write = true}},
+    vkfx_use zero = {.buffer = s->header, .write = true};
+    TRY(vkfx_graph_touch(g, &zero));
+    vkCmdFillBuffer(vkfx_graph_cmd(g), s->header->buffer, 0, VK_WHOLE_SIZE, 0);
+    vkfx_dispatch d_append = {
+        .kernel = append,
+        .label = "bokeh.gather",
+        .use = {{.image = src},
+                {.image = base_in, .write = true},
+                {.buffer = depth},
+                {.buffer = s->header, .write = true},
+                {.buffer = spots, .write = true}},
         .push = &push,
-        .groups = {h, 1, 1},
+        .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
     };
-    TRY(vkfx_graph_dispatch(g, &d_count));
+    TRY(vkfx_graph_dispatch(g, &d_append));
     uint32_t opush[2] = {h, (uint32_t)p->max};
-    vkfx_dispatch d_offsets = {
-        .kernel = offsets,
-        .label = "bokeh.offsets",
-        .use = {{.buffer = rows, .write = true}, {.buffer = s->header, .write = true}},
+    vkfx_dispatch d_redo = {
+        .kernel = redo,
+        .label = "bokeh.counts",
+        .use = {{.buffer = s->header, .write = true}},
         .push = opush,
         .groups = {1, 1, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d_redo));
+    /* The stable gather: no work groups unless hot spots overflowed. */
+    vkfx_dispatch d_count = {
+        .kernel = count,
+        .label = "bokeh.stable.count",
+        .use = {{.image = src}, {.buffer = depth}, {.buffer = rows, .write = true}},
+        .push = &push,
+        .indirect = s->header,
+        .indirect_offset = ROWS_ARGS,
+    };
+    TRY(vkfx_graph_dispatch(g, &d_count));
+    vkfx_dispatch d_offsets = {
+        .kernel = offsets,
+        .label = "bokeh.stable.offsets",
+        .use = {{.buffer = rows, .write = true}, {.buffer = s->header, .write = true}},
+        .push = opush,
+        .indirect = s->header,
+        .indirect_offset = OFFSETS_ARGS,
     };
     TRY(vkfx_graph_dispatch(g, &d_offsets));
     vkfx_dispatch d_gather = {
         .kernel = gather,
-        .label = "bokeh.gather",
+        .label = "bokeh.stable.gather",
         .use = {{.image = src},
                 {.image = base_in, .write = true},
                 {.buffer = depth},
                 {.buffer = rows},
                 {.buffer = spots, .write = true}},
         .push = &push,
-        .groups = {h, 1, 1},
+        .indirect = s->header,
+        .indirect_offset = ROWS_ARGS,
     };
     TRY(vkfx_graph_dispatch(g, &d_gather));
 
@@ -245,7 +303,7 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
         .use = {{.buffer = spots}, {.buffer = s->header}, {.buffer = accum, .write = true}},
         .push = &spush,
         .indirect = s->header,
-        .indirect_offset = 16,
+        .indirect_offset = SPLAT_ARGS,
     };
     TRY(vkfx_graph_dispatch(g, &d_splat));
     int32_t cpush[2] = {(int32_t)w, (int32_t)h};
