@@ -442,6 +442,8 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     ctx->timestamp_period_ns = ctx->props.limits.timestampPeriod;
     ctx->shader_int64 = c.feats.features.shaderInt64;
     ctx->int64_atomics = c.feats.features.shaderInt64 && c.f12.shaderBufferInt64Atomics;
+    ctx->subgroup_int64 = ctx->subgroup_arith && !opts->no_subgroup_int64 &&
+                          c.feats.features.shaderInt64 && c.f12.shaderSubgroupExtendedTypes;
     ctx->max_workgroup_subgroups = c.p13.maxComputeWorkgroupSubgroups;
 
     float prio = 1.0f;
@@ -467,6 +469,7 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         .storageBuffer8BitAccess = c.f12.storageBuffer8BitAccess,
         .hostQueryReset = c.f12.hostQueryReset,
         .shaderBufferInt64Atomics = ctx->int64_atomics,
+        .shaderSubgroupExtendedTypes = ctx->subgroup_int64,
     };
     VkPhysicalDeviceFeatures2 f = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,

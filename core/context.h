@@ -25,8 +25,9 @@ struct vkfx_context {
     uint32_t max_workgroup_subgroups; /* with a required subgroup size */
     bool subgroup_arith;              /* subgroupInclusiveAdd and friends in compute */
     bool subgroup_size_control;
-    bool shader_int64;  /* 64-bit integers in shaders (summed-area tables) */
-    bool int64_atomics; /* 64-bit atomics on storage buffers (bokeh's splats) */
+    bool shader_int64;   /* 64-bit integers in shaders (summed-area tables) */
+    bool int64_atomics;  /* 64-bit atomics on storage buffers (bokeh's splats) */
+    bool subgroup_int64; /* subgroup arithmetic on 64-bit integers (summed-area tables) */
     bool timestamps;
     double timestamp_period_ns;
     VkCommandPool pool;

@@ -18,10 +18,11 @@ typedef struct vkfx_staging vkfx_staging;
 typedef void (*vkfx_log_fn)(void *user, const char *message);
 
 typedef struct vkfx_context_opts {
-    const char *device;   /* NULL: best device; a decimal index; else a name substring */
-    bool validate;        /* VK_LAYER_KHRONOS_validation with synchronization validation */
-    bool no_subgroup_ops; /* pretend the device lacks subgroup arithmetic */
-    vkfx_log_fn log;      /* receives validation messages and warnings; may be NULL */
+    const char *device;     /* NULL: best device; a decimal index; else a name substring */
+    bool validate;          /* VK_LAYER_KHRONOS_validation with synchronization validation */
+    bool no_subgroup_ops;   /* pretend the device lacks subgroup arithmetic */
+    bool no_subgroup_int64; /* pretend it lacks 64-bit subgroup arithmetic */
+    vkfx_log_fn log;        /* receives validation messages and warnings; may be NULL */
     void *log_user;
 } vkfx_context_opts;
 

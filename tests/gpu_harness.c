@@ -15,8 +15,10 @@ void th_gpu_open(th_gpu *g)
 {
     const char *v = getenv("VKFX_VALIDATE");
     const char *nsg = getenv("VKFX_TEST_NO_SUBGROUP_OPS");
+    const char *n64 = getenv("VKFX_TEST_NO_SUBGROUP_INT64");
     vkfx_context_opts o = {.validate = v && strcmp(v, "1") == 0,
                            .no_subgroup_ops = nsg && strcmp(nsg, "1") == 0,
+                           .no_subgroup_int64 = n64 && strcmp(n64, "1") == 0,
                            .log = log_message};
     memset(g, 0, sizeof(*g));
     int ret = vkfx_context_create(&o, &g->ctx);

@@ -16,7 +16,8 @@ typedef struct th_gpu {
 } th_gpu;
 
 /* Creates the context (validation from VKFX_VALIDATE, the shared-memory
- * kernel variants with VKFX_TEST_NO_SUBGROUP_OPS=1) and staging memory;
+ * kernel variants with VKFX_TEST_NO_SUBGROUP_OPS=1, the 32-bit-piece
+ * subgroup scans with VKFX_TEST_NO_SUBGROUP_INT64=1) and staging memory;
  * aborts the test on failure. */
 void th_gpu_open(th_gpu *g);
 /* Asserts that the validation layer reported nothing, then frees. */

@@ -11,8 +11,10 @@
 #include "sat_export.spv.h"
 #include "sat_lines.spv.h"
 #include "sat_lines_sg.spv.h"
+#include "sat_lines_sg64.spv.h"
 #include "sat_tile.spv.h"
 #include "sat_tile_sg.spv.h"
+#include "sat_tile_sg64.spv.h"
 
 enum { MODE_SUMS, MODE_TABLE, ROWS_PER_INVOCATION = 4, LINES_GROUP = 256, CARRY_GROUP = 64 };
 
@@ -25,6 +27,7 @@ enum { MODE_SUMS, MODE_TABLE, ROWS_PER_INVOCATION = 4, LINES_GROUP = 256, CARRY_
     }
 static const vkfx_kernel_desc tile_kernel = TILE_KERNEL(sat_tile);
 static const vkfx_kernel_desc tile_sg_kernel = TILE_KERNEL(sat_tile_sg);
+static const vkfx_kernel_desc tile_sg64_kernel = TILE_KERNEL(sat_tile_sg64);
 
 static const vkfx_kernel_desc lines_kernel = {.name = "sat_lines",
                                               VKFX_SPV(sat_lines),
@@ -42,6 +45,11 @@ static const vkfx_kernel_desc export_kernel = {
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
     .push_size = 16};
+static const vkfx_kernel_desc lines_sg64_kernel = {.name = "sat_lines_sg64",
+                                                   VKFX_SPV(sat_lines_sg64),
+                                                   .nbind = 1,
+                                                   .bind = {VKFX_BIND_BUFFER},
+                                                   .push_size = 4};
 static const vkfx_kernel_desc carry_kernel = {.name = "sat_carry",
                                               VKFX_SPV(sat_carry),
                                               .nbind = 1,
@@ -101,12 +109,21 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
     vkfx_spec tspec = {.local = {tw, tr, 1}, .subgroup = sgsize, .nextra = 2};
     tspec.extra[0] = MODE_SUMS;
     tspec.extra[1] = (uint32_t)shift;
-    TRY(vkfx_kernel_get(ctx, sg ? &tile_sg_kernel : &tile_kernel, &tspec, &sums));
+    /* 64-bit subgroup scans where the device has them, 32-bit pieces where it
+     * only has subgroup arithmetic, shared memory otherwise. */
+    bool sg64 = sg && ctx->subgroup_int64;
+    const vkfx_kernel_desc *tile_desc = sg64 ? &tile_sg64_kernel
+                                        : sg ? &tile_sg_kernel
+                                             : &tile_kernel;
+    const vkfx_kernel_desc *lines_desc = sg64 ? &lines_sg64_kernel
+                                         : sg ? &lines_sg_kernel
+                                              : &lines_kernel;
+    TRY(vkfx_kernel_get(ctx, tile_desc, &tspec, &sums));
     tspec.extra[0] = MODE_TABLE;
-    TRY(vkfx_kernel_get(ctx, sg ? &tile_sg_kernel : &tile_kernel, &tspec, &table));
+    TRY(vkfx_kernel_get(ctx, tile_desc, &tspec, &table));
     vkfx_spec lspec = {.local = {group < LINES_GROUP ? group : LINES_GROUP, 1, 1},
                        .subgroup = sgsize};
-    TRY(vkfx_kernel_get(ctx, sg ? &lines_sg_kernel : &lines_kernel, &lspec, &lines));
+    TRY(vkfx_kernel_get(ctx, lines_desc, &lspec, &lines));
     vkfx_spec cspec = {.local = {CARRY_GROUP, 1, 1}};
     TRY(vkfx_kernel_get(ctx, &carry_kernel, &cspec, &carry));
 
