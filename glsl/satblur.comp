@@ -49,7 +49,7 @@ vec4 box_mean(ivec2 p, int rx, int ry)
 void main()
 {
     // Group ids run x-fastest; walk strips of STRIP groups top to bottom.
-    const uint STRIP = 16u;
+    const uint STRIP = 4u;
     uint nx = gl_NumWorkGroups.x, ny = gl_NumWorkGroups.y;
     uint id = gl_WorkGroupID.y * nx + gl_WorkGroupID.x;
     uint strip = id / (STRIP * ny);
