@@ -162,7 +162,7 @@ static void expected_value(const vkfx_option *o, text *t)
 {
     switch (o->type) {
     case VKFX_OPT_INT:
-        text_addf(t, "integer %g..%g", o->min, o->max);
+        text_addf(t, "integer %.0f..%.0f", o->min, o->max);
         break;
     case VKFX_OPT_FLOAT:
         text_addf(t, "number %g..%g", o->min, o->max);
@@ -191,6 +191,10 @@ static int fail_needs_value(const vkfx_filter *f, const vkfx_option *o)
 
 static int fail_range(const vkfx_filter *f, const vkfx_option *o, const char *value)
 {
+    /* Integers in full: 4194304, not 4.1943e+06. */
+    if (o->type == VKFX_OPT_INT)
+        return vkfx_fail(VKFX_E_USAGE, "%s: %s=%s is out of range %.0f..%.0f", f->name, o->name,
+                         value, o->min, o->max);
     return vkfx_fail(VKFX_E_USAGE, "%s: %s=%s is out of range %g..%g", f->name, o->name, value,
                      o->min, o->max);
 }
@@ -591,6 +595,8 @@ static void describe_cells(const vkfx_option *o, char cell[COLS][CELL_SIZE])
         case VKFX_OPT_FLOAT:
             if (o->unset_default)
                 text_addf(&t[COL_DEFAULT], "default unset");
+            else if (o->type == VKFX_OPT_INT)
+                text_addf(&t[COL_DEFAULT], "default %.0f", o->def);
             else
                 text_addf(&t[COL_DEFAULT], "default %g", o->def);
             break;
@@ -612,7 +618,9 @@ static void describe_cells(const vkfx_option *o, char cell[COLS][CELL_SIZE])
             break;
         }
     }
-    if (o->type == VKFX_OPT_INT || o->type == VKFX_OPT_FLOAT)
+    if (o->type == VKFX_OPT_INT)
+        text_addf(&t[COL_RANGE], "range %.0f..%.0f", o->min, o->max);
+    else if (o->type == VKFX_OPT_FLOAT)
         text_addf(&t[COL_RANGE], "range %g..%g", o->min, o->max);
     if (o->help)
         text_addf(&t[COL_HELP], "%s", o->help);
