@@ -29,6 +29,8 @@ static const char usage_text[] =
     "                         file renamed on success); never the input file\n"
     "  -q, --quality N        JPEG quality 1..100 (default 90)\n"
     "      --exr-float        OpenEXR output in float channels (default half)\n"
+    "      --max-pixels N     refuse inputs (and maps) whose header declares more\n"
+    "                         than N pixels, before decoding (default 268435456)\n"
     "      --precision 16|32  internal format rgba16f (default) or rgba32f\n"
     "      --linear           treat 8/16-bit files as linear light: no sRGB decode\n"
     "                         on input, no encode on output\n"
@@ -209,6 +211,7 @@ enum {
     OPT_VERSION,
     OPT_NO_SUBGROUP,
     OPT_EXR_FLOAT,
+    OPT_MAX_PIXELS,
 };
 
 int main(int argc, char **argv)
@@ -232,6 +235,7 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {"no-subgroup-ops", no_argument, NULL, OPT_NO_SUBGROUP},
         {"exr-float", no_argument, NULL, OPT_EXR_FLOAT},
+        {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -274,6 +278,11 @@ int main(int argc, char **argv)
             break;
         case OPT_EXR_FLOAT:
             save.exr_float = true;
+            break;
+        case OPT_MAX_PIXELS:
+            if (!parse_int(optarg, 1, 1L << 40, &v))
+                return usage_error("--max-pixels '%s' must be an integer 1..1099511627776", optarg);
+            vkfx_file_set_max_pixels((uint64_t)v);
             break;
         case OPT_FILTERS:
             return list_filters();

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fileio.h"
 
 bool vkfx_exr_is(const void *data, size_t size)
 {
@@ -118,6 +119,16 @@ static int open_file(mem_stream *m, exr_file *f)
     if (dw < 1 || dh < 1 || dw > 1 << 20 || dh > 1 << 20) {
         ret = vkfx_fail(VKFX_E_FORMAT, "%s: display window of %lldx%lld pixels is not supported",
                         m->name, (long long)dw, (long long)dh);
+        goto fail;
+    }
+    int64_t ww = (int64_t)f->data.max.x - f->data.min.x + 1;
+    int64_t wh = (int64_t)f->data.max.y - f->data.min.y + 1;
+    if ((uint64_t)(dw * dh) > vkfx_file_max_pixels()) {
+        ret = vkfx_fail_pixels(m->name, (uint64_t)dw, (uint64_t)dh);
+        goto fail;
+    }
+    if (ww > 0 && wh > 0 && (uint64_t)ww * (uint64_t)wh > vkfx_file_max_pixels()) {
+        ret = vkfx_fail_pixels(m->name, (uint64_t)ww, (uint64_t)wh);
         goto fail;
     }
     (void)parts;

@@ -174,6 +174,29 @@ static bool host_is_little_endian(void)
 }
 
 /* Overflow-checked size of a width x height x channels image of sample s. */
+/* Checked against every file's declared size before its pixels are
+ * allocated, so a small file that claims a huge image costs nothing. */
+static uint64_t max_pixels = VKFX_DEFAULT_MAX_PIXELS;
+
+void vkfx_file_set_max_pixels(uint64_t n)
+{
+    max_pixels = n ? n : VKFX_DEFAULT_MAX_PIXELS;
+}
+
+uint64_t vkfx_file_max_pixels(void)
+{
+    return max_pixels;
+}
+
+int vkfx_fail_pixels(const char *name, uint64_t w, uint64_t h)
+{
+    return vkfx_fail(VKFX_E_LIMIT,
+                     "%s: declares %llux%llu = %llu pixels, more than the limit of %llu "
+                     "(--max-pixels)",
+                     name, (unsigned long long)w, (unsigned long long)h,
+                     (unsigned long long)(w * h), (unsigned long long)max_pixels);
+}
+
 static bool image_bytes(uint32_t w, uint32_t h, uint32_t channels, vkfx_sample s, size_t *bytes)
 {
     size_t n = vkfx_sample_size(s);
@@ -206,6 +229,8 @@ struct png_ctx {
     FILE *file;
     int write_errno;
     char msg[256];
+    bool over_limit; /* the header declared more pixels than the limit */
+    png_uint_32 w, h;
 };
 
 static void png_error_cb(png_structp png, png_const_charp msg)
@@ -245,6 +270,12 @@ static int png_decode(struct png_ctx *c)
     png_uint_32 w, h;
     int depth, ctype, interlace;
     png_get_IHDR(c->png, c->info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
+    if ((uint64_t)w * h > max_pixels) {
+        c->over_limit = true;
+        c->w = w;
+        c->h = h;
+        png_error(c->png, "too many pixels");
+    }
     /* Deflate expands at most 1032:1, so a header that claims more pixels
      * than the file could hold is corrupt: say so before allocating for it. */
     double claimed = (double)w * h * depth * png_get_channels(c->png, c->info) / 8;
@@ -305,7 +336,9 @@ static int load_png(const unsigned char *data, size_t size, const char *name, vk
         goto fail;
     }
     if (png_decode(&c) < 0) {
-        if (!strcmp(c.msg, "out of memory"))
+        if (c.over_limit)
+            ret = vkfx_fail_pixels(name, c.w, c.h);
+        else if (!strcmp(c.msg, "out of memory"))
             ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory decoding the PNG", name);
         else
             ret =
@@ -500,6 +533,10 @@ static int load_stb(const unsigned char *data, size_t size, const char *name, vk
         comp > 4) {
         ret = vkfx_fail(VKFX_E_FORMAT, "%s: unsupported or corrupt image (stb_image: %s)", name,
                         stb_reason());
+        goto fail;
+    }
+    if (w > 0 && h > 0 && (uint64_t)w * (uint64_t)h > max_pixels) {
+        ret = vkfx_fail_pixels(name, (uint64_t)w, (uint64_t)h);
         goto fail;
     }
     if (stbi_is_hdr_from_callbacks(&stb_io, stb_rewind(&src))) {

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pixels.h"
 
@@ -20,6 +21,15 @@ typedef enum vkfx_file_format {
     VKFX_FILE_HDR,
     VKFX_FILE_EXR,
 } vkfx_file_format;
+
+/* The most pixels a file may declare (2^28, about 268 million, unless set):
+ * every decoder checks its header against it before allocating. Set it
+ * before loading starts; 0 restores the default. */
+#define VKFX_DEFAULT_MAX_PIXELS 268435456ull
+void vkfx_file_set_max_pixels(uint64_t n);
+uint64_t vkfx_file_max_pixels(void);
+/* VKFX_E_LIMIT naming the file, its declared size and the limit. */
+int vkfx_fail_pixels(const char *name, uint64_t w, uint64_t h);
 
 typedef struct vkfx_save_opts {
     int jpeg_quality; /* 1..100; 0 means the default, 90 */

@@ -180,6 +180,12 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     out->height = in->height;
     if (in->width == 0 || in->height == 0)
         return vkfx_fail(VKFX_E_FORMAT, "the image is empty (%ux%u)", in->width, in->height);
+    uint32_t most = ctx->props.limits.maxImageDimension2D;
+    if (in->width > most || in->height > most)
+        return vkfx_fail(VKFX_E_LIMIT,
+                         "a %ux%u image is larger than %s holds in one image (%u pixels a "
+                         "side); vkfx does not split images into tiles yet",
+                         in->width, in->height, ctx->props.deviceName, most);
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &g));
     vkfx_graph_set_staging(g, staging);

@@ -275,7 +275,10 @@ static const char *option_range(const char *filter, const char *option)
         if (strcmp(o->name, option))
             continue;
         char *b = bufs[next++ % 4];
-        snprintf(b, 64, "%g..%g", o->min, o->max);
+        if (o->type == VKFX_OPT_INT)
+            snprintf(b, 64, "%.0f..%.0f", o->min, o->max);
+        else
+            snprintf(b, 64, "%g..%g", o->min, o->max);
         return b;
     }
     cr_assert_fail("filter '%s' has no option '%s'", filter, option);
@@ -297,6 +300,18 @@ Test(cli, unknown_filter_suggests_the_closest)
 {
     FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gaus", "-o", tc_tpath("out.png")), "'gaus'",
           "did you mean 'gauss'");
+}
+
+/* --max-pixels: a larger input is refused from its header (exit 1, nothing
+ * written); 0 is not a limit. */
+Test(cli, max_pixels)
+{
+    FAILS(true, 1,
+          ARGS(tc_tpath("in.png"), "--max-pixels", "100", "-f", "box", "-o", tc_tpath("out.png")),
+          "in.png", "16x12 = 192 pixels", "limit of 100", "--max-pixels");
+    FAILS(false, 2,
+          ARGS(tc_tpath("in.png"), "--max-pixels", "0", "-f", "box", "-o", tc_tpath("out.png")),
+          "--max-pixels", "'0'", "1..1099511627776");
 }
 
 Test(cli, unknown_filter_option)

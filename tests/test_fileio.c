@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -598,11 +599,13 @@ Test(fileio, png_corrupt_fails_cleanly)
     fix_crc(bad, ihdr);
     expect_format_error_memory(bad, size, "absurd width, valid CRC");
 
-    /* Within libpng's limits, but 40 GB of pixels: a format error, found
-     * before anything is allocated for it (not an out-of-memory error). */
+    /* Under the pixel limit (see pixel_limit_checked_from_the_header for
+     * sizes beyond it), but 400 MB of pixels from a file that cannot hold
+     * them: a format error, found before anything is allocated for it (not
+     * an out-of-memory error). */
     memcpy(bad, png, size);
-    put_be32(bad + ihdr + 8, 100000);
-    put_be32(bad + ihdr + 12, 100000);
+    put_be32(bad + ihdr + 8, 10000);
+    put_be32(bad + ihdr + 12, 10000);
     fix_crc(bad, ihdr);
     expect_format_error_memory(bad, size, "huge claimed size, valid CRC");
 
@@ -1299,4 +1302,64 @@ Test(fileio, shared_photos)
     }
     closedir(d);
     cr_assert_geq(loaded, 8);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Size limits */
+
+/* A 1x1 PNG whose header is rewritten to claim 100000x100000 (a
+ * decompression bomb's shape) is refused from its header, in milliseconds;
+ * a lowered limit refuses PNG, JPEG and OpenEXR files of ordinary size. */
+Test(fileio, pixel_limit_checked_from_the_header)
+{
+    cr_assert_eq(tc_tmpdir_make("limit"), 0);
+    vkfx_pixels one;
+    tc_random_pixels(&one, 1, 1, 1, VKFX_SAMPLE_U8, 1);
+    cr_assert_eq(vkfx_file_save(tc_tpath("one.png"), VKFX_FILE_PNG, &one, NULL), VKFX_OK);
+    vkfx_pixels_free(&one);
+    FILE *f = fopen(tc_tpath("one.png"), "rb");
+    cr_assert(f);
+    unsigned char buf[4096];
+    size_t n = fread(buf, 1, sizeof(buf), f);
+    fclose(f);
+    cr_assert(n > 33 && memcmp(buf + 12, "IHDR", 4) == 0);
+    put_be32(buf + 16, 100000);
+    put_be32(buf + 20, 100000);
+    fix_crc(buf, 8);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    vkfx_pixels px;
+    int ret = vkfx_file_load_memory(buf, n, "bomb.png", &px);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    cr_assert_eq(ret, VKFX_E_LIMIT, "got %d: %s", ret, vkfx_error_message());
+    cr_assert(strstr(vkfx_error_message(), "100000x100000 = 10000000000 pixels") &&
+                  strstr(vkfx_error_message(), "--max-pixels"),
+              "%s", vkfx_error_message());
+    cr_assert(ms < 100, "refusing the bomb took %.1f ms", ms);
+
+    vkfx_pixels exr = {.linear = true};
+    cr_assert_eq(vkfx_pixels_alloc(&exr, 20, 20, 3, VKFX_SAMPLE_F32), VKFX_OK);
+    memset(exr.data, 0, vkfx_pixels_bytes(&exr));
+    cr_assert_eq(vkfx_file_save(tc_tpath("e.exr"), VKFX_FILE_EXR, &exr, NULL), VKFX_OK);
+    vkfx_pixels_free(&exr);
+    vkfx_file_set_max_pixels(100);
+    char jpeg[512];
+    snprintf(jpeg, sizeof(jpeg), "%s/rocket.jpg", VKFX_SHARED_IMAGES);
+    char pngpath[512];
+    snprintf(pngpath, sizeof(pngpath), "%s/chelsea.png", VKFX_SHARED_IMAGES);
+    const char *more[] = {tc_tpath("e.exr"), jpeg, pngpath};
+    for (int i = 0; i < 3; i++) {
+        ret = vkfx_file_load(more[i], &px);
+        cr_expect_eq(ret, VKFX_E_LIMIT, "%s: got %d: %s", more[i], ret, vkfx_error_message());
+        cr_expect(strstr(vkfx_error_message(), "more than the limit of 100"), "%s",
+                  vkfx_error_message());
+        if (ret == VKFX_OK)
+            vkfx_pixels_free(&px);
+    }
+    vkfx_file_set_max_pixels(0);
+    cr_assert_eq(vkfx_file_max_pixels(), VKFX_DEFAULT_MAX_PIXELS);
+    cr_assert_eq(vkfx_file_load(pngpath, &px), VKFX_OK);
+    vkfx_pixels_free(&px);
+    tc_tmpdir_remove();
 }
