@@ -4,6 +4,7 @@
 #include "../error.h"
 #include "filters.h"
 
+#include "box_fused.spv.h"
 #include "box_h.spv.h"
 #include "box_row.spv.h"
 #include "box_v.spv.h"
@@ -39,6 +40,14 @@ static const vkfx_kernel_desc box_row_kernel = {
     .push_size = 16,
 };
 
+static const vkfx_kernel_desc box_fused_kernel = {
+    .name = "box_fused",
+    VKFX_SPV(box_fused),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 16,
+};
+
 static const vkfx_kernel_desc box_v_kernel = {
     .name = "box_v",
     VKFX_SPV(box_v),
@@ -58,6 +67,14 @@ static uint32_t row_shared_bytes(uint32_t run, uint32_t rows, uint32_t halo)
     return rows * (64 * run + 2 * halo) * 16;
 }
 
+/* The one-pass kernel (glsl/box_fused.comp, rgba16f only): 32 x FUSED_LY groups of 32 x
+ * FUSED_LY*FUSED_PER outputs, each group keeping the row sums of its rows and R more on each
+ * side (8 bytes a pixel) in shared memory. Its row phase reads 1 + 2R/FUSED_RUN texels a row
+ * sum, so it beats the two passes only for small radii: on the H200 at rgba16f, 4096x4096,
+ * radius 1 0.149 ms against 0.305, radius 15 0.297 against 0.318, radius 32 0.761 against
+ * 0.357 (tests/bench/RESULTS.md). */
+enum { FUSED_MAX = 16, FUSED_PER = 8, FUSED_LY = 8, FUSED_RUN = 8 };
+
 static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                       vkfx_image *dst)
 {
@@ -68,6 +85,28 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_image *tmp = NULL;
     vkfx_kernel *kh = NULL, *kv = NULL;
+    struct {
+        int32_t size[2];
+        int32_t radius;
+        float scale;
+    } push = {{(int32_t)w, (int32_t)h}, p->radius, (float)(1.0 / (2.0 * p->radius + 1.0))};
+    if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && p->radius <= FUSED_MAX &&
+        (FUSED_LY * FUSED_PER + 2 * (uint32_t)p->radius) * 32 * 8 <=
+            ctx->props.limits.maxComputeSharedMemorySize) {
+        vkfx_spec fs = {.local = {32, FUSED_LY, 1},
+                        .nextra = 4,
+                        .extra = {(uint32_t)p->radius, FUSED_PER, FUSED_LY, FUSED_RUN},
+                        .half_out = 1};
+        TRY(vkfx_kernel_get(ctx, &box_fused_kernel, &fs, &kh));
+        vkfx_dispatch d = {
+            .kernel = kh,
+            .label = "box",
+            .use = {{.image = src}, {.image = dst, .write = true}},
+            .push = &push,
+            .groups = {vkfx_groups(w, 32), vkfx_groups(h, FUSED_LY * FUSED_PER), 1},
+        };
+        return vkfx_graph_dispatch(g, &d);
+    }
     /* Row sums are stored like the output (rgba16f at --precision 16, as every image the chain
      * stores). */
     TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
@@ -99,11 +138,6 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
                     .extra = {COL_PER},
                     .half_out = vkfx_half_out(dst->format)};
     TRY(vkfx_kernel_get(ctx, &box_v_kernel, &sv, &kv));
-    struct {
-        int32_t size[2];
-        int32_t radius;
-        float scale;
-    } push = {{(int32_t)w, (int32_t)h}, p->radius, (float)(1.0 / (2.0 * p->radius + 1.0))};
     vkfx_dispatch dh = {
         .kernel = kh,
         .label = "box.h",

@@ -1,0 +1,62 @@
+#version 460
+// Both passes of the box blur in one dispatch, for small radii and rgba16f
+// images (glsl/fusedtile.glsl: the seed's shared-memory tile with halo,
+// holding the row results instead of the input), so the row result never
+// travels to device memory and back. Both phases use the rolling sums of
+// the seed's DirectCompute talk, as box_row and box_v do: in the row phase
+// each invocation sums the window of the first of its RUN row results from
+// the texture cache, then adds the entering pixel and subtracts the leaving
+// one; rows above and below the image repeat its edge rows, as clamp-to-edge
+// on a row image would. The column phase does the same down PER outputs of
+// one column, from shared memory.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+
+layout(constant_id = 4) const int R = 1;
+layout(constant_id = 5) const int PER = 8;
+layout(constant_id = 6) const int LY = 8;  // equals the work-group height
+layout(constant_id = 7) const int RUN = 8; // divides 32
+#include "fusedtile.glsl"
+
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 1) writeonly uniform image2D dst;
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    int radius; // equals R
+    float scale;
+} pc;
+
+void main()
+{
+    const int t = int(gl_LocalInvocationIndex);
+    const ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(32, TH);
+    const int cx = (t % SLOTS) * RUN;
+    for (int r = t / SLOTS; r < ROWS; r += ROWS_AT_ONCE) {
+        const ivec2 left = ivec2(tile.x + cx - R, clamp(tile.y - R + r, 0, pc.size.y - 1));
+        vec4 sum = vec4(0.0);
+        [[unroll]] for (int i = 0; i <= 2 * R; i++)
+            sum += load_clamped(src, left + ivec2(i, 0), pc.size);
+        fused_put(r, cx, sum * pc.scale);
+        [[unroll]] for (int j = 1; j < RUN; j++) {
+            sum += load_clamped(src, left + ivec2(j + 2 * R, 0), pc.size) -
+                   load_clamped(src, left + ivec2(j - 1, 0), pc.size);
+            fused_put(r, cx + j, sum * pc.scale);
+        }
+    }
+    barrier();
+
+    const ivec2 first = fused_first_output();
+    if (any(greaterThanEqual(first, pc.size)))
+        return;
+    vec4 sum = vec4(0.0);
+    [[unroll]] for (int i = 0; i <= 2 * R; i++)
+        sum += fused_get(i);
+    imageStore(dst, first, to_stored(sum * pc.scale));
+    [[unroll]] for (int j = 1; j < PER; j++) {
+        sum += fused_get(j + 2 * R) - fused_get(j - 1);
+        if (first.y + j < pc.size.y)
+            imageStore(dst, first + ivec2(0, j), to_stored(sum * pc.scale));
+    }
+}

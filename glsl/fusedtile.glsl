@@ -1,0 +1,37 @@
+// One-pass separable filters (box_fused): a 32 x LY work group owns a tile
+// of 32 columns x LY*PER rows of outputs and keeps the row result of those
+// rows, and R more above and below, in shared memory as packed halves,
+// rounded to the nearest half exactly as the two-pass path stores its row
+// image (so these kernels serve rgba16f images only). The row result never
+// goes to device memory. The row phase reads its taps through the texture
+// cache: staging the input rows in shared memory as well measured slower
+// on the H200. Needs R, PER, LY and RUN (row results per invocation,
+// dividing 32) defined first.
+const int TH = LY * PER;     // output rows of the tile
+const int ROWS = TH + 2 * R; // row results the tile needs
+const int SLOTS = 32 / RUN;  // invocations per row in the row phase
+const int ROWS_AT_ONCE = LY * 32 / SLOTS;
+
+shared uvec2 row_result[ROWS * 32];
+
+void fused_put(int r, int c, vec4 v)
+{
+    vec4 h = round_half(v);
+    row_result[r * 32 + c] = uvec2(packHalf2x16(h.xy), packHalf2x16(h.zw));
+}
+
+// Row result i of this invocation's column window (i = 0 is R rows above
+// its first output).
+vec4 fused_get(int i)
+{
+    uvec2 p = row_result[(int(gl_LocalInvocationID.y) * PER + i) * 32 +
+                         int(gl_LocalInvocationID.x)];
+    return vec4(unpackHalf2x16(p.x), unpackHalf2x16(p.y));
+}
+
+// The first of this invocation's PER outputs down its column.
+ivec2 fused_first_output()
+{
+    return ivec2(gl_WorkGroupID.x * 32u + gl_LocalInvocationID.x,
+                 gl_WorkGroupID.y * uint(TH) + gl_LocalInvocationID.y * uint(PER));
+}
