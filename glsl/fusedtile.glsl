@@ -1,4 +1,4 @@
-// One-pass separable filters (box_fused): a 32 x LY work group owns a tile
+// One-pass separable filters (box_fused, gauss_fused): a 32 x LY work group owns a tile
 // of 32 columns x LY*PER rows of outputs and keeps the row result of those
 // rows, and R more above and below, in shared memory as packed halves,
 // rounded to the nearest half exactly as the two-pass path stores its row

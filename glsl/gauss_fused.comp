@@ -1,0 +1,79 @@
+#version 460
+// Both passes of the separable Gaussian in one dispatch, for small radii and
+// rgba16f images (glsl/fusedtile.glsl: the seed's shared-memory tile with
+// halo, holding the row results instead of the input). Row phase: each
+// invocation computes RUN consecutive row results from RUN + 2R texel reads
+// through the texture cache (register blocking); rows above and below the
+// image repeat its edge rows, as clamp-to-edge on a row image would. Column
+// phase: each invocation makes PER outputs down one column from PER + 2R
+// shared-memory reads, as gauss_col does from its image.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+
+layout(constant_id = 4) const int R = 6;    // at most MAX_R
+layout(constant_id = 5) const int PER = 8;  // at most MAX_PER
+layout(constant_id = 6) const int LY = 8;   // equals the work-group height
+layout(constant_id = 7) const int RUN = 8;  // divides 32, at most MAX_RUN
+const int MAX_R = 16;
+const int MAX_PER = 16;
+const int MAX_RUN = 16;
+#include "fusedtile.glsl"
+
+layout(binding = 0) uniform sampler2D src;
+layout(binding = 1) writeonly uniform image2D dst;
+
+layout(push_constant) uniform Push {
+    ivec2 size;
+    int radius; // equals R
+    float inv_two_sigma2;
+    float norm;
+} pc;
+
+void main()
+{
+    float w[MAX_R + 1];
+    [[unroll]] for (int k = 0; k <= R; k++)
+        w[k] = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+
+    const int t = int(gl_LocalInvocationIndex);
+    const ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(32, TH);
+    const int cx = (t % SLOTS) * RUN;
+    for (int r = t / SLOTS; r < ROWS; r += ROWS_AT_ONCE) {
+        const ivec2 left = ivec2(tile.x + cx - R, clamp(tile.y - R + r, 0, pc.size.y - 1));
+        vec4 acc[MAX_RUN];
+        [[unroll]] for (int j = 0; j < RUN; j++)
+            acc[j] = vec4(0.0);
+        [[unroll]] for (int i = 0; i < RUN + 2 * R; i++) {
+            vec4 v = load_clamped(src, left + ivec2(i, 0), pc.size);
+            [[unroll]] for (int j = 0; j < RUN; j++) {
+                int d = abs(i - R - j);
+                if (d <= R)
+                    acc[j] += w[d] * v;
+            }
+        }
+        [[unroll]] for (int j = 0; j < RUN; j++)
+            fused_put(r, cx + j, acc[j]);
+    }
+    barrier();
+
+    const ivec2 first = fused_first_output();
+    if (any(greaterThanEqual(first, pc.size)))
+        return;
+    vec4 acc[MAX_PER];
+    [[unroll]] for (int j = 0; j < PER; j++)
+        acc[j] = vec4(0.0);
+    [[unroll]] for (int i = 0; i < PER + 2 * R; i++) {
+        vec4 v = fused_get(i);
+        [[unroll]] for (int j = 0; j < PER; j++) {
+            int d = abs(i - R - j);
+            if (d <= R)
+                acc[j] += w[d] * v;
+        }
+    }
+    [[unroll]] for (int j = 0; j < PER; j++) {
+        ivec2 p = first + ivec2(0, j);
+        if (p.y < pc.size.y)
+            imageStore(dst, p, to_stored(acc[j]));
+    }
+}
