@@ -136,6 +136,12 @@ int cli_bench_main(int argc, char **argv)
                 json_string(cases[i].passes[p].label);
                 printf(": %.4f", cases[i].passes[p].ms);
             }
+            printf("}, \"notes\": {");
+            for (uint32_t n = 0; n < cases[i].nnotes; n++) {
+                printf("%s", n ? ", " : "");
+                json_string(cases[i].notes[n].key);
+                printf(": %llu", (unsigned long long)cases[i].notes[n].value);
+            }
             printf("}}");
         }
         printf("\n]}\n");

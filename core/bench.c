@@ -98,6 +98,9 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     for (size_t i = 0; chain && i < chain->count; i++)
         if (chain->links[i].filter->finish)
             TRY(chain->links[i].filter->finish(g, chain->links[i].params, states[i]));
+    const vkfx_note *notes = NULL;
+    vkfx_graph_notes(g, &notes, &c->nnotes);
+    memcpy(c->notes, notes, c->nnotes * sizeof(*notes));
     for (uint32_t p = 0; p < c->npasses; p++) {
         qsort(pass_ms + p * o->reps, (size_t)o->reps, sizeof(*ms), cmp_double);
         c->passes[p].ms = pass_ms[p * o->reps + o->reps / 2];

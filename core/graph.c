@@ -35,6 +35,8 @@ struct vkfx_graph {
     char (*labels)[48];
     vkfx_pass_time *times;
     uint32_t ntimes;
+    vkfx_note notes[VKFX_MAX_NOTES];
+    uint32_t nnotes;
     bool submitted;
     bool ended;
 };
@@ -411,6 +413,22 @@ int vkfx_graph_timings(vkfx_graph *g, const vkfx_pass_time **times, uint32_t *co
     *times = g->times;
     *count = g->ntimes;
     return VKFX_OK;
+}
+
+int vkfx_graph_note(vkfx_graph *g, const char *key, uint64_t value)
+{
+    if (g->nnotes == VKFX_MAX_NOTES)
+        return vkfx_fail(VKFX_E_LIMIT, "more than %d reports from one chain", VKFX_MAX_NOTES);
+    vkfx_note *n = &g->notes[g->nnotes++];
+    snprintf(n->key, sizeof(n->key), "%s", key);
+    n->value = value;
+    return VKFX_OK;
+}
+
+void vkfx_graph_notes(vkfx_graph *g, const vkfx_note **notes, uint32_t *count)
+{
+    *notes = g->notes;
+    *count = g->nnotes;
 }
 
 int vkfx_graph_upload(vkfx_graph *g, const void *data, VkDeviceSize size, vkfx_buffer **out)

@@ -39,6 +39,10 @@ int vkfx_graph_run(vkfx_graph *g);
 /* Pass timings of the finished run (NULL/0 without timings). */
 int vkfx_graph_timings(vkfx_graph *g, const vkfx_pass_time **times, uint32_t *count);
 void vkfx_graph_destroy(vkfx_graph *g);
+/* Filters' reports of a finished run (their finish hooks); keys are copied.
+ * More than VKFX_MAX_NOTES in one run is VKFX_E_LIMIT. */
+int vkfx_graph_note(vkfx_graph *g, const char *key, uint64_t value);
+void vkfx_graph_notes(vkfx_graph *g, const vkfx_note **notes, uint32_t *count);
 
 vkfx_context *vkfx_graph_context(vkfx_graph *g);
 uint32_t vkfx_graph_width(vkfx_graph *g);

@@ -217,6 +217,9 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
         memcpy(result->times, times, result->ntimes * sizeof(*times));
     }
     result->device_bytes_peak = ctx->device_bytes_peak;
+    const vkfx_note *notes = NULL;
+    vkfx_graph_notes(g, &notes, &result->nnotes);
+    memcpy(result->notes, notes, result->nnotes * sizeof(*notes));
 fail:
     if (ret < 0)
         vkfx_pixels_free(out);

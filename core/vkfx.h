@@ -55,6 +55,14 @@ typedef struct vkfx_pass_time {
     double ms;
 } vkfx_pass_time;
 
+/* A count a filter reports about its run (bokeh: "bokeh.hot_spots"), for
+ * --json and bench --json. */
+typedef struct vkfx_note {
+    char key[40];
+    uint64_t value;
+} vkfx_note;
+#define VKFX_MAX_NOTES 16
+
 typedef struct vkfx_run_opts {
     int precision; /* 16 (rgba16f, the default) or 32 (rgba32f) */
     bool linear;   /* 8/16-bit samples are linear: no sRGB transfer either way */
@@ -69,6 +77,8 @@ typedef struct vkfx_run_result {
     vkfx_pass_time *times; /* owned: free() */
     uint32_t ntimes;
     uint64_t device_bytes_peak;
+    vkfx_note notes[VKFX_MAX_NOTES]; /* in the order the filters reported them */
+    uint32_t nnotes;
 } vkfx_run_result;
 
 /* Runs chain on in. out->channels and out->sample say what to produce (the
@@ -95,6 +105,8 @@ typedef struct vkfx_bench_case {
     /* Device memory the chain allocated beyond its input and output images
      * (temporaries, auxiliary maps); 0 for the copy. */
     uint64_t extra_bytes;
+    vkfx_note notes[VKFX_MAX_NOTES]; /* what the chain's filters reported */
+    uint32_t nnotes;
 } vkfx_bench_case;
 
 /* Fills cases[0] with the copy kernel and cases[1..nchains] with the chains. */

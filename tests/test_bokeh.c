@@ -320,7 +320,22 @@ Test(bokeh, overflow_is_reported)
                   r.err);
         run_free(&r);
     }
+    /* The counts in bench --json, as numbers a script can check. */
+    snprintf(chain, sizeof(chain), "bokeh:depth=%s:threshold=0.3:max=10", tc_tpath("d.png"));
     cli_run r;
+    VKFX(&r, "bench", "--size", "1000x872", "--reps", "1", "--json", chain);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    unsigned long long found = 0, splatted = 0, beyond = 0;
+    const char *f = strstr(r.out, "\"bokeh.hot_spots\": "),
+               *s = strstr(r.out, "\"bokeh.splatted\": "),
+               *b = strstr(r.out, "\"bokeh.beyond_max\": ");
+    cr_assert(f && s && b && sscanf(f + 19, "%llu", &found) == 1 &&
+                  sscanf(s + 18, "%llu", &splatted) == 1 && sscanf(b + 20, "%llu", &beyond) == 1,
+              "no bokeh counts in bench --json: %s", r.out);
+    cr_assert(splatted == 10 && beyond > 0 && found == splatted + beyond,
+              "bench --json: %llu found, %llu splatted, %llu beyond max=10", found, splatted,
+              beyond);
+    run_free(&r);
     VKFX(&r, input, "-f", "bokeh:depth=x.png:blades=2", "-o", tc_tpath("out.png"));
     cr_assert_eq(r.status, 2, "%s: %s", r.cmd, r.err);
     cr_assert(strstr(r.err, "blades=2"), "%s", r.err);

@@ -82,7 +82,7 @@ static const vkfx_option bokeh_options[] = {
      .min = 0,
      .max = 1 << 22,
      .help = "hot spots splatted at most (then the first max in row-major order); the others "
-             "are counted, reported on stderr, and left in the base image"},
+             "are counted, reported on stderr and in JSON reports, and left in the base image"},
     {0},
 };
 
@@ -330,11 +330,16 @@ static int bokeh_finish(vkfx_graph *g, const void *params, void *state)
     const vkfx_pass_time *times = NULL;
     uint32_t ntimes = 0;
     vkfx_graph_timings(g, &times, &ntimes);
+    int ret = VKFX_OK;
+    TRY(vkfx_graph_note(g, "bokeh.hot_spots", header[0]));
+    TRY(vkfx_graph_note(g, "bokeh.splatted", header[1]));
+    TRY(vkfx_graph_note(g, "bokeh.beyond_max", header[2]));
     if (header[2] || ntimes)
         vkfx_log(vkfx_graph_context(g),
                  "bokeh: %u hot spots, %u splatted, %u beyond max=%d left in the base image",
                  header[0], header[1], header[2], p->max);
-    return VKFX_OK;
+fail:
+    return ret;
 }
 
 const vkfx_filter vkfx_filter_bokeh = {
