@@ -1,5 +1,6 @@
 #include "bench.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "run.h"
 
 #include "copy.spv.h"
+#include "read.spv.h"
 
 static const vkfx_kernel_desc copy_kernel = {
     .name = "copy",
@@ -17,17 +19,26 @@ static const vkfx_kernel_desc copy_kernel = {
     .push_size = 8,
 };
 
+static const vkfx_kernel_desc read_kernel = {
+    .name = "read",
+    VKFX_SPV(read),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
+    .push_size = 12,
+};
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-/* One case: decode random pixels, then the chain (or the copy kernel),
- * submitted reps + 1 times; the time of a run is the sum of its passes
- * after the decode. */
+/* One case: decode random pixels, then the chain (or, text NULL, the
+ * reference kernel ref), submitted reps + 1 times; the time of a run is the
+ * sum of its passes after the decode. */
 static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *o,
-                      const vkfx_pixels *px, const char *text, vkfx_bench_case *c)
+                      const vkfx_pixels *px, const char *text, const vkfx_kernel_desc *ref,
+                      vkfx_bench_case *c)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
@@ -40,7 +51,7 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     if (!ms)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     double *pass_ms = ms + o->reps; /* [pass][rep] */
-    snprintf(c->name, sizeof(c->name), "%s", text ? text : "copy");
+    snprintf(c->name, sizeof(c->name), "%s", text ? text : ref->name);
     if (text)
         TRY(vkfx_chain_parse(text, &chain));
     TRY(vkfx_graph_begin(ctx, o->width, o->height, vkfx_internal_format(o->precision), true, &g));
@@ -53,20 +64,32 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
         uint64_t before = ctx->device_bytes;
         TRY(vkfx_record_chain(g, chain, src, &dst, &states));
         uint64_t used = ctx->device_bytes - before;
-        c->extra_bytes = used > dst->bytes ? used - dst->bytes : 0;
+        /* A chain that only passes its input through allocated no output. */
+        c->extra_bytes = dst == src ? used : used > dst->bytes ? used - dst->bytes : 0;
     } else {
         vkfx_kernel *k = NULL;
-        TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &dst));
-        vkfx_spec spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
-        TRY(vkfx_kernel_get(ctx, &copy_kernel, &spec, &k));
-        int32_t push[2] = {(int32_t)o->width, (int32_t)o->height};
+        vkfx_spec spec = {.local = {16, 16, 1}};
         vkfx_dispatch d = {
-            .kernel = k,
-            .label = "copy",
-            .use = {{.image = src}, {.image = dst, .write = true}},
-            .push = push,
+            .label = ref->name,
+            .use = {{.image = src}},
             .groups = {vkfx_groups(o->width, 16), vkfx_groups(o->height, 16), 1},
         };
+        struct {
+            int32_t size[2];
+            float never;
+        } push = {{(int32_t)o->width, (int32_t)o->height}, NAN};
+        d.push = &push;
+        if (ref == &copy_kernel) {
+            TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &dst));
+            spec.half_out = vkfx_half_out(dst->format);
+            d.use[1] = (vkfx_use){.image = dst, .write = true};
+        } else {
+            vkfx_buffer *flag = NULL;
+            TRY(vkfx_graph_buffer(g, 4, 0, &flag));
+            d.use[1] = (vkfx_use){.buffer = flag, .write = true};
+        }
+        TRY(vkfx_kernel_get(ctx, ref, &spec, &k));
+        d.kernel = k;
         TRY(vkfx_graph_dispatch(g, &d));
     }
     for (int rep = -1; rep < o->reps; rep++) {
@@ -108,8 +131,9 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     qsort(ms, (size_t)o->reps, sizeof(*ms), cmp_double);
     c->ms_min = ms[0];
     c->ms_median = ms[o->reps / 2];
-    double bytes =
-        2.0 * o->width * o->height * vkfx_format_texel_bytes(vkfx_internal_format(o->precision));
+    /* The image read once, plus written once unless the case only reads. */
+    double bytes = (ref == &read_kernel ? 1.0 : 2.0) * o->width * o->height *
+                   vkfx_format_texel_bytes(vkfx_internal_format(o->precision));
     c->gbps = bytes / (c->ms_median * 1e-3) / 1e9;
 fail:
     if (ret < 0)
@@ -137,8 +161,12 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
         state ^= state << 17;
         p[i] = (uint8_t)(state >> 24);
     }
-    for (size_t i = 0; i <= opts->nchains; i++) {
-        TRY(bench_case(ctx, staging, opts, &px, i ? opts->chains[i - 1] : NULL, &cases[i]));
+    static const vkfx_kernel_desc *const refs[VKFX_BENCH_REFERENCES] = {&copy_kernel, &read_kernel};
+    for (size_t i = 0; i < VKFX_BENCH_REFERENCES + opts->nchains; i++) {
+        const char *text =
+            i < VKFX_BENCH_REFERENCES ? NULL : opts->chains[i - VKFX_BENCH_REFERENCES];
+        TRY(bench_case(ctx, staging, opts, &px, text, i < VKFX_BENCH_REFERENCES ? refs[i] : NULL,
+                       &cases[i]));
         cases[i].vs_copy = cases[i].ms_median / cases[0].ms_median;
     }
 fail:

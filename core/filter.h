@@ -46,12 +46,16 @@ typedef struct vkfx_filter {
     int (*check)(const void *params);
     /* Optional: per-run state beyond the graph's temporaries (NULL if none). */
     int (*create)(vkfx_graph *g, const void *params, void **state);
-    /* Records the filter's passes reading src and writing dst. */
+    /* Records the filter's passes reading src and writing dst (NULL for a
+     * filter that passes its input through). */
     int (*record)(vkfx_graph *g, const void *params, void *state, vkfx_image *src, vkfx_image *dst);
     void (*destroy)(vkfx_graph *g, void *state);
     /* Optional: called by vkfx_run after the graph ran and before destroy, to
      * read results back to the host (histogram's counts). */
     int (*finish)(vkfx_graph *g, const void *params, void *state);
+    /* The output is the input unchanged (histogram): record only reads src,
+     * and the chain hands src itself to the next filter instead of a copy. */
+    bool passes_through;
 } vkfx_filter;
 
 /* NULL-terminated, in the order --filters lists them. */

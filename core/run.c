@@ -136,6 +136,12 @@ int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, v
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     for (size_t i = 0; i < chain->count; i++) {
         const vkfx_filter *f = chain->links[i].filter;
+        if (f->create)
+            TRY(f->create(g, chain->links[i].params, &states[i]));
+        if (f->passes_through) {
+            TRY(f->record(g, chain->links[i].params, states[i], cur, NULL));
+            continue;
+        }
         /* Two images alternate as outputs, never the one being read. */
         vkfx_image **slot = &ping[i & 1];
         if (*slot == cur)
@@ -143,8 +149,6 @@ int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, v
         if (!*slot)
             TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g), vkfx_graph_format(g),
                                  slot));
-        if (f->create)
-            TRY(f->create(g, chain->links[i].params, &states[i]));
         TRY(f->record(g, chain->links[i].params, states[i], cur, *slot));
         cur = *slot;
     }

@@ -109,7 +109,10 @@ typedef struct vkfx_bench_case {
     uint32_t nnotes;
 } vkfx_bench_case;
 
-/* Fills cases[0] with the copy kernel and cases[1..nchains] with the chains. */
+/* Fills cases[0] with the copy kernel (each pixel read once and written
+ * once), cases[1] with the read kernel (each pixel read once, nothing
+ * written) and cases[2..] with the chains. */
+#define VKFX_BENCH_REFERENCES 2
 int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *opts,
                vkfx_bench_case *cases);
 

@@ -1,5 +1,6 @@
 // Body of histogram.comp and histogram_sg.comp (included after #version):
-// copies each pixel unchanged to the output and counts 256 bins for each of
+// reads each pixel once (the chain hands the image on unchanged; nothing is
+// written but the counts) and counts 256 bins for each of
 // R', G', B' (the sRGB-encoded, un-premultiplied 8-bit codes, computed as
 // encode.comp computes them) and luma Y' = (2126 R' + 7152 G' + 722 B') /
 // 10000 of those codes, rounded, in exact integer arithmetic. 16x16 work
@@ -16,8 +17,7 @@
 layout(constant_id = 4) const uint PER = 4;
 
 layout(binding = 0) uniform sampler2D src;
-layout(binding = 1) writeonly uniform image2D dst;
-layout(binding = 2) buffer Counts { uint counts[1024]; };
+layout(binding = 1) buffer Counts { uint counts[1024]; };
 
 layout(push_constant) uniform Push { ivec2 size; } pc;
 
@@ -67,7 +67,6 @@ void main()
                         (gl_WorkGroupID.y * PER + k) * gl_WorkGroupSize.y + gl_LocalInvocationID.y);
         if (all(lessThan(p, pc.size))) {
             vec4 c = texelFetch(src, p, 0);
-            imageStore(dst, p, to_stored(c));
             vec3 s = c.a > 0.0 ? c.rgb / c.a : vec3(0.0);
             uvec3 q = uvec3(code(s.r), code(s.g), code(s.b));
             uint y = (2126u * q.r + 7152u * q.g + 722u * q.b + 5000u) / 10000u;

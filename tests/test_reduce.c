@@ -187,6 +187,35 @@ static int check_histogram(th_gpu *g, const vkfx_pixels *in, int precision, cons
     return failures;
 }
 
+/* histogram hands its input on unchanged without a copy: inside a chain,
+ * before, between and after other filters, the bytes are those of the
+ * chain without it (check_histogram checks it alone). */
+Test(histogram, passes_through_inside_chains)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels px;
+    tc_random_pixels(&px, 97, 61, 4, VKFX_SAMPLE_U8, 77);
+    static const char *const pairs[][2] = {
+        {"histogram,box:radius=1", "box:radius=1"},
+        {"gauss:sigma=2,histogram", "gauss:sigma=2"},
+        {"sobel,histogram,histogram,box:radius=2", "sobel,box:radius=2"},
+    };
+    for (int precision = 16; precision <= 32; precision += 16)
+        for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+            vkfx_pixels a, b;
+            th_run(&g, pairs[i][0], &px, 4, VKFX_SAMPLE_U8, precision, &a);
+            th_run(&g, pairs[i][1], &px, 4, VKFX_SAMPLE_U8, precision, &b);
+            cr_assert(memcmp(a.data, b.data, vkfx_pixels_bytes(&a)) == 0,
+                      "'%s' differs from '%s' at --precision %d", pairs[i][0], pairs[i][1],
+                      precision);
+            vkfx_pixels_free(&a);
+            vkfx_pixels_free(&b);
+        }
+    vkfx_pixels_free(&px);
+    th_gpu_close(&g);
+}
+
 Test(histogram, random_exact, .timeout = 300)
 {
     th_gpu g;

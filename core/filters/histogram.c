@@ -1,5 +1,6 @@
-/* histogram of FILTERS.md: passes the image through while counting 256 bins
- * of each encoded channel and of luma on the device; after the run the host
+/* histogram of FILTERS.md: counts 256 bins of each encoded channel and of
+ * luma on the device, reading the image once and handing it on unchanged
+ * (the chain passes the same image to the next filter, no copy); after the run the host
  * reads the counts (a host-visible buffer) and writes the JSON and the plot. */
 #include <stddef.h>
 #include <stdint.h>
@@ -44,16 +45,16 @@ static const vkfx_option histogram_options[] = {
 static const vkfx_kernel_desc histogram_kernel = {
     .name = "histogram",
     VKFX_SPV(histogram),
-    .nbind = 3,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
     .push_size = 8,
 };
 
 static const vkfx_kernel_desc histogram_sg_kernel = {
     .name = "histogram_sg",
     VKFX_SPV(histogram_sg),
-    .nbind = 3,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
     .push_size = 8,
 };
 
@@ -87,13 +88,13 @@ static int histogram_record(vkfx_graph *g, const void *params, void *state, vkfx
                             vkfx_image *dst)
 {
     (void)params;
+    (void)dst; /* NULL: the filter passes its input through */
     int ret = VKFX_OK;
     histogram_state *s = state;
     vkfx_context *ctx = vkfx_graph_context(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *k = NULL;
-    vkfx_spec spec = {
-        .local = {16, 16, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
+    vkfx_spec spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {PER}};
     TRY(vkfx_kernel_get(ctx, ctx->subgroup_arith ? &histogram_sg_kernel : &histogram_kernel, &spec,
                         &k));
     /* Cleared inside the command buffer: bench submits it several times. */
@@ -104,9 +105,7 @@ static int histogram_record(vkfx_graph *g, const void *params, void *state, vkfx
     vkfx_dispatch d = {
         .kernel = k,
         .label = "histogram",
-        .use = {{.image = src},
-                {.image = dst, .write = true},
-                {.buffer = s->counts, .write = true}},
+        .use = {{.image = src}, {.buffer = s->counts, .write = true}},
         .push = push,
         .groups = {vkfx_groups(w, 16), vkfx_groups(vkfx_groups(h, PER), 16), 1},
     };
@@ -256,5 +255,6 @@ const vkfx_filter vkfx_filter_histogram = {
     .create = histogram_create,
     .record = histogram_record,
     .finish = histogram_finish,
+    .passes_through = true,
     .destroy = histogram_destroy,
 };
