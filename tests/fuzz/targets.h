@@ -1,0 +1,24 @@
+/* The bodies of the fuzz targets, shared by the libFuzzer harnesses
+ * (tests/fuzz/fuzz_*.c, built with -Dfuzz=true and clang) and by
+ * tests/test_fuzz_corpus.c, which replays the seed corpora and every input
+ * that ever crashed in the normal suite, so the two cannot drift apart.
+ * Each returns 0 when the input was handled cleanly: accepted with a
+ * consistent result, or refused with an error code and a message. Anything
+ * else aborts, which both libFuzzer and the test report. */
+#ifndef VKFX_FUZZ_TARGETS_H
+#define VKFX_FUZZ_TARGETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The chain parser and every option value parser it reaches: the bytes are
+ * the text of -f (up to the first NUL). */
+int vkfx_fuzz_chain(const uint8_t *data, size_t size);
+
+/* Image decoding as vkfx reads an input file: PNG, JPEG, BMP, TGA, GIF, PSD,
+ * Radiance HDR and OpenEXR, recognised by content. --max-pixels is held at
+ * 4 Mi pixels, so the header checks are fuzzed too and no legitimate huge
+ * image costs the fuzzer its memory. */
+int vkfx_fuzz_decode(const uint8_t *data, size_t size);
+
+#endif

@@ -1,0 +1,85 @@
+/* Replays the fuzz harnesses' seed corpora and every input that ever made a
+ * harness fail (tests/fuzz/corpus/<harness>/, tests/fuzz/regressions/<harness>/)
+ * through the same target bodies (tests/fuzz/targets.c), in the normal suite
+ * and so also under ASan+UBSan in CI. A target aborts on a broken contract;
+ * the file being replayed is named on stderr when that happens. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz/targets.h"
+
+static char current[1024];
+
+static void name_current(int sig)
+{
+    (void)sig;
+    static const char what[] = "\nfuzz corpus: failed on ";
+    if (write(2, what, sizeof(what) - 1) < 0 || write(2, current, strlen(current)) < 0 ||
+        write(2, "\n", 1) < 0)
+        _exit(1);
+    signal(SIGABRT, SIG_DFL);
+    raise(SIGABRT);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Runs target on every file of dir (sorted); returns how many there were. */
+static int replay(const char *dir, int (*target)(const uint8_t *, size_t))
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    char *names[4096];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 4096)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, "README.md") != 0)
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof(*names), cmp_names);
+    signal(SIGABRT, name_current);
+    for (int i = 0; i < n; i++) {
+        snprintf(current, sizeof(current), "%s/%s", dir, names[i]);
+        FILE *f = fopen(current, "rb");
+        cr_assert(f, "cannot open %s", current);
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        uint8_t *buf = malloc(size > 0 ? (size_t)size : 1);
+        cr_assert(buf && fread(buf, 1, (size_t)size, f) == (size_t)size, "cannot read %s", current);
+        fclose(f);
+        cr_assert_eq(target(buf, (size_t)size), 0, "%s", current);
+        free(buf);
+        free(names[i]);
+    }
+    signal(SIGABRT, SIG_DFL);
+    return n;
+}
+
+static void replay_harness(const char *name, int (*target)(const uint8_t *, size_t))
+{
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/%s", VKFX_SOURCE_ROOT, name);
+    int seeds = replay(dir, target);
+    cr_assert_gt(seeds, 0, "no seed corpus at %s", dir);
+    snprintf(dir, sizeof(dir), "%s/tests/fuzz/regressions/%s", VKFX_SOURCE_ROOT, name);
+    replay(dir, target);
+}
+
+Test(fuzz_corpus, chain)
+{
+    replay_harness("chain", vkfx_fuzz_chain);
+}
+
+Test(fuzz_corpus, decode)
+{
+    replay_harness("decode", vkfx_fuzz_decode);
+}
