@@ -440,6 +440,72 @@ static bool jpeg_has_eoi(const unsigned char *data, size_t size)
     return false;
 }
 
+/* stb_image 2.27 decodes a scan whose components name a Huffman table that
+ * no DHT segment defined with that table's uninitialised memory, and reads
+ * far out of bounds (found by tests/fuzz). Walks the marker segments and
+ * refuses such a scan. Which tables a scan uses follows stb's decoder:
+ * sequential scans both, progressive DC-first scans the DC table, DC
+ * refinement none, AC scans the AC table. */
+static bool jpeg_tables_defined(const unsigned char *d, size_t size)
+{
+    bool defined[2][4] = {{false}}, progressive = false;
+    size_t i = 2;
+    while (i + 4 <= size) {
+        if (d[i] != 0xFF) { /* stb skips bytes between segments too */
+            i++;
+            continue;
+        }
+        while (i + 1 < size && d[i + 1] == 0xFF)
+            i++;
+        if (i + 4 > size)
+            return true;
+        unsigned marker = d[i + 1];
+        if (marker == 0xD9)
+            return true;
+        if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) {
+            i += 2;
+            continue;
+        }
+        size_t len = (size_t)d[i + 2] << 8 | d[i + 3];
+        const unsigned char *seg = d + i + 4;
+        if (len < 2 || i + 2 + len > size)
+            return true;
+        size_t n = len - 2;
+        if (marker == 0xC2)
+            progressive = true;
+        if (marker == 0xC4) {
+            for (size_t k = 0; k + 17 <= n;) {
+                unsigned tc = seg[k] >> 4, th = seg[k] & 15;
+                size_t count = 0;
+                for (int b = 1; b <= 16; b++)
+                    count += seg[k + (size_t)b];
+                if (tc < 2 && th < 4)
+                    defined[tc][th] = true;
+                k += 17 + count;
+            }
+        }
+        if (marker == 0xDA) {
+            if (n < 1 || n < 1 + 2 * (size_t)seg[0] + 3)
+                return true;
+            unsigned ns = seg[0], ss = seg[1 + 2 * ns], ah = seg[3 + 2 * ns] >> 4;
+            bool dc = !progressive || (ss == 0 && ah == 0), ac = !progressive || ss > 0;
+            for (unsigned c = 0; c < ns; c++) {
+                unsigned td = seg[2 + 2 * c] >> 4, ta = seg[2 + 2 * c] & 15;
+                if ((dc && (td > 3 || !defined[0][td])) || (ac && (ta > 3 || !defined[1][ta])))
+                    return false;
+            }
+            /* Skip the entropy-coded data to the next marker. */
+            i += 2 + len;
+            while (i + 1 < size &&
+                   !(d[i] == 0xFF && d[i + 1] != 0 && !(d[i + 1] >= 0xD0 && d[i + 1] <= 0xD7)))
+                i++;
+            continue;
+        }
+        i += 2 + len;
+    }
+    return true;
+}
+
 /* stbi_is_16_bit is no help here: in stb_image 2.27 its PSD check reads the
  * height where the depth is (STBI_NOTUSED does not evaluate the reads meant
  * to skip the size), and PNG, the other 16-bit format, never reaches stb. */
@@ -527,6 +593,11 @@ static int load_stb(const unsigned char *data, size_t size, const char *name, vk
 
     if (looks_like_jpeg(data, size) && !jpeg_has_eoi(data, size)) {
         ret = vkfx_fail(VKFX_E_FORMAT, "%s: truncated JPEG (no end-of-image marker)", name);
+        goto fail;
+    }
+    if (looks_like_jpeg(data, size) && !jpeg_tables_defined(data, size)) {
+        ret = vkfx_fail(VKFX_E_FORMAT, "%s: corrupt JPEG (a scan uses an undefined Huffman table)",
+                        name);
         goto fail;
     }
     if (!stbi_info_from_callbacks(&stb_io, stb_rewind(&src), &w, &h, &comp) || comp < 1 ||
