@@ -21,17 +21,6 @@ static const char bench_usage[] =
     "writes it once, 'read' only reads it once. GB/s counts the image read once and\n"
     "written once ('read': read once); 'x copy' is the ratio to the copy's time.\n";
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            putchar('\\');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
 int cli_bench_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -122,25 +111,25 @@ int cli_bench_main(int argc, char **argv)
                            vkfx_context_validation_messages(ctx));
     if (status == VKFX_OK && json) {
         printf("{\"device\": ");
-        json_string(vkfx_context_device_name(ctx));
+        cli_json_string(stdout, vkfx_context_device_name(ctx));
         printf(", \"width\": %u, \"height\": %u, \"format\": \"%s\", \"reps\": %d, \"cases\": [",
                o.width, o.height, o.precision == 32 ? "rgba32f" : "rgba16f", o.reps);
         for (size_t i = 0; i < o.nchains + VKFX_BENCH_REFERENCES; i++) {
             printf("%s\n  {\"name\": ", i ? "," : "");
-            json_string(cases[i].name);
+            cli_json_string(stdout, cases[i].name);
             printf(", \"ms\": %.4f, \"ms_min\": %.4f, \"gbps\": %.1f, \"vs_copy\": %.3f, "
                    "\"extra_bytes\": %llu, \"passes\": {",
                    cases[i].ms_median, cases[i].ms_min, cases[i].gbps, cases[i].vs_copy,
                    (unsigned long long)cases[i].extra_bytes);
             for (uint32_t p = 0; p < cases[i].npasses; p++) {
                 printf("%s", p ? ", " : "");
-                json_string(cases[i].passes[p].label);
+                cli_json_string(stdout, cases[i].passes[p].label);
                 printf(": %.4f", cases[i].passes[p].ms);
             }
             printf("}, \"notes\": {");
             for (uint32_t n = 0; n < cases[i].nnotes; n++) {
                 printf("%s", n ? ", " : "");
-                json_string(cases[i].notes[n].key);
+                cli_json_string(stdout, cases[i].notes[n].key);
                 printf(": %llu", (unsigned long long)cases[i].notes[n].value);
             }
             printf("}}");

@@ -3,9 +3,11 @@
 #ifndef VKFX_CLI_H
 #define VKFX_CLI_H
 
+#include <stdio.h>
+
 #include "../core/vkfx.h"
 
-enum { EXIT_OK = 0, EXIT_PROCESSING = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_PROCESSING = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 
 /* Exit code for a library status: usage mistakes are 2, the rest 1. */
 int cli_exit_code(int status);
@@ -15,6 +17,26 @@ void cli_log(void *user, const char *message);
 /* True when the environment variable is set to something other than 0. */
 bool cli_env_flag(const char *name);
 int cli_bench_main(int argc, char **argv);
+
+/* text as a JSON string, escaped; bytes that are not UTF-8 become U+FFFD. */
+void cli_json_string(FILE *f, const char *text);
+
+typedef struct cli_batch_opts {
+    const char *chain_text; /* -f, with template fields */
+    const char *output;     /* -o template ("-": standard output), or NULL with outdir */
+    const char *outdir;     /* --outdir, or NULL */
+    const char *format;     /* --format: what -o - writes (default png) */
+    int jobs;               /* -j: codec threads; 0 for one per core */
+    bool progress;          /* --progress: also when stderr is not a terminal */
+    const char *json;       /* --json: NULL none, "-" standard output, else a file */
+    vkfx_run_opts run;
+    vkfx_save_opts save;
+    vkfx_context_opts ctx;
+} cli_batch_opts;
+
+/* Runs the chain over the inputs (files, directories, "-"); returns the
+ * exit code. */
+int cli_batch(const cli_batch_opts *o, char **inputs, int ninputs);
 int cli_compare_main(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@
 
 static const char usage_text[] =
     "usage: vkfx INPUT -f CHAIN -o OUTPUT [options]\n"
+    "       vkfx INPUT... -f CHAIN (-o TEMPLATE | --outdir DIR) [options]\n"
     "       vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--json] [CHAIN...]\n"
     "       vkfx compare A B [--metric maxabs|psnr|ssim] [--tolerance X] [--diff DIFF.png]\n"
     "       vkfx --filters | --help-filter NAME | --list-devices | --version | --help\n"
@@ -26,7 +27,20 @@ static const char usage_text[] =
     "                         options may hold , : = (quote the chain in the shell)\n"
     "  -o, --output FILE      output image; format from the extension: png, jpg,\n"
     "                         jpeg, bmp, tga, hdr, exr. Written atomically (a temporary\n"
-    "                         file renamed on success); never the input file\n"
+    "                         file renamed on success); never an input file. With\n"
+    "                         several inputs, a TEMPLATE (below). '-' writes the\n"
+    "                         image to standard output (one input; --format)\n"
+    "      --outdir DIR       write each output into DIR under its input's name\n"
+    "                         (GIF, PSD and standard input become NAME.png)\n"
+    "      --format EXT       what -o - writes: png (default), jpg, bmp, tga, hdr, exr\n"
+    "  -j, --jobs N           threads that decode and encode files while the GPU\n"
+    "                         works (default: one per core)\n"
+    "      --progress         files done, files/s and time left on stderr even when\n"
+    "                         it is not a terminal (on a terminal always)\n"
+    "      --json[=FILE]      one JSON object per input, a line each, on stdout or in\n"
+    "                         FILE: index, input, output, width, height, gpu_ms (per\n"
+    "                         pass), gpu_ms_total, notes (counts filters report),\n"
+    "                         wall_ms, status (ok or error) and error (the message)\n"
     "  -q, --quality N        JPEG quality 1..100 (default 90)\n"
     "      --exr-float        OpenEXR output in float channels (default half)\n"
     "      --max-pixels N     refuse inputs (and maps) whose header declares more\n"
@@ -43,6 +57,25 @@ static const char usage_text[] =
     "      --list-devices     the Vulkan devices, '*' marks the default pick\n"
     "      --version          print the version\n"
     "  -h, --help             this text\n"
+    "\n"
+    "Batches: INPUT may be several files, a directory (the .png .jpg .jpeg .bmp .tga\n"
+    ".gif .psd .hdr .exr files directly in it, by name) or '-' (standard input, once).\n"
+    "One GPU context and one set of pipelines serve the whole batch. In -o and in\n"
+    "the chain's option values, {stem} (file name without extension), {name} (with\n"
+    "it), {ext} (extension, no dot), {dir} (the input's directory, '.' if none) and\n"
+    "{index} (1, 2, ... in input order) are the input's; {{ and }} are literal\n"
+    "braces. In a chain the fields' values are escaped for it, so a file named\n"
+    "'a,b.png' still pairs: -f 'dof:depth=depth/{stem}.png'. Outputs are checked\n"
+    "before any work: two inputs writing one file, or an output that is an input,\n"
+    "are usage errors. A file that fails is reported and skipped; the others are\n"
+    "written. Ctrl-C stops after the files in hand: every file written is complete,\n"
+    "no temporary is left, the exit status is 130.\n"
+    "\n"
+    "File names: the shell's quoting is all a file argument needs (spaces, commas,\n"
+    "colons, any UTF-8). In a chain, a backslash escapes the next character, so an\n"
+    "option value may hold , : = or \\ (depth=my\\,file.png); quote the chain in\n"
+    "single quotes so the shell keeps the backslashes. '#' picks an OpenEXR channel\n"
+    "(depth=r.exr#Z) only after an .exr name; elsewhere it is part of the name.\n"
     "\n"
     "Inputs: PNG (8/16-bit gray, gray+alpha, RGB, RGBA, palette), JPEG, BMP, TGA,\n"
     "GIF (first frame), PSD, Radiance HDR, OpenEXR (scanline or tiled, half, float\n"
@@ -62,9 +95,12 @@ static const char usage_text[] =
     "\n"
     "Environment: VKFX_VALIDATE=1 turns on the Khronos validation layer with\n"
     "synchronization validation; any message it reports makes the run fail.\n"
+    "Compiled kernels are kept in $XDG_CACHE_HOME/vkfx (else ~/.cache/vkfx), one\n"
+    "file per device, so later runs start faster; VKFX_PIPELINE_CACHE=0 keeps none.\n"
     "\n"
     "Exit status: 0 success, 1 processing error (unreadable or corrupt input,\n"
-    "unwritable output, GPU failure), 2 usage error (bad arguments or chain).\n";
+    "unwritable output, GPU failure; in a batch, any file failed), 2 usage error\n"
+    "(bad arguments or chain), 130 interrupted.\n";
 
 int cli_exit_code(int status)
 {
@@ -155,30 +191,6 @@ bool cli_env_flag(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-/* True when both paths name the same existing file. */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
-static int check_output_dir(const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    const char *dir = dirname(copy);
-    struct stat st;
-    int ret = VKFX_OK;
-    if (stat(dir, &st) != 0)
-        ret = vkfx_fail(VKFX_E_IO, "%s: output directory '%s' does not exist", path, dir);
-    else if (!S_ISDIR(st.st_mode))
-        ret = vkfx_fail(VKFX_E_IO, "%s: '%s' is not a directory", path, dir);
-    free(copy);
-    return ret;
-}
-
 static bool parse_int(const char *s, long min, long max, long *out)
 {
     char *end = NULL;
@@ -188,16 +200,6 @@ static bool parse_int(const char *s, long min, long max, long *out)
         return false;
     *out = v;
     return true;
-}
-
-static void print_timings(const vkfx_run_result *r)
-{
-    double total = 0;
-    for (uint32_t i = 0; i < r->ntimes; i++) {
-        fprintf(stderr, "vkfx: %-16s %9.3f ms\n", r->times[i].label, r->times[i].ms);
-        total += r->times[i].ms;
-    }
-    fprintf(stderr, "vkfx: %-16s %9.3f ms (GPU)\n", "total", total);
 }
 
 enum {
@@ -212,6 +214,10 @@ enum {
     OPT_NO_SUBGROUP,
     OPT_EXR_FLOAT,
     OPT_MAX_PIXELS,
+    OPT_OUTDIR,
+    OPT_PROGRESS,
+    OPT_JSON,
+    OPT_FORMAT,
 };
 
 int main(int argc, char **argv)
@@ -236,48 +242,67 @@ int main(int argc, char **argv)
         {"no-subgroup-ops", no_argument, NULL, OPT_NO_SUBGROUP},
         {"exr-float", no_argument, NULL, OPT_EXR_FLOAT},
         {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
+        {"outdir", required_argument, NULL, OPT_OUTDIR},
+        {"jobs", required_argument, NULL, 'j'},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"json", optional_argument, NULL, OPT_JSON},
+        {"format", required_argument, NULL, OPT_FORMAT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *chain_text = NULL, *output = NULL, *device = NULL;
-    bool no_subgroup_ops = false;
-    vkfx_run_opts run = {.precision = 16};
-    vkfx_save_opts save = {0};
+    cli_batch_opts o = {.run = {.precision = 16}};
     long v = 0;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":f:o:q:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:q:j:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            chain_text = optarg;
+            o.chain_text = optarg;
             break;
         case 'o':
-            output = optarg;
+            o.output = optarg;
             break;
         case 'q':
             if (!parse_int(optarg, 1, 100, &v))
                 return usage_error("--quality '%s' must be an integer 1..100", optarg);
-            save.jpeg_quality = (int)v;
+            o.save.jpeg_quality = (int)v;
+            break;
+        case 'j':
+            if (!parse_int(optarg, 1, 256, &v))
+                return usage_error("--jobs '%s' must be an integer 1..256", optarg);
+            o.jobs = (int)v;
+            break;
+        case OPT_OUTDIR:
+            o.outdir = optarg;
+            break;
+        case OPT_PROGRESS:
+            o.progress = true;
+            break;
+        case OPT_JSON:
+            o.json = optarg ? optarg : "-";
+            break;
+        case OPT_FORMAT:
+            o.format = optarg;
             break;
         case OPT_PRECISION:
             if (!parse_int(optarg, 16, 32, &v) || (v != 16 && v != 32))
                 return usage_error("--precision '%s' must be 16 (rgba16f) or 32 (rgba32f)", optarg);
-            run.precision = (int)v;
+            o.run.precision = (int)v;
             break;
         case OPT_LINEAR:
-            run.linear = true;
+            o.run.linear = true;
             break;
         case OPT_TIMINGS:
-            run.timings = true;
+            o.run.timings = true;
             break;
         case OPT_DEVICE:
-            device = optarg;
+            o.ctx.device = optarg;
             break;
         case OPT_NO_SUBGROUP:
-            no_subgroup_ops = true;
+            o.ctx.no_subgroup_ops = true;
             break;
         case OPT_EXR_FLOAT:
-            save.exr_float = true;
+            o.save.exr_float = true;
             break;
         case OPT_MAX_PIXELS:
             if (!parse_int(optarg, 1, 1L << 40, &v))
@@ -314,61 +339,18 @@ int main(int argc, char **argv)
     }
     if (optind >= argc)
         return usage_error("%s", "no input file given");
-    if (argc - optind > 1)
-        return usage_error("one input file at a time; got also '%s'", argv[optind + 1]);
-    const char *input = argv[optind];
-    if (!chain_text)
+    if (!o.chain_text)
         return usage_error("%s", "no filter chain given (-f CHAIN; vkfx --filters lists them)");
-    if (!output)
-        return usage_error("%s", "no output file given (-o FILE)");
-
-    int status = VKFX_OK;
-    vkfx_chain *chain = NULL;
-    vkfx_context *ctx = NULL;
-    vkfx_staging *staging = NULL;
-    vkfx_pixels in = {0}, out = {0};
-    vkfx_run_result result = {0};
-    vkfx_file_format fmt;
-    if ((status = vkfx_chain_parse(chain_text, &chain)) < 0 ||
-        (status = vkfx_file_format_for_output(output, &fmt)) < 0)
-        goto done;
-    if (same_file(input, output)) {
-        status = vkfx_fail(VKFX_E_USAGE, "%s: the output would overwrite the input", output);
-        goto done;
-    }
-    if ((status = check_output_dir(output)) < 0 || (status = vkfx_file_load(input, &in)) < 0)
-        goto done;
-    vkfx_context_opts copts = {
-        .device = device,
-        .no_subgroup_ops = no_subgroup_ops,
-        .validate = cli_env_flag("VKFX_VALIDATE"),
-        .log = cli_log,
-    };
-    if ((status = vkfx_context_create(&copts, &ctx)) < 0 ||
-        (status = vkfx_staging_create(ctx, 0, &staging)) < 0)
-        goto done;
-    vkfx_file_output_layout(fmt, in.channels, in.sample, &out.channels, &out.sample);
-    run.premultiplied_out = fmt == VKFX_FILE_EXR;
-    run.input_path = input;
-    if ((status = vkfx_run(ctx, staging, chain, &in, &out, &run, &result)) < 0)
-        goto done;
-    if (vkfx_context_validation_messages(ctx)) {
-        status = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
-                           vkfx_context_validation_messages(ctx));
-        goto done;
-    }
-    if ((status = vkfx_file_save(output, fmt, &out, &save)) < 0)
-        goto done;
-    if (run.timings)
-        print_timings(&result);
-done:
-    if (status < 0)
-        cli_print_error();
-    free(result.times);
-    vkfx_pixels_free(&in);
-    vkfx_pixels_free(&out);
-    vkfx_staging_destroy(staging);
-    vkfx_context_destroy(ctx);
-    vkfx_chain_free(chain);
-    return cli_exit_code(status);
+    if (!o.output && !o.outdir)
+        return usage_error("%s", "no output given (-o FILE or TEMPLATE, or --outdir DIR)");
+    if (o.output && o.outdir)
+        return usage_error("%s", "-o and --outdir both name the outputs; give one of them");
+    if (o.format && !(o.output && strcmp(o.output, "-") == 0))
+        return usage_error("%s", "--format is for -o - (standard output); files take the "
+                                 "format of their extension");
+    o.ctx.validate = cli_env_flag("VKFX_VALIDATE");
+    o.ctx.log = cli_log;
+    /* GPU times per pass are measured for --timings and for the --json report. */
+    o.run.timings = o.run.timings || o.json;
+    return cli_batch(&o, argv + optind, argc - optind);
 }

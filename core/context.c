@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "kernel.h"
+#include "pipecache.h"
 
 const char *vkfx_vk_result_name(VkResult r)
 {
@@ -521,6 +522,7 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
     };
     VK_TRY(vkCreateSampler(ctx->device, &smp, NULL, &ctx->sampler));
+    TRY(vkfx_pipecache_open(ctx));
     *out = ctx;
     return VKFX_OK;
 fail:
@@ -535,6 +537,7 @@ void vkfx_context_destroy(vkfx_context *ctx)
     if (ctx->device) {
         vkDeviceWaitIdle(ctx->device);
         vkfx_kernels_destroy(ctx);
+        vkfx_pipecache_close(ctx);
         if (ctx->sampler)
             vkDestroySampler(ctx->device, ctx->sampler, NULL);
         if (ctx->timeline)

@@ -32,10 +32,13 @@ struct vkfx_context {
     double timestamp_period_ns;
     VkCommandPool pool;
     VkSemaphore timeline;
-    uint64_t timeline_value; /* last value a submission will signal */
-    VkSampler sampler;       /* nearest, unnormalised-free texelFetch reads */
-    vkfx_kernel *kernels;    /* pipelines built so far */
-    uint64_t device_bytes;   /* device memory allocated now */
+    uint64_t timeline_value;        /* last value a submission will signal */
+    VkSampler sampler;              /* nearest, unnormalised-free texelFetch reads */
+    vkfx_kernel *kernels;           /* pipelines built so far */
+    VkPipelineCache pipeline_cache; /* core/pipecache.c */
+    char *pipeline_cache_path;      /* its file, NULL when none is kept */
+    bool pipelines_built;           /* this run added pipelines to the cache */
+    uint64_t device_bytes;          /* device memory allocated now */
     uint64_t device_bytes_peak;
     volatile unsigned validation_messages;
     vkfx_log_fn log;

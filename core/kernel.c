@@ -107,7 +107,8 @@ static int build(vkfx_context *ctx, vkfx_kernel *k)
             },
         .layout = k->layout,
     };
-    VK_TRY(vkCreateComputePipelines(ctx->device, VK_NULL_HANDLE, 1, &cpi, NULL, &k->pipeline));
+    VK_TRY(vkCreateComputePipelines(ctx->device, ctx->pipeline_cache, 1, &cpi, NULL, &k->pipeline));
+    ctx->pipelines_built = true;
 fail:
     if (module)
         vkDestroyShaderModule(ctx->device, module, NULL);

@@ -64,7 +64,7 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
         close(po[1]);
         close(pe[0]);
         close(pe[1]);
-        int devnull = open("/dev/null", O_RDONLY);
+        int devnull = open(o && o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY);
         if (devnull >= 0) {
             dup2(devnull, STDIN_FILENO);
             close(devnull);
@@ -97,6 +97,9 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
     int open_fds = 2;
     time_t deadline = time(NULL) + RUN_DEADLINE_S;
     bool hung = false;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int interrupt_ms = o ? o->interrupt_after_ms : 0;
     while (open_fds > 0) {
         int left = (int)(deadline - time(NULL));
         if (left <= 0) {
@@ -104,7 +107,19 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
             kill(pid, SIGKILL);
             break;
         }
-        int n = poll(fds, 2, left * 1000);
+        int wait_ms = left * 1000;
+        if (interrupt_ms > 0) {
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            long ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+            if (ms >= interrupt_ms) {
+                kill(pid, SIGINT);
+                interrupt_ms = 0;
+            } else {
+                wait_ms = (int)(interrupt_ms - ms);
+            }
+        }
+        int n = poll(fds, 2, wait_ms);
         if (n < 0 && errno == EINTR)
             continue;
         cr_assert(n >= 0, "poll: %s", strerror(errno));
@@ -130,6 +145,7 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
         cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
     r->status = hung ? -1 : WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
     r->out = out.p;
+    r->out_len = out.len;
     r->err = err.p;
 }
 

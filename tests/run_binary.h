@@ -3,17 +3,21 @@
 #ifndef VKFX_TESTS_RUN_BINARY_H
 #define VKFX_TESTS_RUN_BINARY_H
 
+#include <stddef.h>
 #include <sys/resource.h>
 
 typedef struct cli_run {
     int status; /* exit code; 128 + the signal if one killed it; -1 if hung */
     char *out, *err;
+    size_t out_len; /* stdout may be binary (-o -) */
     char cmd[2048]; /* the argument vector, for messages */
 } cli_run;
 
 typedef struct run_opts {
-    const char *cwd; /* NULL: the test's own */
-    rlim_t fsize;    /* RLIMIT_FSIZE in bytes, with SIGXFSZ ignored; 0: unlimited */
+    const char *cwd;        /* NULL: the test's own */
+    rlim_t fsize;           /* RLIMIT_FSIZE in bytes, with SIGXFSZ ignored; 0: unlimited */
+    const char *stdin_path; /* standard input from this file; NULL: /dev/null */
+    int interrupt_after_ms; /* > 0: send SIGINT once this long after the start */
 } run_opts;
 
 /* Runs VKFX_BINARY with args (NULL-terminated, argv[1] on), capturing stdout

@@ -364,13 +364,15 @@ Test(cli, no_input)
     FAILS(false, 2, ARGS("-f", "sobel", "-o", tc_tpath("out.png")), "input");
 }
 
-Test(cli, two_inputs)
+/* Two inputs and one plain output file: a usage error that says how to
+ * name several outputs, before anything is written. */
+Test(cli, two_inputs_one_output)
 {
     write_random_png(tc_tpath("second.png"), 4, 4, 3, VKFX_SAMPLE_U8, 3, NULL);
     FAILS(
         false, 2,
         ARGS(tc_tpath("in.png"), tc_tpath("second.png"), "-f", "sobel", "-o", tc_tpath("out.png")),
-        "second.png");
+        "2 inputs", "out.png", "{stem}", "--outdir");
 }
 
 Test(cli, unknown_command_line_option)
@@ -482,13 +484,22 @@ Test(cli, missing_input)
           tc_tpath("nosuch.png"));
 }
 
-/* chmod 000 does not stop root, who runs the tests in CI; a directory is
- * unreadable as an image for everyone. */
+/* chmod 000 does not stop root, who runs the tests in CI; a path through a
+ * file cannot be opened by anyone. */
 Test(cli, unreadable_input)
 {
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/x.png", tc_tpath("in.png"));
+    FAILS(false, 1, ARGS(path, "-f", "sobel", "-o", tc_tpath("out.png")), path, "not a directory");
+}
+
+/* A directory stands for the images in it; one without any is a usage
+ * error that names it. */
+Test(cli, directory_without_images)
+{
     cr_assert_eq(mkdir(tc_tpath("folder.png"), 0777), 0);
-    FAILS(false, 1, ARGS(tc_tpath("folder.png"), "-f", "sobel", "-o", tc_tpath("out.png")),
-          tc_tpath("folder.png"));
+    FAILS(false, 2, ARGS(tc_tpath("folder.png"), "-f", "sobel", "-o", tc_tpath("{stem}.png")),
+          tc_tpath("folder.png"), "no image files");
 }
 
 Test(cli, corrupt_input)

@@ -1,0 +1,440 @@
+/* Batches through the vkfx binary on lavapipe (validation on): a corrupt
+ * file in the middle is reported and skipped while the others complete;
+ * template fields in -o and in filter options; --outdir; directories;
+ * standard input and output; the --json report read back; output names
+ * that collide or would overwrite an input refused before any work; Ctrl-C
+ * leaves only complete files; the pipeline cache on disk. Every batch output
+ * is compared byte for byte with a single run of the same file. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "error.h"
+#include "fileio.h"
+#include "run_binary.h"
+
+static void write_png(const char *path, uint32_t w, uint32_t h, uint64_t seed)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, w, h, 3, VKFX_SAMPLE_U8, seed);
+    cr_assert_eq(vkfx_file_save(path, VKFX_FILE_PNG, &px, NULL), VKFX_OK, "%s",
+                 vkfx_error_message());
+    vkfx_pixels_free(&px);
+}
+
+static char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = malloc((size_t)n + 1);
+    cr_assert(data && fread(data, 1, (size_t)n, f) == (size_t)n);
+    data[n] = 0;
+    fclose(f);
+    *size = (size_t)n;
+    return data;
+}
+
+/* The file a single run of chain on input writes, compared with got. */
+static void expect_same_as_single(const char *input, const char *chain, const char *got)
+{
+    char want[1024];
+    snprintf(want, sizeof(want), "%s.single.png", got);
+    cli_run r;
+    VKFX(&r, input, "-f", chain, "-o", want);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    size_t na, nb;
+    char *a = slurp(want, &na), *b = slurp(got, &nb);
+    cr_assert(na == nb && memcmp(a, b, na) == 0, "%s differs from a single run of %s", got, input);
+    free(a);
+    free(b);
+    unlink(want);
+}
+
+/* The names in dir, sorted and joined with spaces. */
+static void list_dir(const char *dir, char *out, size_t n)
+{
+    DIR *d = opendir(dir);
+    cr_assert(d, "cannot open %s", dir);
+    char *names[256];
+    size_t count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && count < 256)
+        if (e->d_name[0] != '.')
+            names[count++] = strdup(e->d_name);
+    closedir(d);
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = i + 1; j < count; j++)
+            if (strcmp(names[j], names[i]) < 0) {
+                char *t = names[i];
+                names[i] = names[j];
+                names[j] = t;
+            }
+    out[0] = 0;
+    for (size_t i = 0; i < count; i++) {
+        snprintf(out + strlen(out), n - strlen(out), "%s%s", i ? " " : "", names[i]);
+        free(names[i]);
+    }
+}
+
+static void setup(void)
+{
+    cr_assert_eq(tc_tmpdir_make("batch"), 0);
+    cr_assert_eq(mkdir(tc_tpath("in"), 0777), 0);
+    cr_assert_eq(mkdir(tc_tpath("out"), 0777), 0);
+    /* Tests never touch the real cache directory. */
+    setenv("XDG_CACHE_HOME", tc_tpath("cache"), 1);
+}
+
+static void teardown(void)
+{
+    tc_tmpdir_remove();
+}
+
+TestSuite(batch, .init = setup, .fini = teardown);
+
+Test(batch, corrupt_file_in_the_middle)
+{
+    write_png(tc_tpath("in/a.png"), 37, 21, 1);
+    FILE *f = fopen(tc_tpath("in/b.png"), "wb");
+    cr_assert(f);
+    fputs("\x89PNG\r\n\x1a\n not really", f);
+    fclose(f);
+    write_png(tc_tpath("in/c.png"), 19, 40, 2);
+    cli_run r;
+    VKFX(&r, "-f", "box:radius=1", "-o", tc_tpath("out/{stem}.png"), "-j", "2", tc_tpath("in"));
+    cr_assert_eq(r.status, 1, "%s: exit %d: %s", r.cmd, r.status, r.err);
+    cr_assert(strstr(r.err, "b.png") && !strstr(r.err, "a.png") && !strstr(r.err, "c.png"),
+              "stderr should name b.png alone: %s", r.err);
+    run_free(&r);
+    char names[1024];
+    list_dir(tc_tpath("out"), names, sizeof(names));
+    cr_assert_str_eq(names, "a.png c.png", "outputs: %s", names);
+    expect_same_as_single(tc_tpath("in/a.png"), "box:radius=1", tc_tpath("out/a.png"));
+    expect_same_as_single(tc_tpath("in/c.png"), "box:radius=1", tc_tpath("out/c.png"));
+}
+
+Test(batch, template_fields_and_braces)
+{
+    write_png(tc_tpath("in/one.png"), 9, 7, 3);
+    write_png(tc_tpath("in/two.png"), 7, 9, 4);
+    cli_run r;
+    char tmpl[1024];
+    snprintf(tmpl, sizeof(tmpl), "%s/{index}-{stem}-{ext}-{{x}}.png", tc_tpath("out"));
+    VKFX(&r, tc_tpath("in/two.png"), tc_tpath("in/one.png"), "-f", "sobel", "-o", tmpl);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    char names[1024];
+    list_dir(tc_tpath("out"), names, sizeof(names));
+    cr_assert_str_eq(names, "1-two-png-{x}.png 2-one-png-{x}.png", "outputs: %s", names);
+    /* {dir} and {name}: beside each input, under a name that keeps its own. */
+    VKFX(&r, tc_tpath("in/one.png"), "-f", "sobel", "-o", "{dir}/edges-{name}");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    expect_same_as_single(tc_tpath("in/one.png"), "sobel", tc_tpath("in/edges-one.png"));
+}
+
+Test(batch, template_mistakes_are_usage_errors)
+{
+    write_png(tc_tpath("in/a.png"), 5, 5, 5);
+    static const char *const bad[][2] = {
+        {"{size}.png", "unknown field {size}"},
+        {"{stem.png", "'{' without '}'"},
+        {"a}.png", "lone '}'"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char tmpl[1024];
+        snprintf(tmpl, sizeof(tmpl), "%s/%s", tc_tpath("out"), bad[i][0]);
+        cli_run r;
+        VKFX(&r, tc_tpath("in/a.png"), "-f", "sobel", "-o", tmpl);
+        cr_assert_eq(r.status, 2, "%s: exit %d: %s", r.cmd, r.status, r.err);
+        cr_assert(strstr(r.err, bad[i][1]), "%s: stderr lacks '%s': %s", r.cmd, bad[i][1], r.err);
+        run_free(&r);
+    }
+    char names[64];
+    list_dir(tc_tpath("out"), names, sizeof(names));
+    cr_assert_str_eq(names, "", "a refused batch wrote %s", names);
+}
+
+/* Each image paired with its depth map by a field inside a filter option,
+ * also when the name holds the chain's own separators. */
+Test(batch, fields_in_filter_options)
+{
+    cr_assert_eq(mkdir(tc_tpath("depth"), 0777), 0);
+    static const char *const stems[] = {"plain", "a,b:c=d"};
+    for (int i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s.png", tc_tpath("in"), stems[i]);
+        write_png(path, 23, 17, 10 + (uint64_t)i);
+        vkfx_pixels d;
+        tc_random_pixels(&d, 23, 17, 1, VKFX_SAMPLE_U8, 20 + (uint64_t)i);
+        snprintf(path, sizeof(path), "%s/%s.png", tc_tpath("depth"), stems[i]);
+        cr_assert_eq(vkfx_file_save(path, VKFX_FILE_PNG, &d, NULL), VKFX_OK);
+        vkfx_pixels_free(&d);
+    }
+    char chain[1024], out[1024];
+    snprintf(chain, sizeof(chain), "satdof:depth=%s/{stem}.png:maxcoc=4", tc_tpath("depth"));
+    snprintf(out, sizeof(out), "%s/{stem}.png", tc_tpath("out"));
+    cli_run r;
+    VKFX(&r, "-f", chain, "-o", out, tc_tpath("in"));
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    for (int i = 0; i < 2; i++) {
+        char in[1024], got[1024], single[1024], esc[256] = "";
+        for (const char *s = stems[i]; *s; s++)
+            snprintf(esc + strlen(esc), sizeof(esc) - strlen(esc), "%s%c",
+                     strchr(",:=", *s) ? "\\" : "", *s);
+        snprintf(in, sizeof(in), "%s/%s.png", tc_tpath("in"), stems[i]);
+        snprintf(got, sizeof(got), "%s/%s.png", tc_tpath("out"), stems[i]);
+        snprintf(single, sizeof(single), "satdof:depth=%s/%s.png:maxcoc=4", tc_tpath("depth"), esc);
+        expect_same_as_single(in, single, got);
+    }
+}
+
+Test(batch, outdir_keeps_names)
+{
+    write_png(tc_tpath("in/p.png"), 11, 6, 6);
+    cli_run r;
+    VKFX(&r, tc_tpath("in/p.png"), "-f", "gauss:sigma=1", "-o", tc_tpath("in/q.tga"));
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    VKFX(&r, "-f", "gauss:sigma=1", "--outdir", tc_tpath("out"), tc_tpath("in/p.png"),
+         tc_tpath("in/q.tga"));
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    char names[256];
+    list_dir(tc_tpath("out"), names, sizeof(names));
+    cr_assert_str_eq(names, "p.png q.tga", "outputs: %s", names);
+    expect_same_as_single(tc_tpath("in/p.png"), "gauss:sigma=1", tc_tpath("out/p.png"));
+}
+
+Test(batch, stdin_to_stdout)
+{
+    write_png(tc_tpath("in/s.png"), 31, 13, 7);
+    cli_run r;
+    run_opts o = {.stdin_path = tc_tpath("in/s.png")};
+    VKFX_OPTS(&r, &o, "-", "-f", "sobel:invert=1", "-o", "-");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    FILE *f = fopen(tc_tpath("out/piped.png"), "wb");
+    cr_assert(f && fwrite(r.out, 1, r.out_len, f) == r.out_len);
+    fclose(f);
+    run_free(&r);
+    expect_same_as_single(tc_tpath("in/s.png"), "sobel:invert=1", tc_tpath("out/piped.png"));
+    /* Another format through --format, and the mistakes. */
+    VKFX_OPTS(&r, &o, "-", "-f", "sobel", "-o", "-", "--format", "bmp");
+    cr_assert(r.status == 0 && r.out_len > 2 && r.out[0] == 'B' && r.out[1] == 'M', "%s: %s", r.cmd,
+              r.err);
+    run_free(&r);
+    VKFX_OPTS(&r, &o, "-", "-f", "sobel", "-o", "-", "--format", "gif");
+    cr_assert_eq(r.status, 2, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    VKFX_OPTS(&r, &o, "-", tc_tpath("in/s.png"), "-f", "sobel", "-o", "-");
+    cr_assert(r.status == 2 && strstr(r.err, "one image to standard output"), "%s: %s", r.cmd,
+              r.err);
+    run_free(&r);
+}
+
+/* The value after "key": in a JSON line, or NULL. */
+static const char *json_value(const char *line, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof(pat), "\"%s\": ", key);
+    const char *p = strstr(line, pat);
+    return p ? p + strlen(pat) : NULL;
+}
+
+Test(batch, json_report)
+{
+    write_png(tc_tpath("in/a.png"), 40, 30, 8);
+    FILE *f = fopen(tc_tpath("in/b\"q.jpg"), "wb");
+    cr_assert(f);
+    fputs("not a jpeg", f);
+    fclose(f);
+    cli_run r;
+    VKFX(&r, "-f", "gauss:sigma=1,box:radius=2", "-o", tc_tpath("out/{stem}.png"), "--json",
+         tc_tpath("in/a.png"), tc_tpath("in/b\"q.jpg"));
+    cr_assert_eq(r.status, 1, "%s: %s", r.cmd, r.err);
+    /* One object per line, one line per input, in any order. */
+    int lines = 0, ok = 0, failed = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        cr_assert(line[0] == '{' && line[strlen(line) - 1] == '}', "not an object: %s", line);
+        const char *status = json_value(line, "status");
+        cr_assert(status, "no status: %s", line);
+        if (!strncmp(status, "\"ok\"", 4)) {
+            ok++;
+            unsigned w = 0, h = 0;
+            cr_assert(sscanf(json_value(line, "width"), "%u", &w) == 1 && w == 40, "%s", line);
+            cr_assert(sscanf(json_value(line, "height"), "%u", &h) == 1 && h == 30, "%s", line);
+            cr_assert(strstr(line, "\"input\": \"") && strstr(line, "a.png\"") &&
+                          strstr(line, "\"error\": null"),
+                      "%s", line);
+            double total = -1, wall = -1;
+            cr_assert(sscanf(json_value(line, "gpu_ms_total"), "%lf", &total) == 1 && total > 0,
+                      "%s", line);
+            cr_assert(sscanf(json_value(line, "wall_ms"), "%lf", &wall) == 1 && wall > 0, "%s",
+                      line);
+            cr_assert(strstr(line, "\"gauss\": ") && strstr(line, "\"box\": "),
+                      "no per-pass times: %s", line);
+        } else {
+            failed++;
+            cr_assert(!strncmp(status, "\"error\"", 7), "%s", line);
+            /* The quote in the file name is escaped. */
+            cr_assert(strstr(line, "b\\\"q.jpg") && !strstr(line, "\"error\": null"), "%s", line);
+        }
+    }
+    cr_assert(lines == 2 && ok == 1 && failed == 1, "%d lines, %d ok, %d failed:\n%s", lines, ok,
+              failed, r.out);
+    run_free(&r);
+    /* --json=FILE: the same lines in a file, stdout quiet. */
+    VKFX(&r, "-f", "sobel", "-o", tc_tpath("out/{stem}.png"), tc_tpath("in/a.png"),
+         "--json=" VKFX_SOURCE_ROOT "/../nonexistent-dir/report.json");
+    cr_assert_eq(r.status, 1, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    char arg[1100];
+    snprintf(arg, sizeof(arg), "--json=%s", tc_tpath("report.json"));
+    VKFX(&r, "-f", "sobel", "-o", tc_tpath("out/{stem}.png"), tc_tpath("in/a.png"), arg);
+    cr_assert(r.status == 0 && r.out_len == 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    size_t n;
+    char *report = slurp(tc_tpath("report.json"), &n);
+    cr_assert(strstr(report, "\"status\": \"ok\"") && strstr(report, "\"sobel\": "), "%s", report);
+    free(report);
+}
+
+Test(batch, colliding_or_overwriting_outputs_refused)
+{
+    cr_assert_eq(mkdir(tc_tpath("in/x"), 0777), 0);
+    cr_assert_eq(mkdir(tc_tpath("in/y"), 0777), 0);
+    write_png(tc_tpath("in/x/same.png"), 5, 5, 9);
+    write_png(tc_tpath("in/y/same.png"), 5, 5, 10);
+    cli_run r;
+    VKFX(&r, "-f", "sobel", "-o", tc_tpath("out/{stem}.png"), tc_tpath("in/x"), tc_tpath("in/y"));
+    cr_assert(r.status == 2 && strstr(r.err, "x/same.png") && strstr(r.err, "y/same.png"),
+              "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+    /* The second input's output would be the first input. */
+    write_png(tc_tpath("in/x/other.png"), 5, 5, 11);
+    char tmpl[1024];
+    snprintf(tmpl, sizeof(tmpl), "%s/x/{index}{ext}.png", tc_tpath("in"));
+    cr_assert_eq(rename(tc_tpath("in/x/same.png"), tc_tpath("in/x/2png.png")), 0);
+    VKFX(&r, "-f", "sobel", "-o", tmpl, tc_tpath("in/x/other.png"), tc_tpath("in/x/2png.png"));
+    cr_assert(r.status == 2 && strstr(r.err, "overwrite"), "%s: exit %d: %s", r.cmd, r.status,
+              r.err);
+    run_free(&r);
+    char names[256];
+    list_dir(tc_tpath("out"), names, sizeof(names));
+    cr_assert_str_eq(names, "", "a refused batch wrote %s", names);
+}
+
+/* SIGINT while a batch runs: exit 130, the files written are complete and
+ * equal to single runs, no temporary file is left, and the rest is not
+ * written. */
+Test(batch, interrupt_leaves_only_complete_files, .timeout = 240)
+{
+    enum { N = 40 };
+    for (int i = 0; i < N; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/f%02d.png", tc_tpath("in"), i);
+        write_png(path, 300, 200, 100 + (uint64_t)i);
+    }
+    cli_run r;
+    run_opts o = {.interrupt_after_ms = 1500};
+    VKFX_OPTS(&r, &o, "-f", "gauss:sigma=6,bilateral:sigma_s=2:sigma_r=0.1", "-o",
+              tc_tpath("out/{stem}.png"), "-j", "1", tc_tpath("in"));
+    cr_assert_eq(r.status, 130, "%s: exit %d (the batch should still run at 1.5 s): %s", r.cmd,
+                 r.status, r.err);
+    cr_assert(strstr(r.err, "interrupted"), "%s", r.err);
+    run_free(&r);
+    DIR *d = opendir(tc_tpath("out"));
+    cr_assert(d);
+    int written = 0;
+    struct dirent *e;
+    char first[256] = "";
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        int idx = -1;
+        cr_assert(sscanf(e->d_name, "f%02d.png", &idx) == 1 && strlen(e->d_name) == 7,
+                  "a stray file: %s", e->d_name);
+        written++;
+        snprintf(first, sizeof(first), "%s", e->d_name);
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", tc_tpath("out"), e->d_name);
+        vkfx_pixels px;
+        cr_assert_eq(vkfx_file_load(path, &px), VKFX_OK, "%s is not a complete image: %s",
+                     e->d_name, vkfx_error_message());
+        vkfx_pixels_free(&px);
+    }
+    closedir(d);
+    cr_assert(written < N, "all %d files were written before the interrupt", N);
+    if (written) {
+        char in[1024], out[1024];
+        snprintf(in, sizeof(in), "%s/%s", tc_tpath("in"), first);
+        snprintf(out, sizeof(out), "%s/%s", tc_tpath("out"), first);
+        expect_same_as_single(in, "gauss:sigma=6,bilateral:sigma_s=2:sigma_r=0.1", out);
+    }
+}
+
+/* The pipeline cache: written after a run, used by the next (no message),
+ * replaced with a warning when corrupt or from another device, and not
+ * written with VKFX_PIPELINE_CACHE=0. */
+Test(batch, pipeline_cache)
+{
+    write_png(tc_tpath("in/a.png"), 8, 8, 12);
+    setenv("XDG_CACHE_HOME", tc_tpath("cache"), 1);
+    setenv("VKFX_PIPELINE_CACHE", "0", 1);
+    cli_run r;
+    VKFX(&r, tc_tpath("in/a.png"), "-f", "sobel", "-o", tc_tpath("out/a.png"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    struct stat st;
+    cr_assert_neq(stat(tc_tpath("cache/vkfx"), &st), 0, "VKFX_PIPELINE_CACHE=0 wrote a cache");
+    unsetenv("VKFX_PIPELINE_CACHE");
+    VKFX(&r, tc_tpath("in/a.png"), "-f", "sobel", "-o", tc_tpath("out/a.png"));
+    cr_assert(r.status == 0 && !*r.err, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    char name[512];
+    list_dir(tc_tpath("cache/vkfx"), name, sizeof(name));
+    cr_assert(!strncmp(name, "pipelines-", 10) && strstr(name, ".bin") && !strchr(name, ' '),
+              "cache files: %s", name);
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", tc_tpath("cache/vkfx"), name);
+    size_t n;
+    char *good = slurp(path, &n);
+    cr_assert_geq(n, 32u, "the cache holds no header");
+    VKFX(&r, tc_tpath("in/a.png"), "-f", "sobel", "-o", tc_tpath("out/a.png"));
+    cr_assert(r.status == 0 && !*r.err, "a warm start said: %s", r.err);
+    run_free(&r);
+    /* Corrupt, then another device's (its UUID changed). */
+    for (int kind = 0; kind < 2; kind++) {
+        FILE *f = fopen(path, "wb");
+        cr_assert(f);
+        if (kind == 0) {
+            fputs("garbage", f);
+        } else {
+            good[16] ^= 0x5a;
+            fwrite(good, 1, n, f);
+            good[16] ^= 0x5a;
+        }
+        fclose(f);
+        VKFX(&r, tc_tpath("in/a.png"), "-f", "sobel", "-o", tc_tpath("out/a.png"));
+        cr_assert(r.status == 0 && strstr(r.err, "pipeline cache") &&
+                      strstr(r.err, kind ? "another device" : "too short"),
+                  "%s: exit %d: %s", r.cmd, r.status, r.err);
+        run_free(&r);
+        expect_same_as_single(tc_tpath("in/a.png"), "sobel", tc_tpath("out/a.png"));
+        size_t m;
+        char *now = slurp(path, &m);
+        cr_assert(m >= 32 && !memcmp(now, good, 32), "the cache was not rewritten");
+        free(now);
+    }
+    free(good);
+}
