@@ -17,6 +17,7 @@
 #include <png.h>
 
 #include "error.h"
+#include "pngwrite.h"
 #include "exr.h"
 
 /* stb is compiled in here, static so it cannot clash with the copy in
@@ -860,6 +861,19 @@ static int save_png(FILE *f, const char *path, const vkfx_pixels *px)
 {
     int ret;
     struct png_ctx c = {.file = f};
+    unsigned char *encoded = NULL;
+    size_t size = 0;
+
+    ret = vkfx_png_encode(px, &encoded, &size);
+    if (ret == VKFX_OK) {
+        if (fwrite(encoded, 1, size, f) != size)
+            ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno ? errno : EIO));
+        free(encoded);
+        return ret;
+    }
+    if (ret != VKFX_E_LIMIT)
+        return vkfx_fail_context(ret, "%s", path);
+    /* Too large to hold encoded in memory: libpng streams it through zlib. */
 
     c.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, png_error_cb, png_warning_cb);
     if (!c.png) {
