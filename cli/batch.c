@@ -68,6 +68,7 @@ typedef struct batch {
     size_t progress_done; /* files done at the last progress line */
     FILE *json;
     bool show_progress, progress_tty;
+    bool lost; /* the GPU was lost: nothing more can run */
 } batch;
 
 static volatile sig_atomic_t interrupted;
@@ -657,6 +658,19 @@ static void finish_job(batch *b, size_t i)
     pthread_cond_broadcast(&b->cv);
 }
 
+/* Waits for a change of state, or 0.1 s (lock held). */
+static void wait_a_little(batch *b)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&b->cv, &b->mu, &until);
+}
+
 /* A codec thread: writes finished images first (they hold memory), then
  * decodes the next input while fewer than limit are in flight. */
 static void *codec_thread(void *arg)
@@ -677,7 +691,7 @@ static void *codec_thread(void *arg)
             finish_job(b, enc);
             continue;
         }
-        if (!interrupted && b->next_decode < b->n && b->in_flight < b->limit) {
+        if (!interrupted && !b->lost && b->next_decode < b->n && b->in_flight < b->limit) {
             size_t i = b->next_decode++;
             job *j = &b->jobs[i];
             j->state = JOB_DECODING;
@@ -693,16 +707,9 @@ static void *codec_thread(void *arg)
             pthread_cond_broadcast(&b->cv);
             continue;
         }
-        if (b->in_flight == 0 && (interrupted || b->next_decode == b->n))
+        if (b->in_flight == 0 && (interrupted || b->lost || b->next_decode == b->n))
             break;
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 100000000;
-        if (until.tv_nsec >= 1000000000) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&b->cv, &b->mu, &until); /* wakes to notice Ctrl-C too */
+        wait_a_little(b); /* wakes to notice Ctrl-C too */
     }
     pthread_cond_broadcast(&b->cv);
     pthread_mutex_unlock(&b->mu);
@@ -730,7 +737,7 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
         for (size_t i = 0; i < b->n && next == b->n; i++)
             if (b->jobs[i].state == JOB_DECODED)
                 next = i;
-        if (next < b->n && interrupted) {
+        if (next < b->n && (interrupted || b->lost)) {
             b->jobs[next].state = JOB_SKIPPED;
             finish_job(b, next);
             continue;
@@ -753,6 +760,7 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
                 vkfx_fail_context(ret, "%s", j->input);
             pthread_mutex_lock(&b->mu);
             if (ret < 0) {
+                b->lost |= ret == VKFX_E_LOST;
                 job_fail(j);
                 finish_job(b, next);
             } else {
@@ -766,16 +774,9 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             }
             continue;
         }
-        if (b->in_flight == 0 && (interrupted || b->next_decode == b->n))
+        if (b->in_flight == 0 && (interrupted || b->lost || b->next_decode == b->n))
             break;
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 100000000;
-        if (until.tv_nsec >= 1000000000) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&b->cv, &b->mu, &until);
+        wait_a_little(b);
     }
     pthread_mutex_unlock(&b->mu);
 }
@@ -847,6 +848,13 @@ done:
     if (status < 0 && !(b.failed && b.n))
         cli_print_error();
     int code = interrupted ? EXIT_INTERRUPTED : cli_exit_code(status);
+    if (b.lost && b.n > 1) {
+        size_t written = 0;
+        for (size_t i = 0; i < b.n; i++)
+            written += b.jobs[i].state == JOB_DONE;
+        fprintf(stderr, "vkfx: stopped: %zu of %zu files written before the GPU was lost\n",
+                written, b.n);
+    }
     if (interrupted) {
         size_t written = 0;
         for (size_t i = 0; i < b.n; i++)

@@ -47,7 +47,9 @@ int vkfx_vk_fail(VkResult r, const char *call, const char *file, int line)
         code = VKFX_E_NOMEM;
         hint = " (the image may be too large for this device)";
     } else if (r == VK_ERROR_DEVICE_LOST) {
-        hint = " (the GPU stopped responding or reset)";
+        return vkfx_fail(VKFX_E_LOST, "the GPU was lost (VK_ERROR_DEVICE_LOST): it faulted or its "
+                                      "driver reset it, and nothing more can run on it in this "
+                                      "process");
     }
     const char *base = strrchr(file, '/');
     return vkfx_fail(code, "%s failed with %s at %s:%d%s", call, vkfx_vk_result_name(r),
@@ -412,6 +414,28 @@ fail:
     return ret;
 }
 
+/* VKFX_FAULT="alloc:N", "lost:N" or both, comma-separated: failures the
+ * tests inject (see struct vkfx_context). */
+static int read_faults(vkfx_context *ctx)
+{
+    const char *spec = getenv("VKFX_FAULT");
+    while (spec && *spec) {
+        unsigned n = 0;
+        int used = 0;
+        if (sscanf(spec, "alloc:%u%n", &n, &used) == 1 && n)
+            ctx->fault_alloc = n;
+        else if (sscanf(spec, "lost:%u%n", &n, &used) == 1 && n)
+            ctx->fault_lost = n;
+        else
+            return vkfx_fail(VKFX_E_USAGE,
+                             "VKFX_FAULT='%s': want alloc:N or lost:N (N >= 1), comma-separated",
+                             getenv("VKFX_FAULT"));
+        spec += used;
+        spec += *spec == ',';
+    }
+    return VKFX_OK;
+}
+
 int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
 {
     int ret = VKFX_OK;
@@ -523,6 +547,7 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     };
     VK_TRY(vkCreateSampler(ctx->device, &smp, NULL, &ctx->sampler));
     TRY(vkfx_pipecache_open(ctx));
+    TRY(read_faults(ctx));
     *out = ctx;
     return VKFX_OK;
 fail:
@@ -613,7 +638,10 @@ int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket)
         .signalSemaphoreInfoCount = 1,
         .pSignalSemaphoreInfos = &sig,
     };
-    VK_TRY(vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE));
+    ctx->nsubmits++;
+    if (ctx->fault_lost && ctx->nsubmits >= ctx->fault_lost)
+        ctx->lost = true;
+    VK_TRY(ctx->lost ? VK_ERROR_DEVICE_LOST : vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE));
     ctx->timeline_value = value;
     *ticket = value;
 fail:
@@ -632,7 +660,9 @@ int vkfx_wait(vkfx_context *ctx, uint64_t ticket)
     /* A finite wait on a GPU: a hung device becomes an error instead of a hang. The software
      * device runs large images for minutes, and cannot hang the way a GPU does. */
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    VkResult r = vkWaitSemaphores(ctx->device, &wi, cpu ? UINT64_MAX : 60ull * 1000 * 1000 * 1000);
+    VkResult r = ctx->lost ? VK_ERROR_DEVICE_LOST
+                           : vkWaitSemaphores(ctx->device, &wi,
+                                              cpu ? UINT64_MAX : 60ull * 1000 * 1000 * 1000);
     if (r == VK_TIMEOUT)
         return vkfx_fail(VKFX_E_VULKAN, "the GPU did not finish within 60 s (device hung?)");
     VK_TRY(r);

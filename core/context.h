@@ -41,6 +41,12 @@ struct vkfx_context {
     uint64_t device_bytes;          /* device memory allocated now */
     uint64_t device_bytes_peak;
     volatile unsigned validation_messages;
+    /* Failures injected for tests (VKFX_FAULT, read at creation): the
+     * fault_alloc-th device allocation fails as out of memory; the
+     * fault_lost-th submission finds the device lost, and so does every
+     * later submission or wait. 0: none. */
+    unsigned fault_alloc, fault_lost, nallocs, nsubmits;
+    bool lost;
     vkfx_log_fn log;
     void *log_user;
 };

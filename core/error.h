@@ -12,6 +12,7 @@ enum vkfx_status {
     VKFX_E_NOMEM = -5,    /* host or device memory exhausted */
     VKFX_E_NODEVICE = -6, /* no Vulkan loader, driver or suitable device */
     VKFX_E_LIMIT = -7,    /* a size beyond what vkfx or the device supports */
+    VKFX_E_LOST = -8,     /* the device was lost: nothing more runs on it */
 };
 
 /* Records a printf-style message for the calling thread and returns code. */

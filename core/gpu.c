@@ -38,7 +38,16 @@ static int allocate(vkfx_context *ctx, VkMemoryRequirements req, vkfx_memory whe
         .allocationSize = req.size,
         .memoryTypeIndex = type,
     };
-    VK_TRY(vkAllocateMemory(ctx->device, &ai, NULL, mem));
+    ctx->nallocs++;
+    VkResult r = ctx->fault_alloc && ctx->nallocs == ctx->fault_alloc
+                     ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                     : vkAllocateMemory(ctx->device, &ai, NULL, mem);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+        return vkfx_fail(VKFX_E_NOMEM,
+                         "out of %s memory allocating %.1f MiB (vkfx holds %.1f MiB there)",
+                         where == VKFX_MEM_DEVICE ? "GPU" : "GPU-visible host",
+                         req.size / 1048576.0, ctx->device_bytes / 1048576.0);
+    VK_TRY(r);
     ctx->device_bytes += req.size;
     if (ctx->device_bytes > ctx->device_bytes_peak)
         ctx->device_bytes_peak = ctx->device_bytes;

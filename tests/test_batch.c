@@ -438,3 +438,67 @@ Test(batch, pipeline_cache)
     }
     free(good);
 }
+
+/* Runs one small file with VKFX_FAULT=kind:n for n = 1, 2, ... until a run
+ * succeeds (the fault then comes after the run's last allocation or
+ * submission); each failing run must exit 1 with one line holding want and
+ * leave no output. Returns the first n that succeeded. */
+static int fail_at_each(const char *kind, const char *want)
+{
+    write_png(tc_tpath("in/f.png"), 21, 13, 30);
+    int n = 1;
+    for (; n < 100; n++) {
+        char spec[32];
+        snprintf(spec, sizeof(spec), "%s:%d", kind, n);
+        setenv("VKFX_FAULT", spec, 1);
+        cli_run r;
+        VKFX(&r, tc_tpath("in/f.png"), "-f", "gauss:sigma=2,sobel", "-o", tc_tpath("out/f.png"));
+        if (r.status == 0) {
+            run_free(&r);
+            break;
+        }
+        const char *nl = strchr(r.err, '\n');
+        cr_assert(r.status == 1 && strstr(r.err, want) && nl && !nl[1], "%s: exit %d: %s", spec,
+                  r.status, r.err);
+        run_free(&r);
+        char names[256];
+        list_dir(tc_tpath("out"), names, sizeof(names));
+        cr_assert_str_eq(names, "", "%s left %s", spec, names);
+    }
+    unsetenv("VKFX_FAULT");
+    cr_assert(n > 2 && n < 100, "%s: the run failed %d times", kind, n - 1);
+    return n;
+}
+
+Test(batch, out_of_gpu_memory_at_every_allocation, .timeout = 300)
+{
+    fail_at_each("alloc", "out of GPU");
+}
+
+/* A lost device fails every run that meets it; in a batch, the files
+ * written before stay, the rest are not attempted. */
+Test(batch, device_lost_at_every_submission_and_mid_batch, .timeout = 300)
+{
+    int first_ok = fail_at_each("lost", "GPU was lost");
+    for (int i = 0; i < 3; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/b%d.png", tc_tpath("in"), i);
+        write_png(path, 21, 13, 30);
+    }
+    unlink(tc_tpath("in/f.png"));
+    unlink(tc_tpath("out/f.png"));
+    char spec[32];
+    snprintf(spec, sizeof(spec), "lost:%d", first_ok);
+    setenv("VKFX_FAULT", spec, 1);
+    cli_run r;
+    VKFX(&r, "-f", "gauss:sigma=2,sobel", "-o", tc_tpath("out/{stem}.png"), "-j", "1",
+         tc_tpath("in"));
+    unsetenv("VKFX_FAULT");
+    cr_assert(r.status == 1 && strstr(r.err, "GPU was lost") && strstr(r.err, "1 of 3"),
+              "%s: exit %d: %s", spec, r.status, r.err);
+    run_free(&r);
+    char names[256];
+    list_dir(tc_tpath("out"), names, sizeof(names));
+    cr_assert_str_eq(names, "b0.png", "outputs: %s", names);
+    expect_same_as_single(tc_tpath("in/b0.png"), "gauss:sigma=2,sobel", tc_tpath("out/b0.png"));
+}
