@@ -53,10 +53,17 @@ typedef struct vkfx_filter {
     /* Optional: called by vkfx_run after the graph ran and before destroy, to
      * read results back to the host (histogram's counts). */
     int (*finish)(vkfx_graph *g, const void *params, void *state);
+    /* How far, in pixels, an output pixel depends on the input (the chain's
+     * tiles overlap by the sum over its filters); NULL, or VKFX_REACH_ALL
+     * for these params: the output depends on the whole image (or on a map
+     * of its size) and the filter cannot run in tiles. */
+    uint32_t (*reach)(const void *params);
     /* The output is the input unchanged (histogram): record only reads src,
      * and the chain hands src itself to the next filter instead of a copy. */
     bool passes_through;
 } vkfx_filter;
+
+#define VKFX_REACH_ALL UINT32_MAX
 
 /* NULL-terminated, in the order --filters lists them. */
 extern const vkfx_filter *const vkfx_filters[];

@@ -169,9 +169,10 @@ void vkfx_destroy_chain_states(vkfx_graph *g, const vkfx_chain *chain, void **st
     free(states);
 }
 
-int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
-             const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
-             vkfx_run_result *result)
+/* One image in one piece: the whole of vkfx_run below the tiling. */
+static int run_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                     const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
+                     vkfx_run_result *result)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
@@ -182,14 +183,6 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     out->data = NULL;
     out->width = in->width;
     out->height = in->height;
-    if (in->width == 0 || in->height == 0)
-        return vkfx_fail(VKFX_E_FORMAT, "the image is empty (%ux%u)", in->width, in->height);
-    uint32_t most = ctx->props.limits.maxImageDimension2D;
-    if (in->width > most || in->height > most)
-        return vkfx_fail(VKFX_E_LIMIT,
-                         "a %ux%u image is larger than %s holds in one image (%u pixels a "
-                         "side); vkfx does not split images into tiles yet",
-                         in->width, in->height, ctx->props.deviceName, most);
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &g));
     vkfx_graph_set_staging(g, staging);
@@ -229,5 +222,124 @@ fail:
         vkfx_pixels_free(out);
     vkfx_destroy_chain_states(g, chain, states);
     vkfx_graph_destroy(g);
+    return ret;
+}
+
+/* Tiles start on multiples of these (x, y) so that the rolling sums of the
+ * box kernels, whose runs start at fixed strides from the image origin (7
+ * and 8 across, 8 and 16 down), add in the same order as in one piece, and
+ * a tiled run gives the same bytes as an untiled one. */
+enum { ALIGN_X = 56, ALIGN_Y = 16 };
+
+/* The largest tile side: the device's image limit, the device memory a tile
+ * may take (about a quarter of the largest device-local heap, for the
+ * chain's images at 16 bytes a pixel, four of them), or VKFX_TILE (tests). */
+static uint32_t tile_side(const vkfx_context *ctx)
+{
+    uint64_t heap = 0;
+    for (uint32_t i = 0; i < ctx->mem.memoryHeapCount; i++)
+        if (ctx->mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT &&
+            ctx->mem.memoryHeaps[i].size > heap)
+            heap = ctx->mem.memoryHeaps[i].size;
+    uint64_t side = ctx->props.limits.maxImageDimension2D;
+    uint64_t by_memory = (uint64_t)sqrt((double)(heap / 4) / (16.0 * 4));
+    if (by_memory < side)
+        side = by_memory;
+    const char *forced = getenv("VKFX_TILE");
+    if (forced && atoi(forced) > 0 && (uint64_t)atoi(forced) < side)
+        side = (uint64_t)atoi(forced);
+    return (uint32_t)side;
+}
+
+/* Copies rows [y0, y0+h) of columns [x0, x0+w) between images of one layout. */
+static void copy_rect(const vkfx_pixels *src, uint32_t sx, uint32_t sy, vkfx_pixels *dst,
+                      uint32_t dx, uint32_t dy, uint32_t w, uint32_t h)
+{
+    size_t px = src->channels * vkfx_sample_size(src->sample);
+    for (uint32_t y = 0; y < h; y++)
+        memcpy((unsigned char *)dst->data + ((size_t)(dy + y) * dst->width + dx) * px,
+               (const unsigned char *)src->data + ((size_t)(sy + y) * src->width + sx) * px,
+               (size_t)w * px);
+}
+
+int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+             const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
+             vkfx_run_result *result)
+{
+    int ret = VKFX_OK;
+    vkfx_pixels sub_in = *in, sub_out = *out;
+    vkfx_run_result part = {0};
+    memset(result, 0, sizeof(*result));
+    if (in->width == 0 || in->height == 0)
+        return vkfx_fail(VKFX_E_FORMAT, "the image is empty (%ux%u)", in->width, in->height);
+    uint32_t side = tile_side(ctx);
+    if (in->width <= side && in->height <= side)
+        return run_whole(ctx, staging, chain, in, out, opts, result);
+
+    /* Tiles overlap by the chain's reach: each filter's error at a tile's
+     * edge moves inwards by its own reach, and the borders are cut away. */
+    uint64_t reach = 0;
+    for (size_t i = 0; i < chain->count; i++) {
+        const vkfx_filter *f = chain->links[i].filter;
+        uint32_t r = f->reach ? f->reach(chain->links[i].params) : VKFX_REACH_ALL;
+        if (r == VKFX_REACH_ALL)
+            return vkfx_fail(VKFX_E_LIMIT,
+                             "a %ux%u image runs in tiles of at most %u pixels a side on %s, "
+                             "and %s cannot run in tiles: each output pixel depends on the "
+                             "whole image%s",
+                             in->width, in->height, side, ctx->props.deviceName, f->name,
+                             f->passes_through || !f->reach ? "" : " (or on a map of its size)");
+        reach += r;
+    }
+    if (side <= 2 * reach + ALIGN_X)
+        return vkfx_fail(VKFX_E_LIMIT,
+                         "a %ux%u image runs in tiles of at most %u pixels a side on %s, and "
+                         "this chain reaches %llu pixels around each one: too far for tiles",
+                         in->width, in->height, side, ctx->props.deviceName,
+                         (unsigned long long)reach);
+    uint32_t core = side - 2 * (uint32_t)reach - ALIGN_X;
+    TRY(vkfx_pixels_alloc(out, in->width, in->height, out->channels, out->sample));
+    for (uint32_t cy = 0; cy < in->height; cy += core) {
+        for (uint32_t cx = 0; cx < in->width; cx += core) {
+            uint32_t cw = in->width - cx < core ? in->width - cx : core;
+            uint32_t ch = in->height - cy < core ? in->height - cy : core;
+            uint32_t x0 = cx > reach ? (uint32_t)((cx - reach) / ALIGN_X * ALIGN_X) : 0;
+            uint32_t y0 = cy > reach ? (uint32_t)((cy - reach) / ALIGN_Y * ALIGN_Y) : 0;
+            uint32_t x1 = (uint32_t)(cx + cw + reach < in->width ? cx + cw + reach : in->width);
+            uint32_t y1 = (uint32_t)(cy + ch + reach < in->height ? cy + ch + reach : in->height);
+            sub_in.data = NULL;
+            TRY(vkfx_pixels_alloc(&sub_in, x1 - x0, y1 - y0, in->channels, in->sample));
+            copy_rect(in, x0, y0, &sub_in, 0, 0, x1 - x0, y1 - y0);
+            ret = run_whole(ctx, staging, chain, &sub_in, &sub_out, opts, &part);
+            vkfx_pixels_free(&sub_in);
+            if (ret < 0)
+                goto fail;
+            copy_rect(&sub_out, cx - x0, cy - y0, out, cx, cy, cw, ch);
+            vkfx_pixels_free(&sub_out);
+            /* Every tile runs the same passes: their times add up. */
+            if (!result->times) {
+                *result = part;
+                part.times = NULL;
+            } else {
+                for (uint32_t i = 0; i < part.ntimes && i < result->ntimes; i++)
+                    result->times[i].ms += part.times[i].ms;
+                if (part.device_bytes_peak > result->device_bytes_peak)
+                    result->device_bytes_peak = part.device_bytes_peak;
+            }
+            free(part.times);
+            part.times = NULL;
+        }
+    }
+    out->straight = sub_out.straight;
+    out->linear = sub_out.linear;
+fail:
+    free(part.times);
+    vkfx_pixels_free(&sub_in);
+    vkfx_pixels_free(&sub_out);
+    if (ret < 0) {
+        vkfx_pixels_free(out);
+        free(result->times);
+        memset(result, 0, sizeof(*result));
+    }
     return ret;
 }

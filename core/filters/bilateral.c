@@ -68,6 +68,12 @@ static uint32_t pick_halo(uint32_t r, uint32_t limit)
     return 0;
 }
 
+static int32_t bilateral_default_radius(double sigma_s)
+{
+    int32_t r = (int32_t)floor(2.0 * sigma_s + 0.5);
+    return r < 1 ? 1 : r;
+}
+
 static int bilateral_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                             vkfx_image *dst)
 {
@@ -77,11 +83,7 @@ static int bilateral_record(vkfx_graph *g, const void *params, void *state, vkfx
     vkfx_context *ctx = vkfx_graph_context(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *k = NULL;
-    int32_t radius = p->radius;
-    if (radius < 0) {
-        radius = (int32_t)floor(2.0 * p->sigma_s + 0.5);
-        radius = radius < 1 ? 1 : radius;
-    }
+    int32_t radius = p->radius >= 0 ? p->radius : bilateral_default_radius(p->sigma_s);
     vkfx_spec spec = {
         .local = {GROUP, GROUP, 1},
         .nextra = 1,
@@ -109,6 +111,12 @@ fail:
     return ret;
 }
 
+static uint32_t bilateral_reach(const void *params)
+{
+    const bilateral_params *p = params;
+    return (uint32_t)(p->radius >= 0 ? p->radius : bilateral_default_radius(p->sigma_s));
+}
+
 const vkfx_filter vkfx_filter_bilateral = {
     .name = "bilateral",
     .help = "edge-preserving bilateral blur",
@@ -121,4 +129,5 @@ const vkfx_filter vkfx_filter_bilateral = {
     .options = bilateral_options,
     .params_size = sizeof(bilateral_params),
     .record = bilateral_record,
+    .reach = bilateral_reach,
 };

@@ -158,6 +158,11 @@ fail:
     return ret;
 }
 
+static uint32_t box_reach(const void *params)
+{
+    return (uint32_t)((const box_params *)params)->radius;
+}
+
 const vkfx_filter vkfx_filter_box = {
     .name = "box",
     .help = "box blur: mean over a (2r+1)x(2r+1) window, rolling sums",
@@ -166,4 +171,5 @@ const vkfx_filter vkfx_filter_box = {
     .options = box_options,
     .params_size = sizeof(box_params),
     .record = box_record,
+    .reach = box_reach,
 };

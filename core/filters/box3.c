@@ -65,6 +65,12 @@ fail:
     return ret;
 }
 
+static uint32_t box3_reach(const void *params)
+{
+    (void)params;
+    return 1;
+}
+
 const vkfx_filter vkfx_filter_box3 = {
     .name = "box3",
     .help = "3x3 box blur in 16x16 tiles, row-major or Morton (Z-order) thread mapping",
@@ -77,4 +83,5 @@ const vkfx_filter vkfx_filter_box3 = {
     .options = box3_options,
     .params_size = sizeof(box3_params),
     .record = box3_record,
+    .reach = box3_reach,
 };

@@ -71,6 +71,12 @@ fail:
     return ret;
 }
 
+/* The blur's radius, plus one for the Sobel taps on the blurred image. */
+static uint32_t cartoon_reach(const void *params)
+{
+    return (uint32_t)vkfx_gauss_default_radius(((const cartoon_params *)params)->sigma) + 1;
+}
+
 const vkfx_filter vkfx_filter_cartoon = {
     .name = "cartoon",
     .help = "cartoon: Gaussian blur darkened along its Sobel edges",
@@ -79,4 +85,5 @@ const vkfx_filter vkfx_filter_cartoon = {
     .options = cartoon_options,
     .params_size = sizeof(cartoon_params),
     .record = cartoon_record,
+    .reach = cartoon_reach,
 };

@@ -241,6 +241,12 @@ static int gauss_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     return vkfx_gauss_record(g, p->sigma, p->radius, src, dst);
 }
 
+static uint32_t gauss_reach(const void *params)
+{
+    const gauss_params *p = params;
+    return (uint32_t)(p->radius < 0 ? vkfx_gauss_default_radius(p->sigma) : p->radius);
+}
+
 const vkfx_filter vkfx_filter_gauss = {
     .name = "gauss",
     .help = "separable Gaussian blur, horizontal then vertical",
@@ -252,4 +258,5 @@ const vkfx_filter vkfx_filter_gauss = {
     .options = gauss_options,
     .params_size = sizeof(gauss_params),
     .record = gauss_record,
+    .reach = gauss_reach,
 };

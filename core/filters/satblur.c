@@ -157,6 +157,13 @@ fail:
     return ret;
 }
 
+/* A per-pixel radius map is of the whole image's size: such a run is not tiled. */
+static uint32_t satblur_reach(const void *params)
+{
+    const satblur_params *p = params;
+    return p->map ? VKFX_REACH_ALL : (uint32_t)p->radius;
+}
+
 const vkfx_filter vkfx_filter_satblur = {
     .name = "satblur",
     .help = "box blur of any radius at constant cost from a summed-area table",
@@ -174,6 +181,7 @@ const vkfx_filter vkfx_filter_satblur = {
     .options = satblur_options,
     .params_size = sizeof(satblur_params),
     .record = satblur_record,
+    .reach = satblur_reach,
 };
 
 const vkfx_filter vkfx_filter_satdof = {

@@ -66,6 +66,12 @@ fail:
     return ret;
 }
 
+static uint32_t sobel_reach(const void *params)
+{
+    (void)params;
+    return 1;
+}
+
 const vkfx_filter vkfx_filter_sobel = {
     .name = "sobel",
     .help = "Sobel edges: gradient magnitude as a gray level",
@@ -75,4 +81,5 @@ const vkfx_filter vkfx_filter_sobel = {
     .options = sobel_options,
     .params_size = sizeof(sobel_params),
     .record = sobel_record,
+    .reach = sobel_reach,
 };
