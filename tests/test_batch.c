@@ -502,3 +502,47 @@ Test(batch, device_lost_at_every_submission_and_mid_batch, .timeout = 300)
     cr_assert_str_eq(names, "b0.png", "outputs: %s", names);
     expect_same_as_single(tc_tpath("in/b0.png"), "gauss:sigma=2,sobel", tc_tpath("out/b0.png"));
 }
+
+/* File names with spaces, commas, colons, '=', '#', quotes and UTF-8, as
+ * file arguments and as option values (escaped with backslashes as --help
+ * says, or filled in by a template field). */
+Test(batch, awkward_file_names)
+{
+    static const char name[] = "a b,c:d=e#f'g\"\xc3\xbc";
+    char in[1024], depth[1024], out[1024], chain[2048], esc[256] = "";
+    snprintf(in, sizeof(in), "%s/%s.png", tc_tpath("in"), name);
+    snprintf(depth, sizeof(depth), "%s/%s-depth.png", tc_tpath("in"), name);
+    snprintf(out, sizeof(out), "%s/%s out.png", tc_tpath("out"), name);
+    write_png(in, 19, 11, 60);
+    vkfx_pixels d;
+    tc_random_pixels(&d, 19, 11, 1, VKFX_SAMPLE_U8, 61);
+    cr_assert_eq(vkfx_file_save(depth, VKFX_FILE_PNG, &d, NULL), VKFX_OK);
+    vkfx_pixels_free(&d);
+    for (const char *s = depth; *s; s++)
+        snprintf(esc + strlen(esc), sizeof(esc) - strlen(esc), "%s%c",
+                 strchr(",:=\\", *s) ? "\\" : "", *s);
+    snprintf(chain, sizeof(chain), "satdof:depth=%s:maxcoc=3", esc);
+    cli_run r;
+    VKFX(&r, in, "-f", chain, "-o", out);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    vkfx_pixels px;
+    cr_assert_eq(vkfx_file_load(out, &px), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert(px.width == 19 && px.height == 11);
+    vkfx_pixels_free(&px);
+    /* The same pairing through {stem}, into the same output name. */
+    char tmpl[1024];
+    snprintf(chain, sizeof(chain), "satdof:depth=%s/{stem}-depth.png:maxcoc=3", tc_tpath("in"));
+    snprintf(tmpl, sizeof(tmpl), "%s/{stem} out.png", tc_tpath("out"));
+    char single[1100];
+    snprintf(single, sizeof(single), "%s.first.png", out);
+    cr_assert_eq(rename(out, single), 0);
+    VKFX(&r, in, "-f", chain, "-o", tmpl);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    size_t na, nb;
+    char *a = slurp(out, &na), *b = slurp(single, &nb);
+    cr_assert(na == nb && !memcmp(a, b, na), "the template run differs from the escaped one");
+    free(a);
+    free(b);
+}
