@@ -497,40 +497,6 @@ static void job_fail(job *j)
     j->state = JOB_FAILED;
 }
 
-static int read_stdin(vkfx_pixels *px)
-{
-    size_t cap = 1 << 20, len = 0;
-    unsigned char *buf = malloc(cap);
-    int ret = VKFX_OK;
-    if (!buf)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    for (;;) {
-        if (len == cap) {
-            unsigned char *b = realloc(buf, cap * 2);
-            if (!b) {
-                ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory reading standard input");
-                goto done;
-            }
-            buf = b;
-            cap *= 2;
-        }
-        ssize_t got = read(STDIN_FILENO, buf + len, cap - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            ret = vkfx_fail(VKFX_E_IO, "standard input: %s", strerror(errno));
-            goto done;
-        }
-        if (got == 0)
-            break;
-        len += (size_t)got;
-    }
-    ret = vkfx_file_load_memory(buf, len, "standard input", px);
-done:
-    free(buf);
-    return ret;
-}
-
 /* Encodes to a temporary file, then copies it to standard output. */
 static int write_stdout(const job *j, const vkfx_save_opts *save)
 {
@@ -565,7 +531,8 @@ static int write_stdout(const job *j, const vkfx_save_opts *save)
 
 static void decode(batch *b, job *j)
 {
-    int ret = strcmp(j->input, "-") == 0 ? read_stdin(&j->in) : vkfx_file_load(j->input, &j->in);
+    int ret = strcmp(j->input, "-") == 0 ? vkfx_file_load_fd(STDIN_FILENO, "standard input", &j->in)
+                                         : vkfx_file_load(j->input, &j->in);
     (void)b;
     if (ret < 0)
         job_fail(j);

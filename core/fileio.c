@@ -678,40 +678,36 @@ int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_
 }
 
 /* The whole file in *buf (malloc'd), its size in *size. */
-static int read_all(const char *path, unsigned char **buf_out, size_t *size_out)
+/* All of an open file (or pipe) in *buf (malloc'd), its size in *size; name
+ * for messages. */
+static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *size_out)
 {
     int ret;
-    int fd = -1;
     unsigned char *buf = NULL;
     size_t size = 0, cap;
     struct stat st;
 
     *buf_out = NULL;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
-        goto fail;
-    }
     if (fstat(fd, &st) < 0) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
+        ret = vkfx_fail(VKFX_E_IO, "%s: %s", name, strerror(errno));
         goto fail;
     }
     if (S_ISDIR(st.st_mode)) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(EISDIR));
+        ret = vkfx_fail(VKFX_E_IO, "%s: %s", name, strerror(EISDIR));
         goto fail;
     }
     /* Pipes and devices report no size: read until EOF, growing as needed. */
     cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
     buf = malloc(cap);
     if (!buf) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading the file", path);
+        ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading the file", name);
         goto fail;
     }
     for (;;) {
         if (size == cap) {
             unsigned char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
             if (!bigger) {
-                ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading the file", path);
+                ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading the file", name);
                 goto fail;
             }
             buf = bigger;
@@ -721,7 +717,7 @@ static int read_all(const char *path, unsigned char **buf_out, size_t *size_out)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
+            ret = vkfx_fail(VKFX_E_IO, "%s: %s", name, strerror(errno));
             goto fail;
         }
         if (n == 0)
@@ -734,8 +730,29 @@ static int read_all(const char *path, unsigned char **buf_out, size_t *size_out)
     ret = VKFX_OK;
 fail:
     free(buf);
-    if (fd >= 0)
-        close(fd);
+    return ret;
+}
+
+static int read_all(const char *path, unsigned char **buf_out, size_t *size_out)
+{
+    *buf_out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
+    int ret = read_fd(fd, path, buf_out, size_out);
+    close(fd);
+    return ret;
+}
+
+int vkfx_file_load_fd(int fd, const char *name, vkfx_pixels *out)
+{
+    unsigned char *buf = NULL;
+    size_t size = 0;
+    out->data = NULL;
+    int ret = read_fd(fd, name, &buf, &size);
+    if (ret == VKFX_OK)
+        ret = vkfx_file_load_memory(buf, size, name, out);
+    free(buf);
     return ret;
 }
 

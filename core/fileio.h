@@ -56,6 +56,9 @@ int vkfx_file_load_map(const char *spec, vkfx_pixels *out);
  * VKFX_E_USAGE. */
 int vkfx_file_load_depth_of(const char *path, vkfx_pixels *out);
 int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out);
+/* Decodes all that can be read from fd (standard input: a pipe); name is
+ * for messages. */
+int vkfx_file_load_fd(int fd, const char *name, vkfx_pixels *out);
 
 /* The channels and sample type a format stores for an image whose input had
  * in_channels channels of in_sample, as the file reads back: PNG keeps both

@@ -201,6 +201,24 @@ void tc_report(const tc_diff *d, const char *what)
             what, metric, d->max_abs, d->x, d->y, d->c, d->got, d->want, d->over, d->tol);
 }
 
+char *tc_slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    char *data = NULL;
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (data = malloc((size_t)n + 1)) && fread(data, 1, (size_t)n, f) == (size_t)n) {
+        data[n] = 0;
+        *size = (size_t)n;
+    } else {
+        free(data);
+        data = NULL;
+    }
+    if (f)
+        fclose(f);
+    return data;
+}
+
 void tc_remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);

@@ -58,6 +58,10 @@ bool tc_diff_ok(const tc_diff *d);
  * or the two shapes when they differ. */
 void tc_report(const tc_diff *d, const char *what);
 
+/* The whole file at path, with a NUL after it (not counted in *size), or
+ * NULL if it cannot be read. */
+char *tc_slurp(const char *path, size_t *size);
+
 /* Removes dir and everything under it (tests' temporary directories). */
 void tc_remove_tree(const char *dir);
 

@@ -29,16 +29,8 @@ static void write_png(const char *path, uint32_t w, uint32_t h, uint64_t seed)
 
 static char *slurp(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)n + 1);
-    cr_assert(data && fread(data, 1, (size_t)n, f) == (size_t)n);
-    data[n] = 0;
-    fclose(f);
-    *size = (size_t)n;
+    char *data = tc_slurp(path, size);
+    cr_assert(data, "cannot read %s", path);
     return data;
 }
 

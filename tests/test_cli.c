@@ -52,18 +52,9 @@ TestSuite(cli, .init = setup, .fini = tc_tmpdir_remove);
  * hold several paths at once. */
 static unsigned char *slurp(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "open %s: %s", path, strerror(errno));
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    cr_assert(n >= 0);
-    cr_assert_eq(fseek(f, 0, SEEK_SET), 0);
-    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-    cr_assert(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n, "read %s", path);
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
+    char *data = tc_slurp(path, size);
+    cr_assert(data, "read %s: %s", path, strerror(errno));
+    return (unsigned char *)data;
 }
 
 static void spit(const char *path, const void *data, size_t size)

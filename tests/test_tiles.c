@@ -17,15 +17,8 @@
 
 static char *slurp(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)n + 1);
-    cr_assert(data && fread(data, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
+    char *data = tc_slurp(path, size);
+    cr_assert(data, "cannot read %s", path);
     return data;
 }
 
