@@ -49,6 +49,7 @@ typedef struct job {
     vkfx_pixels in, out;
     vkfx_run_result result;
     job_state state;
+    int status; /* the library's code when the job failed */
     char error[1024];
     double t_start, t_end; /* seconds, for wall time */
 } job;
@@ -491,8 +492,9 @@ fail:
 
 /* ---- the work ---- */
 
-static void job_fail(job *j)
+static void job_fail(job *j, int status)
 {
+    j->status = status;
     snprintf(j->error, sizeof(j->error), "%s", vkfx_error_message());
     j->state = JOB_FAILED;
 }
@@ -535,7 +537,7 @@ static void decode(batch *b, job *j)
                                          : vkfx_file_load(j->input, &j->in);
     (void)b;
     if (ret < 0)
-        job_fail(j);
+        job_fail(j, ret);
 }
 
 static void encode(batch *b, job *j)
@@ -543,7 +545,7 @@ static void encode(batch *b, job *j)
     int ret = strcmp(j->output, "-") == 0 ? write_stdout(j, &b->o->save)
                                           : vkfx_file_save(j->output, j->fmt, &j->out, &b->o->save);
     if (ret < 0)
-        job_fail(j);
+        job_fail(j, ret);
     else
         j->state = JOB_DONE;
 }
@@ -728,7 +730,7 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             pthread_mutex_lock(&b->mu);
             if (ret < 0) {
                 b->lost |= ret == VKFX_E_LOST;
-                job_fail(j);
+                job_fail(j, ret);
                 finish_job(b, next);
             } else {
                 if (b->o->run.timings && !b->json)
@@ -809,8 +811,11 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
     pthread_mutex_destroy(&b.mu);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    /* Each failure was reported as it happened. One input keeps its own
+     * code (a usage error found while running is still exit 2); in a batch
+     * any failure is exit 1. */
     if (status == VKFX_OK && b.failed)
-        status = VKFX_E_IO; /* each failure was reported as it happened */
+        status = b.n == 1 ? b.jobs[0].status : VKFX_E_IO;
 done:
     if (status < 0 && !(b.failed && b.n))
         cli_print_error();

@@ -231,18 +231,27 @@ fail:
  * a tiled run gives the same bytes as an untiled one. */
 enum { ALIGN_X = 56, ALIGN_Y = 16 };
 
-/* The largest tile side: the device's image limit, the device memory a tile
- * may take (about a quarter of the largest device-local heap, for the
- * chain's images at 16 bytes a pixel, four of them), or VKFX_TILE (tests). */
-static uint32_t tile_side(const vkfx_context *ctx)
+/* The most pixels one piece may have: the largest device-local heap must
+ * hold at least three images in the internal format (the input and the two
+ * that the chain's filters alternate between). Beyond that a run cannot
+ * succeed in one piece; below it, a chain that allocates more meets a clean
+ * out-of-memory error. */
+static uint64_t tile_pixels(const vkfx_context *ctx, int precision)
 {
     uint64_t heap = 0;
     for (uint32_t i = 0; i < ctx->mem.memoryHeapCount; i++)
         if (ctx->mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT &&
             ctx->mem.memoryHeaps[i].size > heap)
             heap = ctx->mem.memoryHeaps[i].size;
+    return heap / (3 * vkfx_format_texel_bytes(vkfx_internal_format(precision)));
+}
+
+/* The largest tile side: the device's image limit, the side of a square of
+ * tile_pixels, or VKFX_TILE (tests). */
+static uint32_t tile_side(const vkfx_context *ctx, int precision)
+{
     uint64_t side = ctx->props.limits.maxImageDimension2D;
-    uint64_t by_memory = (uint64_t)sqrt((double)(heap / 4) / (16.0 * 4));
+    uint64_t by_memory = (uint64_t)sqrt((double)tile_pixels(ctx, precision));
     if (by_memory < side)
         side = by_memory;
     const char *forced = getenv("VKFX_TILE");
@@ -272,8 +281,15 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     memset(result, 0, sizeof(*result));
     if (in->width == 0 || in->height == 0)
         return vkfx_fail(VKFX_E_FORMAT, "the image is empty (%ux%u)", in->width, in->height);
-    uint32_t side = tile_side(ctx);
-    if (in->width <= side && in->height <= side)
+    /* One piece when the device takes it: within its image limit, within the
+     * memory a tile may have (a long thin image need not be square), and no
+     * smaller tile forced. */
+    uint32_t side = tile_side(ctx, opts->precision), most = ctx->props.limits.maxImageDimension2D;
+    const char *forced = getenv("VKFX_TILE");
+    if (forced && atoi(forced) > 0 && (uint32_t)atoi(forced) < most)
+        most = (uint32_t)atoi(forced);
+    if (in->width <= most && in->height <= most &&
+        (uint64_t)in->width * in->height <= tile_pixels(ctx, opts->precision))
         return run_whole(ctx, staging, chain, in, out, opts, result);
 
     /* Tiles overlap by the chain's reach: each filter's error at a tile's
