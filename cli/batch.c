@@ -697,9 +697,49 @@ static void print_timings(const job *j, bool name)
             "total", total);
 }
 
-/* This thread: runs each decoded job's chain on the GPU, lowest index first. */
+/* After a job's GPU run (lock held): a failure is reported; a success goes
+ * to the codec threads. */
+static void gpu_done(batch *b, size_t i, int ret)
+{
+    job *j = &b->jobs[i];
+    if (ret < 0) {
+        b->lost |= ret == VKFX_E_LOST;
+        job_fail(j, ret);
+        finish_job(b, i);
+        return;
+    }
+    if (b->o->run.timings && !b->json)
+        print_timings(j, b->n > 1);
+    j->in.width = j->out.width; /* kept for the report */
+    j->in.height = j->out.height;
+    j->state = JOB_ENCODED;
+    pthread_cond_broadcast(&b->cv);
+}
+
+/* Finishes the run in flight for job i (lock not held). */
+static int gpu_finish(batch *b, vkfx_context *ctx, size_t i, vkfx_pending *p, unsigned *messages)
+{
+    job *j = &b->jobs[i];
+    int ret = vkfx_run_finish(p, &j->out, &j->result);
+    unsigned now = vkfx_context_validation_messages(ctx);
+    if (ret == VKFX_OK && now != *messages)
+        ret = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
+                        now - *messages);
+    *messages = now;
+    if (ret < 0 && b->n > 1)
+        vkfx_fail_context(ret, "%s", j->input);
+    return ret;
+}
+
+/* This thread feeds the GPU, lowest decoded index first, with up to two runs
+ * in flight: the next file is uploaded and its work submitted before the
+ * thread waits for the one the GPU is running, so the GPU is not left idle
+ * while this thread copies. */
 static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
 {
+    vkfx_pending *flying = NULL;
+    size_t flying_job = 0;
+    unsigned messages = vkfx_context_validation_messages(ctx);
     pthread_mutex_lock(&b->mu);
     for (;;) {
         size_t next = b->n;
@@ -711,41 +751,44 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             finish_job(b, next);
             continue;
         }
+        if (next == b->n && !flying) {
+            if (b->in_flight == 0 && (interrupted || b->lost || b->next_decode == b->n))
+                break;
+            wait_a_little(b);
+            continue;
+        }
+        vkfx_pending *started = NULL;
+        int start_ret = VKFX_OK;
+        if (next < b->n)
+            b->jobs[next].state = JOB_GPU;
+        pthread_mutex_unlock(&b->mu);
         if (next < b->n) {
             job *j = &b->jobs[next];
-            j->state = JOB_GPU;
-            pthread_mutex_unlock(&b->mu);
             vkfx_run_opts run = b->o->run;
             run.premultiplied_out = j->fmt == VKFX_FILE_EXR;
             run.input_path = strcmp(j->input, "-") == 0 ? NULL : j->input;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
-            unsigned before = vkfx_context_validation_messages(ctx);
-            int ret = vkfx_run(ctx, staging, j->chain, &j->in, &j->out, &run, &j->result);
-            if (ret == VKFX_OK && vkfx_context_validation_messages(ctx) != before)
-                ret = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
-                                vkfx_context_validation_messages(ctx) - before);
-            if (ret < 0 && b->n > 1)
-                vkfx_fail_context(ret, "%s", j->input);
-            pthread_mutex_lock(&b->mu);
-            if (ret < 0) {
-                b->lost |= ret == VKFX_E_LOST;
-                job_fail(j, ret);
-                finish_job(b, next);
-            } else {
-                if (b->o->run.timings && !b->json)
-                    print_timings(j, b->n > 1);
+            start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
+            if (start_ret < 0 && b->n > 1)
+                vkfx_fail_context(start_ret, "%s", j->input);
+            if (start_ret == VKFX_OK)
                 vkfx_pixels_free(&j->in);
-                j->in.width = j->out.width; /* kept for the report */
-                j->in.height = j->out.height;
-                j->state = JOB_ENCODED;
-                pthread_cond_broadcast(&b->cv);
-            }
-            continue;
         }
-        if (b->in_flight == 0 && (interrupted || b->lost || b->next_decode == b->n))
-            break;
-        wait_a_little(b);
+        /* The start's message is kept in its job before the finish may make another. */
+        if (start_ret < 0) {
+            pthread_mutex_lock(&b->mu);
+            gpu_done(b, next, start_ret);
+            pthread_mutex_unlock(&b->mu);
+        }
+        int finish_ret = VKFX_OK;
+        if (flying)
+            finish_ret = gpu_finish(b, ctx, flying_job, flying, &messages);
+        pthread_mutex_lock(&b->mu);
+        if (flying)
+            gpu_done(b, flying_job, finish_ret);
+        flying = started;
+        flying_job = next;
     }
     pthread_mutex_unlock(&b->mu);
 }

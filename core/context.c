@@ -639,8 +639,13 @@ int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket)
         .pSignalSemaphoreInfos = &sig,
     };
     ctx->nsubmits++;
-    if (ctx->fault_lost && ctx->nsubmits >= ctx->fault_lost)
+    if (ctx->fault_lost && ctx->nsubmits >= ctx->fault_lost && !ctx->lost) {
+        /* A real lost device runs nothing more; this one would go on with the
+         * work already submitted while its resources are freed: let it end. */
+        vkDeviceWaitIdle(ctx->device);
         ctx->lost = true;
+        ctx->lost_at = value;
+    }
     VK_TRY(ctx->lost ? VK_ERROR_DEVICE_LOST : vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE));
     ctx->timeline_value = value;
     *ticket = value;
@@ -660,9 +665,11 @@ int vkfx_wait(vkfx_context *ctx, uint64_t ticket)
     /* A finite wait on a GPU: a hung device becomes an error instead of a hang. The software
      * device runs large images for minutes, and cannot hang the way a GPU does. */
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    VkResult r = ctx->lost ? VK_ERROR_DEVICE_LOST
-                           : vkWaitSemaphores(ctx->device, &wi,
-                                              cpu ? UINT64_MAX : 60ull * 1000 * 1000 * 1000);
+    /* Work submitted before the (injected) loss has finished. */
+    VkResult r =
+        ctx->lost && ticket >= ctx->lost_at
+            ? VK_ERROR_DEVICE_LOST
+            : vkWaitSemaphores(ctx->device, &wi, cpu ? UINT64_MAX : 60ull * 1000 * 1000 * 1000);
     if (r == VK_TIMEOUT)
         return vkfx_fail(VKFX_E_VULKAN, "the GPU did not finish within 60 s (device hung?)");
     VK_TRY(r);

@@ -47,6 +47,7 @@ struct vkfx_context {
      * later submission or wait. 0: none. */
     unsigned fault_alloc, fault_lost, nallocs, nsubmits;
     bool lost;
+    uint64_t lost_at; /* the timeline value of the first submission that failed */
     vkfx_log_fn log;
     void *log_user;
 };

@@ -39,6 +39,7 @@ struct vkfx_graph {
     uint32_t nnotes;
     bool submitted;
     bool ended;
+    uint64_t ticket; /* of the last submission */
 };
 
 vkfx_context *vkfx_graph_context(vkfx_graph *g)
@@ -369,17 +370,32 @@ fail:
     return ret;
 }
 
-int vkfx_graph_run(vkfx_graph *g)
+int vkfx_graph_submit(vkfx_graph *g)
 {
     int ret = VKFX_OK;
-    uint64_t ticket = 0;
     if (!g->ended) {
         VK_TRY(vkEndCommandBuffer(g->cmd));
         g->ended = true;
     }
-    TRY(vkfx_submit(g->ctx, g->cmd, &ticket));
+    TRY(vkfx_submit(g->ctx, g->cmd, &g->ticket));
     g->submitted = true;
-    TRY(vkfx_wait(g->ctx, ticket));
+fail:
+    return ret;
+}
+
+int vkfx_graph_run(vkfx_graph *g)
+{
+    int ret = VKFX_OK;
+    TRY(vkfx_graph_submit(g));
+    TRY(vkfx_graph_wait(g));
+fail:
+    return ret;
+}
+
+int vkfx_graph_wait(vkfx_graph *g)
+{
+    int ret = VKFX_OK;
+    TRY(vkfx_wait(g->ctx, g->ticket));
     if (g->queries && g->nqueries > 1) {
         uint64_t *ts = calloc(g->nqueries, sizeof(*ts));
         free(g->times);

@@ -34,8 +34,11 @@ typedef struct vkfx_dispatch {
 
 int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkFormat format,
                      bool timings, vkfx_graph **out);
-/* Submits the recorded work and waits for it. */
+/* Submits the recorded work and waits for it: vkfx_graph_submit, then
+ * vkfx_graph_wait, which also reads the pass timings. */
 int vkfx_graph_run(vkfx_graph *g);
+int vkfx_graph_submit(vkfx_graph *g);
+int vkfx_graph_wait(vkfx_graph *g);
 /* Pass timings of the finished run (NULL/0 without timings). */
 int vkfx_graph_timings(vkfx_graph *g, const vkfx_pass_time **times, uint32_t *count);
 void vkfx_graph_destroy(vkfx_graph *g);

@@ -169,60 +169,123 @@ void vkfx_destroy_chain_states(vkfx_graph *g, const vkfx_chain *chain, void **st
     free(states);
 }
 
-/* One image in one piece: the whole of vkfx_run below the tiling. */
+/* A run in flight: recorded and submitted, or (tiled) already complete. */
+struct vkfx_pending {
+    vkfx_context *ctx;
+    vkfx_staging *staging;
+    const vkfx_chain *chain;
+    vkfx_graph *g;
+    void **states;
+    vkfx_buffer *raw_out;
+    vkfx_pixels out; /* the layout to read back, then the pixels */
+    bool complete;
+    vkfx_run_result result;
+};
+
+static void pending_free(vkfx_pending *p)
+{
+    if (!p)
+        return;
+    vkfx_destroy_chain_states(p->g, p->chain, p->states);
+    vkfx_graph_destroy(p->g);
+    vkfx_pixels_free(&p->out);
+    free(p->result.times);
+    free(p);
+}
+
+/* One image in one piece, up to the submission of its work. */
+static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                       const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
+                       vkfx_pending *p)
+{
+    int ret = VKFX_OK;
+    vkfx_buffer *raw_in = NULL;
+    vkfx_image *img = NULL, *final = NULL;
+    p->out = *out;
+    p->out.data = NULL;
+    p->out.width = in->width;
+    p->out.height = in->height;
+    p->out.straight = !opts->premultiplied_out;
+    p->out.linear = opts->linear || out->sample == VKFX_SAMPLE_F32;
+    TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
+                         opts->timings, &p->g));
+    vkfx_graph_set_staging(p->g, staging);
+    vkfx_graph_set_input_path(p->g, opts->input_path);
+    TRY(vkfx_graph_buffer(p->g, raw_bytes(in), 0, &raw_in));
+    TRY(vkfx_graph_buffer(p->g, raw_bytes(&p->out), 0, &p->raw_out));
+    TRY(vkfx_graph_image(p->g, in->width, in->height, vkfx_graph_format(p->g), &img));
+    TRY(vkfx_staging_upload(staging, raw_in->buffer, 0, in->data, vkfx_pixels_bytes(in)));
+    TRY(vkfx_record_decode(p->g, raw_in, in, opts->linear, img));
+    TRY(vkfx_record_chain(p->g, chain, img, &final, &p->states));
+    TRY(vkfx_record_encode(p->g, final, &p->out, opts->linear, p->raw_out));
+    TRY(vkfx_graph_submit(p->g));
+fail:
+    return ret;
+}
+
+/* The rest of a run started by start_whole: waits for the GPU, lets the
+ * filters read their results, reads the image back. */
+static int finish_whole(vkfx_pending *p)
+{
+    int ret = VKFX_OK;
+    vkfx_graph *g = p->g;
+    const vkfx_chain *chain = p->chain;
+    TRY(vkfx_graph_wait(g));
+    for (size_t i = 0; i < chain->count; i++)
+        if (chain->links[i].filter->finish)
+            TRY(chain->links[i].filter->finish(g, chain->links[i].params, p->states[i]));
+    TRY(vkfx_pixels_alloc(&p->out, p->out.width, p->out.height, p->out.channels, p->out.sample));
+    TRY(vkfx_staging_download(p->staging, p->raw_out->buffer, 0, p->out.data,
+                              vkfx_pixels_bytes(&p->out)));
+    const vkfx_pass_time *times = NULL;
+    vkfx_graph_timings(g, &times, &p->result.ntimes);
+    if (p->result.ntimes) {
+        p->result.times = malloc(p->result.ntimes * sizeof(*times));
+        if (!p->result.times) {
+            ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+            goto fail;
+        }
+        memcpy(p->result.times, times, p->result.ntimes * sizeof(*times));
+    }
+    p->result.device_bytes_peak = p->ctx->device_bytes_peak;
+    const vkfx_note *notes = NULL;
+    vkfx_graph_notes(g, &notes, &p->result.nnotes);
+    memcpy(p->result.notes, notes, p->result.nnotes * sizeof(*notes));
+fail:
+    return ret;
+}
+
+int vkfx_run_finish(vkfx_pending *p, vkfx_pixels *out, vkfx_run_result *result)
+{
+    int ret = p->complete ? VKFX_OK : finish_whole(p);
+    memset(result, 0, sizeof(*result));
+    out->data = NULL;
+    if (ret == VKFX_OK) {
+        *out = p->out;
+        *result = p->result;
+        p->out.data = NULL;
+        p->result.times = NULL;
+    }
+    pending_free(p);
+    return ret;
+}
+
+/* One image in one piece, start to end. */
 static int run_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                      const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
                      vkfx_run_result *result)
 {
-    int ret = VKFX_OK;
-    vkfx_graph *g = NULL;
-    void **states = NULL;
-    vkfx_buffer *raw_in = NULL, *raw_out = NULL;
-    vkfx_image *img = NULL, *final = NULL;
+    vkfx_pending *p = calloc(1, sizeof(*p));
     memset(result, 0, sizeof(*result));
-    out->data = NULL;
-    out->width = in->width;
-    out->height = in->height;
-    TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
-                         opts->timings, &g));
-    vkfx_graph_set_staging(g, staging);
-    vkfx_graph_set_input_path(g, opts->input_path);
-    out->straight = !opts->premultiplied_out;
-    TRY(vkfx_graph_buffer(g, raw_bytes(in), 0, &raw_in));
-    TRY(vkfx_graph_buffer(g, raw_bytes(out), 0, &raw_out));
-    TRY(vkfx_graph_image(g, in->width, in->height, vkfx_graph_format(g), &img));
-    TRY(vkfx_staging_upload(staging, raw_in->buffer, 0, in->data, vkfx_pixels_bytes(in)));
-    TRY(vkfx_record_decode(g, raw_in, in, opts->linear, img));
-    TRY(vkfx_record_chain(g, chain, img, &final, &states));
-    TRY(vkfx_record_encode(g, final, out, opts->linear, raw_out));
-    TRY(vkfx_graph_run(g));
-    for (size_t i = 0; i < chain->count; i++)
-        if (chain->links[i].filter->finish)
-            TRY(chain->links[i].filter->finish(g, chain->links[i].params, states[i]));
-    TRY(vkfx_pixels_alloc(out, in->width, in->height, out->channels, out->sample));
-    TRY(vkfx_staging_download(staging, raw_out->buffer, 0, out->data, vkfx_pixels_bytes(out)));
-    out->straight = !opts->premultiplied_out;
-    out->linear = opts->linear || out->sample == VKFX_SAMPLE_F32;
-    const vkfx_pass_time *times = NULL;
-    vkfx_graph_timings(g, &times, &result->ntimes);
-    if (result->ntimes) {
-        result->times = malloc(result->ntimes * sizeof(*times));
-        if (!result->times) {
-            ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-            goto fail;
-        }
-        memcpy(result->times, times, result->ntimes * sizeof(*times));
+    if (!p)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    *p = (vkfx_pending){.ctx = ctx, .staging = staging, .chain = chain};
+    int ret = start_whole(ctx, staging, chain, in, out, opts, p);
+    if (ret < 0) {
+        pending_free(p);
+        return ret;
     }
-    result->device_bytes_peak = ctx->device_bytes_peak;
-    const vkfx_note *notes = NULL;
-    vkfx_graph_notes(g, &notes, &result->nnotes);
-    memcpy(result->notes, notes, result->nnotes * sizeof(*notes));
-fail:
-    if (ret < 0)
-        vkfx_pixels_free(out);
-    vkfx_destroy_chain_states(g, chain, states);
-    vkfx_graph_destroy(g);
-    return ret;
+    return vkfx_run_finish(p, out, result);
 }
 
 /* Tiles start on multiples of these (x, y) so that the rolling sums of the
@@ -271,6 +334,17 @@ static void copy_rect(const vkfx_pixels *src, uint32_t sx, uint32_t sy, vkfx_pix
                (size_t)w * px);
 }
 
+/* Whether in runs in one piece on this device (else in tiles). */
+static bool one_piece(vkfx_context *ctx, const vkfx_pixels *in, const vkfx_run_opts *opts)
+{
+    uint32_t most = ctx->props.limits.maxImageDimension2D;
+    const char *forced = getenv("VKFX_TILE");
+    if (forced && atoi(forced) > 0 && (uint32_t)atoi(forced) < most)
+        most = (uint32_t)atoi(forced);
+    return in->width <= most && in->height <= most &&
+           (uint64_t)in->width * in->height <= tile_pixels(ctx, opts->precision);
+}
+
 int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
              const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
              vkfx_run_result *result)
@@ -282,15 +356,11 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     if (in->width == 0 || in->height == 0)
         return vkfx_fail(VKFX_E_FORMAT, "the image is empty (%ux%u)", in->width, in->height);
     /* One piece when the device takes it: within its image limit, within the
-     * memory a tile may have (a long thin image need not be square), and no
+     * memory a piece may have (a long thin image need not be square), and no
      * smaller tile forced. */
-    uint32_t side = tile_side(ctx, opts->precision), most = ctx->props.limits.maxImageDimension2D;
-    const char *forced = getenv("VKFX_TILE");
-    if (forced && atoi(forced) > 0 && (uint32_t)atoi(forced) < most)
-        most = (uint32_t)atoi(forced);
-    if (in->width <= most && in->height <= most &&
-        (uint64_t)in->width * in->height <= tile_pixels(ctx, opts->precision))
+    if (one_piece(ctx, in, opts))
         return run_whole(ctx, staging, chain, in, out, opts, result);
+    uint32_t side = tile_side(ctx, opts->precision);
 
     /* Tiles overlap by the chain's reach: each filter's error at a tile's
      * edge moves inwards by its own reach, and the borders are cut away. */
@@ -358,4 +428,31 @@ fail:
         memset(result, 0, sizeof(*result));
     }
     return ret;
+}
+
+int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                   const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
+                   vkfx_pending **pending)
+{
+    *pending = NULL;
+    if (in->width == 0 || in->height == 0)
+        return vkfx_fail(VKFX_E_FORMAT, "the image is empty (%ux%u)", in->width, in->height);
+    vkfx_pending *p = calloc(1, sizeof(*p));
+    if (!p)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    *p = (vkfx_pending){.ctx = ctx, .staging = staging, .chain = chain, .out = *out};
+    int ret;
+    if (one_piece(ctx, in, opts)) {
+        ret = start_whole(ctx, staging, chain, in, out, opts, p);
+    } else {
+        /* Tiles run one after another to the end here. */
+        ret = vkfx_run(ctx, staging, chain, in, &p->out, opts, &p->result);
+        p->complete = true;
+    }
+    if (ret < 0) {
+        pending_free(p);
+        return ret;
+    }
+    *pending = p;
+    return VKFX_OK;
 }

@@ -87,6 +87,17 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
              const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
              vkfx_run_result *result);
 
+/* vkfx_run in two halves, so that the next image can be uploaded while the
+ * GPU works on this one: start records and submits (an image that needs
+ * tiles runs to the end here), finish waits, reads the image back and
+ * frees *pending, on success and on failure. in may be freed after start;
+ * every started run must be finished. */
+typedef struct vkfx_pending vkfx_pending;
+int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                   const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
+                   vkfx_pending **pending);
+int vkfx_run_finish(vkfx_pending *pending, vkfx_pixels *out, vkfx_run_result *result);
+
 typedef struct vkfx_bench_opts {
     uint32_t width, height;
     int precision; /* 16 or 32 */
