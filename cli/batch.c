@@ -184,6 +184,15 @@ typedef struct fields {
     size_t index;
 } fields;
 
+/* The first n bytes of src in dst (cap bytes), cut to fit. */
+static void copy_str(char *dst, size_t cap, const char *src, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
 static void fields_of(const char *input, size_t index, fields *f)
 {
     f->index = index;
@@ -196,16 +205,16 @@ static void fields_of(const char *input, size_t index, fields *f)
     }
     const char *slash = strrchr(input, '/');
     const char *base = slash ? slash + 1 : input;
-    snprintf(f->name, sizeof(f->name), "%s", base);
-    snprintf(f->ext, sizeof(f->ext), "%s", extension(base));
-    size_t stem = strlen(base) - (f->ext[0] ? strlen(f->ext) + 1 : 0);
-    snprintf(f->stem, sizeof(f->stem), "%.*s", (int)stem, base);
+    const char *ext = extension(base);
+    copy_str(f->name, sizeof(f->name), base, strlen(base));
+    copy_str(f->ext, sizeof(f->ext), ext, strlen(ext));
+    copy_str(f->stem, sizeof(f->stem), base, strlen(base) - (*ext ? strlen(ext) + 1 : 0));
     if (!slash)
-        snprintf(f->dir, sizeof(f->dir), ".");
+        copy_str(f->dir, sizeof(f->dir), ".", 1);
     else if (slash == input)
-        snprintf(f->dir, sizeof(f->dir), "/");
+        copy_str(f->dir, sizeof(f->dir), "/", 1);
     else
-        snprintf(f->dir, sizeof(f->dir), "%.*s", (int)(slash - input), input);
+        copy_str(f->dir, sizeof(f->dir), input, (size_t)(slash - input));
 }
 
 typedef struct sbuf {
