@@ -841,7 +841,8 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
     int want = o->jobs > 0 ? o->jobs : cpu_count();
     nthreads = (size_t)want < b.n ? want : (int)b.n;
     b.limit = (size_t)nthreads * 2 + 2;
-    b.show_progress = o->progress || isatty(STDERR_FILENO);
+    /* One file needs no progress line unless asked for. */
+    b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1);
     b.progress_tty = isatty(STDERR_FILENO);
     b.t0 = now_s();
     pthread_mutex_init(&b.mu, NULL);
