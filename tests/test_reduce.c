@@ -8,7 +8,8 @@
  * loaded back, and the pass-through output must be byte for byte the input.
  * tonemap: against ref_tonemap within 1 code on 8-bit output and 1e-3
  * relative on float (.hdr-like F32) output, at the same sizes and both
- * precisions, plus a constant image and an all-black one (Y = 0 gives 0). */
+ * precisions, plus a constant image and an all-black one (Y = 0 gives 0), and
+ * a Radiance .hdr file through the command line to an 8-bit TGA. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "context.h"
 #include "fileio.h"
 #include "gpu_harness.h"
+#include "run_binary.h"
 
 static const uint32_t sizes[][2] = {{1, 1}, {1, 257}, {257, 1}, {333, 517}, {1024, 768}};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
@@ -443,4 +445,53 @@ Test(tonemap, constant_and_black)
     }
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons failed (above)", failures);
+}
+
+/* A Radiance file end to end: vkfx reads it as linear light (no sRGB decode),
+ * tone-maps it and writes an 8-bit TGA (a PNG would keep 16 bits); the reference starts from the
+ * same file's decoded floats (RGBE keeps 8 bits of mantissa). 8-bit within 1. */
+Test(tonemap, radiance_file_to_8_bit, .timeout = 300)
+{
+    cr_assert_eq(tc_tmpdir_make("tonemap"), 0);
+    vkfx_pixels px;
+    tc_random_pixels(&px, 333, 517, 3, VKFX_SAMPLE_F32, 77);
+    scale_f32(&px, 40.0f);
+    const char *hdr = tc_tpath("scene.hdr"), *tga = tc_tpath("scene.tga");
+    cr_assert_eq(vkfx_file_save(hdr, VKFX_FILE_HDR, &px, NULL), VKFX_OK, "%s",
+                 vkfx_error_message());
+    vkfx_pixels_free(&px);
+    cr_assert_eq(vkfx_file_load(hdr, &px), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert(px.linear && px.sample == VKFX_SAMPLE_F32, "a .hdr file reads as linear floats");
+
+    int failures = 0;
+    for (int precision = 16; precision <= 32; precision += 16) {
+        cli_run r;
+        VKFX(&r, hdr, "-f", "tonemap:key=0.3", "-o", tga, "--precision",
+             precision == 16 ? "16" : "32");
+        cr_assert_eq(r.status, 0, "%s: exit %d: %s", r.cmd, r.status, r.err);
+        run_free(&r);
+        vkfx_pixels got, want = {.channels = 3, .sample = VKFX_SAMPLE_U8};
+        cr_assert_eq(vkfx_file_load(tga, &got), VKFX_OK, "%s", vkfx_error_message());
+        cr_assert(got.channels == 3 && got.sample == VKFX_SAMPLE_U8, "RGB 8-bit TGA out");
+        ref_image a = {0}, b = {0};
+        cr_assert_eq(ref_decode(&px, false, &a), VKFX_OK);
+        if (precision == 16)
+            ref_round_half(&a);
+        cr_assert_eq(ref_tonemap(&a, 0.3, 0, &b), VKFX_OK);
+        if (precision == 16)
+            ref_round_half(&b);
+        cr_assert_eq(ref_encode(&b, false, &want), VKFX_OK);
+        tc_diff d = tc_compare(&got, &want, 1);
+        if (!tc_diff_ok(&d)) {
+            tc_report(&d, precision == 16 ? "scene.hdr, rgba16f" : "scene.hdr, rgba32f");
+            failures++;
+        }
+        ref_image_free(&a);
+        ref_image_free(&b);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&want);
+    }
+    vkfx_pixels_free(&px);
+    tc_tmpdir_remove();
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
