@@ -70,10 +70,10 @@ static uint32_t row_shared_bytes(uint32_t run, uint32_t rows, uint32_t halo)
 /* The one-pass kernel (glsl/box_fused.comp, rgba16f only): 32 x FUSED_LY groups of 32 x
  * FUSED_LY*FUSED_PER outputs, each group keeping the row sums of its rows and R more on each
  * side (8 bytes a pixel) in shared memory. Its row phase reads 1 + 2R/FUSED_RUN texels a row
- * sum, so it beats the two passes only for small radii: on the H200 at rgba16f, 4096x4096,
- * radius 1 0.149 ms against 0.305, radius 15 0.297 against 0.318, radius 32 0.761 against
- * 0.357 (tests/bench/RESULTS.md). */
-enum { FUSED_MAX = 16, FUSED_PER = 8, FUSED_LY = 8, FUSED_RUN = 8 };
+ * sum. On the H100 at rgba16f, 4096x4096, runs of 16 row sums per invocation against 8 and 32:
+ * radius 1 0.132 ms against 0.156 and 0.164, radius 15 0.180 against 0.305 and 0.298; the two
+ * passes take 0.409 ms at radius 32 (tests/bench/RESULTS.md). */
+enum { FUSED_MAX = 16, FUSED_PER = 8, FUSED_LY = 8, FUSED_RUN = 16 };
 
 static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                       vkfx_image *dst)
