@@ -76,11 +76,14 @@ static const vkfx_kernel_desc gauss_col_kernel = {
 
 /* Radii up to FIXED_MAX are unrolled with the radius as a specialization constant. The row
  * kernel's segment is 64*ROW_RUN outputs in each of ROW_ROWS rows (glsl/gauss_row.comp);
- * each column invocation makes COL_PER outputs. */
+ * each column invocation makes COL_PER outputs. On the H100 (rgba16f, 4096x4096, sigma 8)
+ * shorter runs in more rows made the row pass faster: runs of 3 in 4 rows 0.245 ms, of 7 in 2
+ * rows 0.259, of 11 in 2 rows 0.273, of 15 in 1 row 0.339; 16 column outputs per invocation
+ * instead of 8 took 0.205 ms instead of 0.180 (tests/bench/RESULTS.md). */
 enum {
     FIXED_MAX = 32,
-    ROW_RUN = 7,
-    ROW_ROWS = 2,
+    ROW_RUN = 3,
+    ROW_ROWS = 4,
     ROW_SHARED = ROW_ROWS * (64 * ROW_RUN + 64) * 16,
     COL_PER = 8
 };
