@@ -72,7 +72,8 @@ static uint32_t row_shared_bytes(uint32_t run, uint32_t rows, uint32_t halo)
  * side (8 bytes a pixel) in shared memory. Its row phase reads 1 + 2R/FUSED_RUN texels a row
  * sum. On the H100 at rgba16f, 4096x4096, runs of 16 row sums per invocation against 8 and 32:
  * radius 1 0.132 ms against 0.156 and 0.164, radius 15 0.180 against 0.305 and 0.298; the two
- * passes take 0.409 ms at radius 32 (tests/bench/RESULTS.md). */
+ * passes take 0.409 ms at radius 32 (tests/bench/RESULTS.md). Tiled runs start their tiles on
+ * multiples of the runs' strides (ALIGN_X in core/run.c). */
 enum { FUSED_MAX = 16, FUSED_PER = 8, FUSED_LY = 8, FUSED_RUN = 16 };
 
 static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
