@@ -17,9 +17,11 @@ static const char bench_usage[] =
     "Times each CHAIN (default: gauss:sigma=2, gauss:sigma=8, box:radius=15, sobel,\n"
     "cartoon) on a random WxH image (default 4096x4096) in the internal format, with\n"
     "Vulkan timestamp queries: the median of N runs (default 20) after a warm-up,\n"
-    "next to two references on the same image: 'copy' reads each pixel once and\n"
-    "writes it once, 'read' only reads it once. GB/s counts the image read once and\n"
-    "written once ('read': read once); 'x copy' is the ratio to the copy's time.\n";
+    "next to three references on the same image: 'copy' reads each pixel once and\n"
+    "writes it once, 'read' only reads it once, 'copy-sat' reads it once and writes\n"
+    "32 bytes per pixel, the bytes of a summed-area table (satblur, satdof). GB/s\n"
+    "counts the image read once and written once ('read': read once; 'copy-sat':\n"
+    "read once, 32 bytes a pixel written); 'x copy' is the ratio to the copy's time.\n";
 
 int cli_bench_main(int argc, char **argv)
 {

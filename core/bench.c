@@ -9,6 +9,7 @@
 #include "run.h"
 
 #include "copy.spv.h"
+#include "copy_sat.spv.h"
 #include "read.spv.h"
 
 static const vkfx_kernel_desc copy_kernel = {
@@ -25,6 +26,14 @@ static const vkfx_kernel_desc read_kernel = {
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
     .push_size = 12,
+};
+
+static const vkfx_kernel_desc copy_sat_kernel = {
+    .name = "copy-sat",
+    VKFX_SPV(copy_sat),
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = 8,
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -83,6 +92,12 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
             TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &dst));
             spec.half_out = vkfx_half_out(dst->format);
             d.use[1] = (vkfx_use){.image = dst, .write = true};
+        } else if (ref == &copy_sat_kernel) {
+            vkfx_image *hi = NULL;
+            TRY(vkfx_graph_image(g, o->width, o->height, VK_FORMAT_R32G32B32A32_UINT, &dst));
+            TRY(vkfx_graph_image(g, o->width, o->height, VK_FORMAT_R32G32B32A32_UINT, &hi));
+            d.use[1] = (vkfx_use){.image = dst, .write = true};
+            d.use[2] = (vkfx_use){.image = hi, .write = true};
         } else {
             vkfx_buffer *flag = NULL;
             TRY(vkfx_graph_buffer(g, 4, 0, &flag));
@@ -131,9 +146,13 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     qsort(ms, (size_t)o->reps, sizeof(*ms), cmp_double);
     c->ms_min = ms[0];
     c->ms_median = ms[o->reps / 2];
-    /* The image read once, plus written once unless the case only reads. */
-    double bytes = (ref == &read_kernel ? 1.0 : 2.0) * o->width * o->height *
-                   vkfx_format_texel_bytes(vkfx_internal_format(o->precision));
+    /* The image read once, plus written once unless the case only reads;
+     * copy-sat writes 32 bytes a pixel. */
+    double texel = vkfx_format_texel_bytes(vkfx_internal_format(o->precision));
+    double bytes = (ref == &read_kernel       ? texel
+                    : ref == &copy_sat_kernel ? texel + 32.0
+                                              : 2.0 * texel) *
+                   o->width * o->height;
     c->gbps = bytes / (c->ms_median * 1e-3) / 1e9;
 fail:
     if (ret < 0)
@@ -161,7 +180,8 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
         state ^= state << 17;
         p[i] = (uint8_t)(state >> 24);
     }
-    static const vkfx_kernel_desc *const refs[VKFX_BENCH_REFERENCES] = {&copy_kernel, &read_kernel};
+    static const vkfx_kernel_desc *const refs[VKFX_BENCH_REFERENCES] = {&copy_kernel, &read_kernel,
+                                                                        &copy_sat_kernel};
     for (size_t i = 0; i < VKFX_BENCH_REFERENCES + opts->nchains; i++) {
         const char *text =
             i < VKFX_BENCH_REFERENCES ? NULL : opts->chains[i - VKFX_BENCH_REFERENCES];

@@ -122,8 +122,10 @@ typedef struct vkfx_bench_case {
 
 /* Fills cases[0] with the copy kernel (each pixel read once and written
  * once), cases[1] with the read kernel (each pixel read once, nothing
- * written) and cases[2..] with the chains. */
-#define VKFX_BENCH_REFERENCES 2
+ * written), cases[2] with copy-sat (each pixel read once, 32 bytes written
+ * per pixel into two rgba32ui images: a summed-area table's bytes) and
+ * cases[3..] with the chains. */
+#define VKFX_BENCH_REFERENCES 3
 int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *opts,
                vkfx_bench_case *cases);
 

@@ -1,31 +1,44 @@
-// Body of sat_tile.comp and sat_tile_sg.comp (included after #version):
-// the tile pass of the summed-area table S(x, y) = sum of q(i, j) over
-// i <= x, j <= y, with q = round(v * 2^SHIFT) the sample in 64-bit fixed
-// point. A work group of TW x TR invocations owns a tile of TW columns and
-// TH = 4 TR rows; each invocation holds four rows of one column.
+// Body of sat_tile.comp, sat_tile_sg.comp and sat_tile_sg64.comp (included
+// after #version): the tile pass of the summed-area table
+// S(x, y) = sum of q(i, j) over i <= x, j <= y, with q = round(v * 2^SHIFT)
+// the sample in 64-bit fixed point.
 //
-// Inside the tile: columns first (a running sum down the invocation's four
-// rows, then the sums of the blocks above it from shared memory), then
-// rows: with VKFX_SUBGROUP subgroupInclusiveAdd over each row segment and
-// the totals of the row's earlier subgroups from shared memory (TW is a
-// multiple of the subgroup size, which the pipeline pins); without, the
-// shared-memory parallel prefix sum (Hillis-Steele) over each row.
+// A band of LW invocations (one subgroup on the subgroup paths: LW is the
+// subgroup size the pipeline pins) owns a tile of TW = 4 LW columns and
+// TH = 4 STEPS rows and walks down it 4 rows at a time, each invocation 4
+// neighbouring columns. A work group holds gl_WorkGroupSize.y bands, each
+// on its own tile: they share nothing but the group. Inside the tile,
+// L(x, y) is the sum over the tile's pixels at or left of x and at or above
+// y. An invocation adds along its 4 pixels of a row in registers, the band
+// scans the invocations' row totals (subgroupInclusiveAdd, or with
+// VKFX_SUBGROUP undefined the shared-memory parallel prefix sum of Hillis
+// and Steele), and each invocation carries its columns' sums down the tile
+// in registers: one scan per 4 pixels and no work-group barriers.
 //
-// MODE 0 (sums) writes the tile's bottom row of column prefixes (the column
-// sums, cols[tile row][x]) and its right column of in-tile sums
-// (rows[tile column][y]); sat_carry and sat_lines turn those into the
-// offsets that MODE 1 (table) adds to the in-tile sums to write S, as its
-// low and high 32 bits in two rgba32ui images (images, not a buffer: a
-// table of 32 bytes per pixel soon exceeds the storage-buffer range some
-// devices allow, 128 MiB on lavapipe).
+// Pixels come in and table entries go out through a staging area in shared
+// memory, one per band: a band reads and writes 4 LW neighbouring pixels of
+// a row at once (coalesced), then each invocation takes its own 4 from the
+// staging area (entries skewed by one every 8 so that neither order meets
+// a bank conflict).
+//
+// MODE 0 (sums) writes the tile's bottom row L(x, bottom), cols[tile row][x],
+// and its right column L(right, y), rows[tile column][y]; sat_carry turns
+// them into the sums left of each tile row segment and above each tile
+// (sat_carry.comp), which MODE 1 (table) adds to L to write S, as its low
+// and high 32 bits in two rgba32ui images (images, not a buffer: a table of
+// 32 bytes per pixel soon exceeds the storage-buffer range some devices
+// allow, 128 MiB on lavapipe).
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "scan.glsl"
 
 layout(constant_id = 4) const uint MODE = 0;
 layout(constant_id = 5) const int SHIFT = 24;
+layout(constant_id = 6) const uint STEPS = 8;
 
-#define RPT 4
+#define BW 4
+#define BH 4
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1, rgba32ui) writeonly uniform uimage2D sat_lo;
@@ -36,8 +49,32 @@ layout(binding = 5) writeonly buffer Probe { uint probe[]; };
 
 layout(push_constant) uniform Push { ivec2 size; } pc;
 
-// 256 invocations at most; [k * 64 + subgroup] for the subgroup totals.
-shared i64vec4 sh[256];
+#ifndef VKFX_SUBGROUP
+// The parallel prefix sum's scratch, one entry per invocation (64 at most).
+shared i64vec4 sh[64];
+#endif
+// The bands' staging areas: BH rows (MODE 1; MODE 0 stages one) of BW
+// entries per invocation, one more every 8; work groups of at most 64
+// invocations.
+const uint STAGE_ROWS = MODE == 1u ? BH : 1u;
+shared uvec4 stage[STAGE_ROWS * (BW * 64 + BW * 64 / 8)];
+
+// A band's own invocations meet (the band is a subgroup on the subgroup
+// paths; the whole group waits on the shared-memory path).
+#if defined(VKFX_SUBGROUP) && !defined(GROUPSYNC)
+#extension GL_KHR_memory_scope_semantics : require
+#define BAND_SYNC()                                                                                \
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared,                  \
+                   gl_SemanticsAcquireRelease)
+#else
+#define BAND_SYNC() barrier()
+#endif
+
+uint stage_at(uint band, uint k, uint p)
+{
+    const uint row = BW * gl_WorkGroupSize.x + BW * gl_WorkGroupSize.x / 8u;
+    return (band * STAGE_ROWS + k) * row + p + (p >> 3);
+}
 
 i64vec4 quantise(vec4 v)
 {
@@ -47,85 +84,151 @@ i64vec4 quantise(vec4 v)
     return i64vec4(int64_t(q.x), int64_t(q.y), int64_t(q.z), int64_t(q.w));
 }
 
+// Rows y0 .. y0 + BH - 1 of the band's TW columns from x0: this
+// invocation's BH x BW pixels, quantised (0 outside the image). All reads
+// are issued before the first exchange, so that their latencies overlap.
+void load_block(int x0, int y0, uint tx, uint band, out i64vec4 q[BH][BW])
+{
+    const uint LW = gl_WorkGroupSize.x;
+    vec4 t[BH][BW];
+    [[unroll]] for (int k = 0; k < BH; k++)
+        [[unroll]] for (uint j = 0u; j < BW; j++) {
+            ivec2 p = ivec2(x0 + int(j * LW + tx), y0 + k);
+            t[k][j] = all(lessThan(p, pc.size)) ? texelFetch(src, p, 0) : vec4(0.0);
+        }
+    [[unroll]] for (int k = 0; k < BH; k++) {
+        [[unroll]] for (uint j = 0u; j < BW; j++)
+            stage[stage_at(band, 0u, j * LW + tx)] = floatBitsToUint(t[k][j]);
+        BAND_SYNC();
+        [[unroll]] for (uint i = 0u; i < BW; i++)
+            q[k][i] = quantise(uintBitsToFloat(stage[stage_at(band, 0u, tx * BW + i)]));
+        BAND_SYNC();
+    }
+}
+
+// Writes the band's staged BH x TW block of table entries (low or high
+// halves) from row y0 to image `half_`: with 32 lanes each write covers 8
+// columns of 4 rows rather than 32 columns of one (an H100 took the table's
+// writes 2.6 times faster so; see tests/bench/RESULTS.md).
+void store_block(int x0, int y0, uint tx, uint band, int half_)
+{
+    const uint LW = gl_WorkGroupSize.x, TW = LW * BW;
+    const uint ROWS = clamp(LW / 8u, 1u, uint(BH)), COLS = LW / ROWS, ACROSS = TW / COLS;
+    [[unroll]] for (uint m = 0u; m < BW * BH; m++) {
+        uint c = m % ACROSS * COLS + tx % COLS;
+        uint k = m / ACROSS * ROWS + tx / COLS;
+        ivec2 p = ivec2(x0 + int(c), y0 + int(k));
+        uvec4 u = stage[stage_at(band, k, c)];
+        if (all(lessThan(p, pc.size))) {
+            if (half_ == 0)
+                imageStore(sat_lo, p, u);
+            else
+                imageStore(sat_hi, p, u);
+        }
+    }
+}
+
+// Inclusive sum of v over the band's invocations up to this one (tx). Every
+// invocation of the group calls it together. Inputs are sums of at most 4
+// samples, below 2^(2 + 16 + SHIFT) <= 2^42 in magnitude, as
+// subgroup_scan_small needs.
+i64vec4 band_scan(i64vec4 v, uint tx, uint lin)
+{
+#ifdef VKFX_SUBGROUP
+    return subgroup_scan_small(v);
+#else
+    sh[lin] = v;
+    barrier();
+    for (uint d = 1u; d < gl_WorkGroupSize.x; d <<= 1) {
+        i64vec4 t = tx >= d ? sh[lin - d] : i64vec4(0);
+        barrier();
+        sh[lin] += t;
+        barrier();
+    }
+    v = sh[lin];
+    barrier();
+    return v;
+#endif
+}
+
 void main()
 {
-    const uint TW = gl_WorkGroupSize.x, TR = gl_WorkGroupSize.y, TH = TR * RPT;
+    const uint LW = gl_WorkGroupSize.x;
+    const uint TW = LW * BW, TH = STEPS * BH;
 #ifdef VKFX_SUBGROUP
-    uint lin = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+    // Full subgroups of LW lanes: subgroup i is band i.
+    uint tx = gl_SubgroupInvocationID, band = gl_SubgroupID;
 #else
-    uint lin = gl_LocalInvocationIndex;
+    uint tx = gl_LocalInvocationID.x, band = gl_LocalInvocationID.y;
 #endif
-    uint tx = lin % TW, ty = lin / TW;
-    int x = int(gl_WorkGroupID.x * TW + tx);
-    int y0 = int(gl_WorkGroupID.y * TH + ty * RPT);
+    uint lin = band * LW + tx;
+    uint ti = gl_WorkGroupID.x * gl_WorkGroupSize.y + band, tj = gl_WorkGroupID.y;
+    int tile_x = int(ti * TW), x0 = tile_x + int(tx * BW);
+    int tile_y = int(tj * TH);
+    uint w = uint(pc.size.x), h = uint(pc.size.y);
+    // The group's last bands may lie wholly right of the image: they read
+    // zeros and write nothing, but take part in the group's barriers.
+    bool live = tile_x < pc.size.x;
 
-    i64vec4 v[RPT];
-    i64vec4 run = i64vec4(0);
-    for (int k = 0; k < RPT; k++) {
-        ivec2 p = ivec2(x, y0 + k);
-        if (all(lessThan(p, pc.size)))
-            run += quantise(texelFetch(src, p, 0));
-        v[k] = run;
-    }
-    sh[lin] = run;
-    barrier();
-    i64vec4 above = i64vec4(0);
-    for (uint t = 0u; t < ty; t++)
-        above += sh[t * TW + tx];
-    for (int k = 0; k < RPT; k++)
-        v[k] += above;
-    barrier();
-    if (MODE == 0u && ty == TR - 1u && x < pc.size.x)
-        cols[gl_WorkGroupID.y * uint(pc.size.x) + uint(x)] = v[RPT - 1];
-
-#ifdef VKFX_SUBGROUP
-    for (int k = 0; k < RPT; k++)
-        v[k] = subgroup_scan_small(v[k]);
-    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u)
-        for (int k = 0; k < RPT; k++)
-            sh[k * 64 + gl_SubgroupID] = v[k];
-    barrier();
-    for (uint s = ty * TW / gl_SubgroupSize; s < gl_SubgroupID; s++)
-        for (int k = 0; k < RPT; k++)
-            v[k] += sh[k * 64 + s];
+    // acc[i]: down column x0 + i, the sum at or left of it and above the row
+    // being done (in MODE 1 from the top of the image, in MODE 0 from the
+    // top of the tile).
+    i64vec4 acc[BW];
+    [[unroll]] for (int i = 0; i < BW; i++)
+        acc[i] = MODE == 1u && x0 + i < pc.size.x ? cols[tj * w + uint(x0 + i)] : i64vec4(0);
     if (MODE == 1u && gl_WorkGroupID.xy == uvec2(0) && lin == 0u) {
+#ifdef VKFX_SUBGROUP
         probe[0] = gl_SubgroupSize;
         probe[1] = SUBGROUP_SIZE;
         probe[2] = gl_NumSubgroups;
-    }
 #else
-    for (int k = 0; k < RPT; k++) {
-        sh[lin] = v[k];
-        barrier();
-        for (uint d = 1u; d < TW; d <<= 1) {
-            i64vec4 t = tx >= d ? sh[lin - d] : i64vec4(0);
-            barrier();
-            sh[lin] += t;
-            barrier();
-        }
-        v[k] = sh[lin];
-        barrier();
-    }
-    if (MODE == 1u && gl_WorkGroupID.xy == uvec2(0) && lin == 0u) {
         probe[0] = 0u;
         probe[1] = 0u;
         probe[2] = 0u;
-    }
 #endif
-
-    uint w = uint(pc.size.x), h = uint(pc.size.y);
-    if (MODE == 0u) {
-        if (tx == TW - 1u)
-            for (int k = 0; k < RPT; k++)
-                if (y0 + k < pc.size.y)
-                    rows[gl_WorkGroupID.x * h + uint(y0 + k)] = v[k];
-    } else if (x < pc.size.x) {
-        i64vec4 top = cols[gl_WorkGroupID.y * w + uint(x)];
-        for (int k = 0; k < RPT; k++)
-            if (y0 + k < pc.size.y) {
-                i64vec4 s = v[k] + top + rows[gl_WorkGroupID.x * h + uint(y0 + k)];
-                imageStore(sat_lo, ivec2(x, y0 + k), low32(s));
-                imageStore(sat_hi, ivec2(x, y0 + k), high32(s));
-            }
     }
+    for (uint step = 0u; step < STEPS; step++) {
+        int y0 = tile_y + int(step * BH);
+        i64vec4 q[BH][BW];
+        uvec4 hi[BH][BW];
+        load_block(tile_x, y0, tx, band, q);
+        [[unroll]] for (int k = 0; k < BH; k++) {
+            i64vec4 p[BW];
+            p[0] = q[k][0];
+            [[unroll]] for (int i = 1; i < BW; i++)
+                p[i] = p[i - 1] + q[k][i];
+            i64vec4 along = band_scan(p[BW - 1], tx, lin);
+            i64vec4 before = along - p[BW - 1];
+            int y = y0 + k;
+            [[unroll]] for (int i = 0; i < BW; i++)
+                acc[i] += p[i] + before;
+            if (MODE == 0u) {
+                // The band's last invocation holds L(right, y).
+                if (live && tx == LW - 1u && y < pc.size.y)
+                    rows[ti * h + uint(y)] = acc[BW - 1];
+            } else {
+                i64vec4 side = live && y < pc.size.y ? rows[ti * h + uint(y)] : i64vec4(0);
+                [[unroll]] for (int i = 0; i < BW; i++) {
+                    i64vec4 e = acc[i] + side;
+                    stage[stage_at(band, uint(k), tx * BW + uint(i))] = low32(e);
+                    hi[k][i] = high32(e);
+                }
+            }
+        }
+        if (MODE == 1u) {
+            BAND_SYNC();
+            store_block(tile_x, y0, tx, band, 0);
+            BAND_SYNC();
+            [[unroll]] for (int k = 0; k < BH; k++)
+                [[unroll]] for (int i = 0; i < BW; i++)
+                    stage[stage_at(band, uint(k), tx * BW + uint(i))] = hi[k][i];
+            BAND_SYNC();
+            store_block(tile_x, y0, tx, band, 1);
+            BAND_SYNC();
+        }
+    }
+    if (MODE == 0u)
+        [[unroll]] for (int i = 0; i < BW; i++)
+            if (x0 + i < pc.size.x)
+                cols[tj * w + uint(x0 + i)] = acc[i];
 }

@@ -2,8 +2,7 @@
 // table kernels. With VKFX_SUBGROUP64 the device adds 64-bit values across
 // a subgroup; with VKFX_SUBGROUP alone subgroup arithmetic runs on 32-bit
 // pieces, each small enough not to overflow over one subgroup of at most
-// 128 lanes, rebuilt into 64 bits (the same sums, slower: on an H100 the
-// table took 1.58 ms this way and 0.96 ms with 64-bit scans).
+// 128 lanes, rebuilt into 64 bits (the same sums).
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 // Conversions between 64-bit and 32-bit integer vectors, one component at a
@@ -43,13 +42,8 @@ i64vec4 widen(uvec4 v)
 #if defined(VKFX_SUBGROUP64)
 #extension GL_EXT_shader_subgroup_extended_types_int64 : require
 // The device adds 64-bit integers across a subgroup itself
-// (shaderSubgroupExtendedTypes); sums wrap modulo 2^64 like the table.
+// (shaderSubgroupExtendedTypes).
 i64vec4 subgroup_scan_small(i64vec4 v)
-{
-    return subgroupInclusiveAdd(v);
-}
-
-i64vec4 subgroup_scan_wrap(i64vec4 v)
 {
     return subgroupInclusiveAdd(v);
 }
@@ -61,17 +55,5 @@ i64vec4 subgroup_scan_small(i64vec4 v)
     uvec4 lo = low32(v) & 0xffffffu;
     ivec4 hi = ivec4(low32(v >> 24));
     return (widen(subgroupInclusiveAdd(hi)) << 24) + widen(subgroupInclusiveAdd(lo));
-}
-
-// Inclusive scan of any values modulo 2^64 (summed-area tables wrap; box
-// sums taken from them are still exact): three pieces of 24, 24 and 16
-// bits, the top one allowed to wrap.
-i64vec4 subgroup_scan_wrap(i64vec4 v)
-{
-    uvec4 a = low32(v) & 0xffffffu;
-    uvec4 b = low32(v >> 24) & 0xffffffu;
-    uvec4 c = low32(v >> 48);
-    return widen(subgroupInclusiveAdd(a)) + (widen(subgroupInclusiveAdd(b)) << 24) +
-           (widen(subgroupInclusiveAdd(c)) << 48);
 }
 #endif

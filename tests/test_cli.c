@@ -1114,16 +1114,17 @@ Test(cli, device_by_index_and_by_name)
 
 /* vkfx bench on a small image: every case present in the JSON with a
  * positive time, the copy kernel first with ratio 1, then the read-only
- * reference, then the chains in order, and per-pass medians
+ * reference and the table-sized copy, then the chains in order, and per-pass medians
  * that add up to no more than the case's median of sums. */
 Test(cli, bench_json)
 {
     cli_run r = {0};
     VKFX(&r, "bench", "--size", "64x48", "--reps", "3", "--json", "gauss:sigma=8", "sobel");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
-    const char *names[] = {"\"copy\"", "\"read\"", "\"gauss:sigma=8\"", "\"sobel\""};
+    const char *names[] = {"\"copy\"", "\"read\"", "\"copy-sat\"", "\"gauss:sigma=8\"",
+                           "\"sobel\""};
     const char *at = r.out;
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         const char *p = strstr(at, names[i]);
         cr_assert(p, "bench JSON lacks %s (or out of order): %s", names[i], r.out);
         double ms = -1, ratio = -1;

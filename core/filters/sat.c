@@ -1,22 +1,31 @@
-/* Summed-area tables (glsl/sat_tile_body.glsl): a tile pass that sums each
- * tile's columns and rows, carries between tiles (sat_carry, sat_lines),
- * and a second tile pass that rebuilds each tile's sums and adds the
- * carries. The image is read twice and the table written once; the tile
- * sums in between are 2/TW of the table's size. Work groups hold at most
- * 256 invocations and no more subgroups than the device allows. */
+/* Summed-area tables (glsl/sat_tile_body.glsl): a tile pass that writes
+ * each tile's bottom row and right column of in-tile sums, two carry passes
+ * (sat_carry: along the tile rows, then down the tile columns), and a second
+ * tile pass that rebuilds each tile's sums and adds the carries. The image
+ * is read twice and the table written once; the tile sums in between are
+ * 1/TW + 1/TH of the table's size. A tile is 4 subgroup widths across (128
+ * columns at 32 lanes) and STEPS blocks of 4 rows down, walked by one
+ * subgroup; work groups of GROUP invocations hold several such bands. */
 #include "../error.h"
 #include "filters.h"
 
 #include "sat_carry.spv.h"
 #include "sat_export.spv.h"
-#include "sat_lines.spv.h"
-#include "sat_lines_sg.spv.h"
-#include "sat_lines_sg64.spv.h"
 #include "sat_tile.spv.h"
 #include "sat_tile_sg.spv.h"
 #include "sat_tile_sg64.spv.h"
 
-enum { MODE_SUMS, MODE_TABLE, ROWS_PER_INVOCATION = 4, LINES_GROUP = 256, CARRY_GROUP = 64 };
+enum {
+    MODE_SUMS,
+    MODE_TABLE,
+    BLOCK_W = 4,
+    BLOCK_H = 4,
+    STEPS = 8,
+    GROUP = 64,
+    SHARED_LANES = 32,
+    CARRY_LINES = 32,
+    CARRY_PARTS = 8
+};
 
 #define TILE_KERNEL(kname)                                                                         \
     {                                                                                              \
@@ -29,32 +38,17 @@ static const vkfx_kernel_desc tile_kernel = TILE_KERNEL(sat_tile);
 static const vkfx_kernel_desc tile_sg_kernel = TILE_KERNEL(sat_tile_sg);
 static const vkfx_kernel_desc tile_sg64_kernel = TILE_KERNEL(sat_tile_sg64);
 
-static const vkfx_kernel_desc lines_kernel = {.name = "sat_lines",
-                                              VKFX_SPV(sat_lines),
-                                              .nbind = 1,
-                                              .bind = {VKFX_BIND_BUFFER},
-                                              .push_size = 4};
-static const vkfx_kernel_desc lines_sg_kernel = {.name = "sat_lines_sg",
-                                                 VKFX_SPV(sat_lines_sg),
-                                                 .nbind = 1,
-                                                 .bind = {VKFX_BIND_BUFFER},
-                                                 .push_size = 4};
 static const vkfx_kernel_desc export_kernel = {
     .name = "sat_export",
     VKFX_SPV(sat_export),
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
     .push_size = 16};
-static const vkfx_kernel_desc lines_sg64_kernel = {.name = "sat_lines_sg64",
-                                                   VKFX_SPV(sat_lines_sg64),
-                                                   .nbind = 1,
-                                                   .bind = {VKFX_BIND_BUFFER},
-                                                   .push_size = 4};
 static const vkfx_kernel_desc carry_kernel = {.name = "sat_carry",
                                               VKFX_SPV(sat_carry),
-                                              .nbind = 1,
-                                              .bind = {VKFX_BIND_BUFFER},
-                                              .push_size = 16};
+                                              .nbind = 2,
+                                              .bind = {VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
+                                              .push_size = 28};
 
 int vkfx_sat_shift(uint32_t width, uint32_t height)
 {
@@ -71,7 +65,7 @@ int vkfx_sat_shift(uint32_t width, uint32_t height)
  * one the pipeline can pin, or the only one the device has. */
 static bool use_subgroups(const vkfx_context *ctx)
 {
-    return ctx->subgroup_arith && ctx->subgroup_size >= 4 && ctx->subgroup_size <= 128 &&
+    return ctx->subgroup_arith && ctx->subgroup_size >= 4 && ctx->subgroup_size <= GROUP &&
            (ctx->subgroup_size_control || ctx->min_subgroup_size == ctx->max_subgroup_size);
 }
 
@@ -80,16 +74,14 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
     int ret = VKFX_OK;
     vkfx_context *ctx = vkfx_graph_context(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_kernel *sums = NULL, *table = NULL, *lines = NULL, *carry = NULL;
+    vkfx_kernel *sums = NULL, *table = NULL, *across = NULL, *down = NULL;
     vkfx_buffer *cols = NULL, *rows = NULL;
     bool sg = use_subgroups(ctx);
-    uint32_t sgsize = sg ? ctx->subgroup_size : 0;
-    uint32_t tw = sg && sgsize > 32 ? sgsize : 32;
-    /* A pinned subgroup size caps a group at size * maxComputeWorkgroupSubgroups. */
-    uint32_t group = 256;
-    if (sg && ctx->subgroup_size_control && sgsize * ctx->max_workgroup_subgroups < group)
-        group = sgsize * ctx->max_workgroup_subgroups;
-    uint32_t tr = group / tw, th = tr * ROWS_PER_INVOCATION;
+    /* A band of lanes is one subgroup on the subgroup paths; each band walks
+     * down its own tile. */
+    uint32_t lanes = sg ? ctx->subgroup_size : SHARED_LANES;
+    uint32_t bands = lanes < GROUP ? GROUP / lanes : 1;
+    uint32_t tw = lanes * BLOCK_W, th = STEPS * BLOCK_H;
     uint32_t ti = vkfx_groups(w, tw), tj = vkfx_groups(h, th);
     VkDeviceSize entry = 4 * sizeof(int64_t);
     out->lo = out->hi = NULL;
@@ -106,26 +98,23 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
                          w, h, aux / 1048576.0,
                          ctx->props.limits.maxStorageBufferRange / 1048576.0);
 
-    vkfx_spec tspec = {.local = {tw, tr, 1}, .subgroup = sgsize, .nextra = 2};
+    vkfx_spec tspec = {.local = {lanes, bands, 1}, .subgroup = sg ? lanes : 0, .nextra = 3};
     tspec.extra[0] = MODE_SUMS;
     tspec.extra[1] = (uint32_t)shift;
+    tspec.extra[2] = STEPS;
     /* 64-bit subgroup scans where the device has them, 32-bit pieces where it
      * only has subgroup arithmetic, shared memory otherwise. */
     bool sg64 = sg && ctx->subgroup_int64;
     const vkfx_kernel_desc *tile_desc = sg64 ? &tile_sg64_kernel
                                         : sg ? &tile_sg_kernel
                                              : &tile_kernel;
-    const vkfx_kernel_desc *lines_desc = sg64 ? &lines_sg64_kernel
-                                         : sg ? &lines_sg_kernel
-                                              : &lines_kernel;
     TRY(vkfx_kernel_get(ctx, tile_desc, &tspec, &sums));
     tspec.extra[0] = MODE_TABLE;
     TRY(vkfx_kernel_get(ctx, tile_desc, &tspec, &table));
-    vkfx_spec lspec = {.local = {group < LINES_GROUP ? group : LINES_GROUP, 1, 1},
-                       .subgroup = sgsize};
-    TRY(vkfx_kernel_get(ctx, lines_desc, &lspec, &lines));
-    vkfx_spec cspec = {.local = {CARRY_GROUP, 1, 1}};
-    TRY(vkfx_kernel_get(ctx, &carry_kernel, &cspec, &carry));
+    vkfx_spec cspec = {.local = {CARRY_LINES, CARRY_PARTS, 1}, .nextra = 1};
+    TRY(vkfx_kernel_get(ctx, &carry_kernel, &cspec, &across));
+    cspec.extra[0] = 1; /* ADD_LEFT */
+    TRY(vkfx_kernel_get(ctx, &carry_kernel, &cspec, &down));
 
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_UINT, &out->lo));
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_UINT, &out->hi));
@@ -145,40 +134,31 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
                 {.buffer = rows, .write = true},
                 {.buffer = probe}},
         .push = size,
-        .groups = {ti, tj, 1},
+        .groups = {vkfx_groups(ti, bands), tj, 1},
     };
     TRY(vkfx_graph_dispatch(g, &a));
-    /* cols: down each column over the tile rows (exclusive), then along each
-     * tile row over the full width: the table's value on the row above the
-     * tile. rows: along each row over the tile columns (exclusive): the sums
-     * left of the tile in each of its rows. */
-    uint32_t down[4] = {w, tj, w, 1};
+    /* rows: along each row over the tile columns, the sums left of each tile
+     * in that row of it. */
+    uint32_t push_across[7] = {h, ti, h, 1, tw, th, h};
     vkfx_dispatch b1 = {
-        .kernel = carry,
+        .kernel = across,
         .label = "sat.carry",
-        .use = {{.buffer = cols, .write = true}},
-        .push = down,
-        .groups = {vkfx_groups(w, CARRY_GROUP), 1, 1},
+        .use = {{.buffer = rows, .write = true}, {.buffer = cols}},
+        .push = push_across,
+        .groups = {vkfx_groups(h, CARRY_LINES), 1, 1},
     };
     TRY(vkfx_graph_dispatch(g, &b1));
-    uint32_t len = w;
+    /* cols: down each column over the tile rows, each tile row's bottom-row
+     * sums plus its sums left of the tile: S on the row above each tile. */
+    uint32_t push_down[7] = {w, tj, w, 1, tw, th, h};
     vkfx_dispatch b2 = {
-        .kernel = lines,
-        .label = "sat.lines",
-        .use = {{.buffer = cols, .write = true}},
-        .push = &len,
-        .groups = {tj, 1, 1},
+        .kernel = down,
+        .label = "sat.carry",
+        .use = {{.buffer = cols, .write = true}, {.buffer = rows}},
+        .push = push_down,
+        .groups = {vkfx_groups(w, CARRY_LINES), 1, 1},
     };
     TRY(vkfx_graph_dispatch(g, &b2));
-    uint32_t across[4] = {h, ti, h, 1};
-    vkfx_dispatch b3 = {
-        .kernel = carry,
-        .label = "sat.carry",
-        .use = {{.buffer = rows, .write = true}},
-        .push = across,
-        .groups = {vkfx_groups(h, CARRY_GROUP), 1, 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &b3));
     vkfx_dispatch c = {
         .kernel = table,
         .label = "sat.table",
@@ -189,7 +169,7 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
                 {.buffer = rows},
                 {.buffer = probe, .write = true}},
         .push = size,
-        .groups = {ti, tj, 1},
+        .groups = {vkfx_groups(ti, bands), tj, 1},
     };
     TRY(vkfx_graph_dispatch(g, &c));
 fail:
