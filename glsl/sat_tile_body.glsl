@@ -49,19 +49,19 @@ layout(binding = 5) writeonly buffer Probe { uint probe[]; };
 
 layout(push_constant) uniform Push { ivec2 size; } pc;
 
+const uint INVOCATIONS = gl_WorkGroupSize.x * gl_WorkGroupSize.y;
 #ifndef VKFX_SUBGROUP
-// The parallel prefix sum's scratch, one entry per invocation (64 at most).
-shared i64vec4 sh[64];
+// The parallel prefix sum's scratch, one entry per invocation.
+shared i64vec4 sh[INVOCATIONS];
 #endif
 // The bands' staging areas: BH rows (MODE 1; MODE 0 stages one) of BW
-// entries per invocation, one more every 8; work groups of at most 64
-// invocations.
+// entries per invocation, one more every 8.
 const uint STAGE_ROWS = MODE == 1u ? BH : 1u;
-shared uvec4 stage[STAGE_ROWS * (BW * 64 + BW * 64 / 8)];
+shared uvec4 stage[STAGE_ROWS * (BW * INVOCATIONS + BW * INVOCATIONS / 8)];
 
 // A band's own invocations meet (the band is a subgroup on the subgroup
 // paths; the whole group waits on the shared-memory path).
-#if defined(VKFX_SUBGROUP) && !defined(GROUPSYNC)
+#ifdef VKFX_SUBGROUP
 #extension GL_KHR_memory_scope_semantics : require
 #define BAND_SYNC()                                                                                \
     controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared,                  \
@@ -84,32 +84,37 @@ i64vec4 quantise(vec4 v)
     return i64vec4(int64_t(q.x), int64_t(q.y), int64_t(q.z), int64_t(q.w));
 }
 
-// Rows y0 .. y0 + BH - 1 of the band's TW columns from x0: this
-// invocation's BH x BW pixels, quantised (0 outside the image). All reads
-// are issued before the first exchange, so that their latencies overlap.
-void load_block(int x0, int y0, uint tx, uint band, out i64vec4 q[BH][BW])
+// Reads rows y0 .. y0 + BH - 1 of the band's TW columns from x0, each
+// invocation every LW-th pixel (coalesced; 0 outside the image). All reads
+// are issued at once, so that their latencies overlap.
+void fetch_block(int x0, int y0, uint tx, out vec4 t[BH][BW])
 {
     const uint LW = gl_WorkGroupSize.x;
-    vec4 t[BH][BW];
     [[unroll]] for (int k = 0; k < BH; k++)
         [[unroll]] for (uint j = 0u; j < BW; j++) {
             ivec2 p = ivec2(x0 + int(j * LW + tx), y0 + k);
             t[k][j] = all(lessThan(p, pc.size)) ? texelFetch(src, p, 0) : vec4(0.0);
         }
-    [[unroll]] for (int k = 0; k < BH; k++) {
-        [[unroll]] for (uint j = 0u; j < BW; j++)
-            stage[stage_at(band, 0u, j * LW + tx)] = floatBitsToUint(t[k][j]);
-        BAND_SYNC();
-        [[unroll]] for (uint i = 0u; i < BW; i++)
-            q[k][i] = quantise(uintBitsToFloat(stage[stage_at(band, 0u, tx * BW + i)]));
-        BAND_SYNC();
-    }
+}
+
+// One fetched row, exchanged through the band's first staging row: this
+// invocation's BW neighbouring pixels, quantised.
+void take_row(vec4 t[BW], uint tx, uint band, out i64vec4 q[BW])
+{
+    const uint LW = gl_WorkGroupSize.x;
+    [[unroll]] for (uint j = 0u; j < BW; j++)
+        stage[stage_at(band, 0u, j * LW + tx)] = floatBitsToUint(t[j]);
+    BAND_SYNC();
+    [[unroll]] for (uint i = 0u; i < BW; i++)
+        q[i] = quantise(uintBitsToFloat(stage[stage_at(band, 0u, tx * BW + i)]));
+    BAND_SYNC();
 }
 
 // Writes the band's staged BH x TW block of table entries (low or high
 // halves) from row y0 to image `half_`: with 32 lanes each write covers 8
-// columns of 4 rows rather than 32 columns of one (an H100 took the table's
-// writes 2.6 times faster so; see tests/bench/RESULTS.md).
+// columns of 4 rows rather than 32 columns of one (on an H100 the table
+// pass took 0.41 ms so, 0.89 ms writing whole rows; see
+// tests/bench/RESULTS.md).
 void store_block(int x0, int y0, uint tx, uint band, int half_)
 {
     const uint LW = gl_WorkGroupSize.x, TW = LW * BW;
@@ -189,11 +194,21 @@ void main()
     }
     for (uint step = 0u; step < STEPS; step++) {
         int y0 = tile_y + int(step * BH);
+        vec4 t[BH][BW];
+        fetch_block(tile_x, y0, tx, t);
+        // MODE 1 takes all BH rows in before its first row goes out through
+        // the same staging rows; MODE 0 takes one row at a time, holding
+        // fewer registers (on an H100 that made MODE 0 5% faster, and
+        // MODE 1, with a staging row of its own for the pixels, 13% slower).
         i64vec4 q[BH][BW];
+        if (MODE == 1u)
+            [[unroll]] for (int k = 0; k < BH; k++)
+                take_row(t[k], tx, band, q[k]);
         uvec4 hi[BH][BW];
-        load_block(tile_x, y0, tx, band, q);
         [[unroll]] for (int k = 0; k < BH; k++) {
             i64vec4 p[BW];
+            if (MODE == 0u)
+                take_row(t[k], tx, band, q[k]);
             p[0] = q[k][0];
             [[unroll]] for (int i = 1; i < BW; i++)
                 p[i] = p[i - 1] + q[k][i];

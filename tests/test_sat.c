@@ -182,8 +182,9 @@ Test(sat, runs_with_the_subgroup_size_it_claims)
                          sg);
         cr_expect_eq(probe[0], sg, "gl_SubgroupSize %u, device %u", probe[0], sg);
         cr_expect_eq(probe[1], sg, "specialisation constant %u, device %u", probe[1], sg);
-        /* Work groups of 64 invocations: bands of one subgroup each. */
-        uint32_t group = sg < 64 ? 64 : sg;
+        /* Work groups of 32 invocations (or one subgroup, if larger):
+         * bands of one subgroup each. */
+        uint32_t group = sg < 32 ? 32 : sg;
         cr_expect_eq(probe[2] * probe[0], group, "%u subgroups of %u lanes in a %u-lane group",
                      probe[2], probe[0], group);
         fprintf(stderr, "sat: the table pass ran with %u lanes per subgroup\n", probe[0]);

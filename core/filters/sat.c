@@ -5,7 +5,8 @@
  * is read twice and the table written once; the tile sums in between are
  * 1/TW + 1/TH of the table's size. A tile is 4 subgroup widths across (128
  * columns at 32 lanes) and STEPS blocks of 4 rows down, walked by one
- * subgroup; work groups of GROUP invocations hold several such bands. */
+ * subgroup (a band); work groups hold GROUP invocations (one band at 32
+ * lanes, several at fewer), or one band of up to MAX_LANES. */
 #include "../error.h"
 #include "filters.h"
 
@@ -21,7 +22,8 @@ enum {
     BLOCK_W = 4,
     BLOCK_H = 4,
     STEPS = 8,
-    GROUP = 64,
+    GROUP = 32,
+    MAX_LANES = 64,
     SHARED_LANES = 32,
     CARRY_LINES = 32,
     CARRY_PARTS = 8
@@ -65,7 +67,7 @@ int vkfx_sat_shift(uint32_t width, uint32_t height)
  * one the pipeline can pin, or the only one the device has. */
 static bool use_subgroups(const vkfx_context *ctx)
 {
-    return ctx->subgroup_arith && ctx->subgroup_size >= 4 && ctx->subgroup_size <= GROUP &&
+    return ctx->subgroup_arith && ctx->subgroup_size >= 4 && ctx->subgroup_size <= MAX_LANES &&
            (ctx->subgroup_size_control || ctx->min_subgroup_size == ctx->max_subgroup_size);
 }
 
