@@ -3,16 +3,21 @@
 // carries between the tiles of the summed-area table (sat_tile_body.glsl).
 // Element i of line l is at l * lstride + i * estride. A work group takes
 // gl_WorkGroupSize.x neighbouring lines (so each step reads neighbouring
-// elements) and cuts each into gl_WorkGroupSize.y parts: every invocation
-// sums its part, the parts before it come from shared memory, and a second
-// walk over the part writes the exclusive sums. Wraps modulo 2^64 like the
-// table.
+// elements) and cuts each into gl_WorkGroupSize.y parts of an even number
+// of elements: every invocation sums its part, the parts before it come
+// from shared memory, and a second walk over the part writes the exclusive
+// sums. Wraps modulo 2^64 like the table.
 //
-// ADD_LEFT (the sums above each tile): line l is column x = l, element i its
-// tile row i, holding L(x, bottom) of that tile; the sum of the rows of tile
-// row i left of x's tile, already carried in `left` (rows[tile column][y],
-// y the tile row's last row in the image), completes the tile row's share of
-// every S below it.
+// Along each row (ADD_LEFT off): element i is half-tile i of the sums pass,
+// which wrote L(TW/2 - 1, y) for even i and L(TW - 1, y) for odd i, both
+// from the left edge of the tile; an odd element counts its difference from
+// the even one before it, the sum of its own half.
+//
+// Down each column (ADD_LEFT on): line l is column x = l, element i its
+// tile row i, holding L(x, bottom) of that tile row's sums-pass tile; the
+// sum of the rows of the tile row left of that tile, already carried in
+// `left` (the even half-tile's entry on the tile row's last row in the
+// image), completes the tile row's share of every S below it.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "scan.glsl"
@@ -24,18 +29,10 @@ layout(binding = 1) readonly buffer Left { i64vec4 left[]; };
 
 layout(push_constant) uniform Push {
     uint nlines, len, estride, lstride;
-    uint tile_w, tile_h, height;
+    uint tile_w, tile_h, height; // ADD_LEFT: the sums pass's tile, the image height
 } pc;
 
 shared i64vec4 part[256];
-
-i64vec4 element(uint l, uint i)
-{
-    i64vec4 v = e[l * pc.lstride + i * pc.estride];
-    if (ADD_LEFT)
-        v += left[(l / pc.tile_w) * pc.height + min(pc.height - 1u, i * pc.tile_h + pc.tile_h - 1u)];
-    return v;
-}
 
 void main()
 {
@@ -43,13 +40,23 @@ void main()
     uint lx = gl_LocalInvocationID.x, p = gl_LocalInvocationID.y;
     uint l = gl_WorkGroupID.x * NL + lx;
     bool live = l < pc.nlines;
-    uint chunk = (pc.len + NP - 1u) / NP;
+    uint chunk = ((pc.len + NP - 1u) / NP + 1u) & ~1u;
     uint i0 = min(pc.len, p * chunk), i1 = min(pc.len, i0 + chunk);
+    // Column x's tile reaches its left neighbours' sums through half-tile
+    // 2 (x / tile_w).
+    uint lbase = (l / max(pc.tile_w, 1u)) * 2u * pc.height;
 
-    i64vec4 s = i64vec4(0);
+    // d(i): element i's own share; `raw` the element before it.
+    i64vec4 s = i64vec4(0), raw = i64vec4(0);
     if (live)
-        for (uint i = i0; i < i1; i++)
-            s += element(l, i);
+        for (uint i = i0; i < i1; i++) {
+            i64vec4 v = e[l * pc.lstride + i * pc.estride];
+            if (ADD_LEFT)
+                s += v + left[lbase + min(pc.height - 1u, i * pc.tile_h + pc.tile_h - 1u)];
+            else
+                s += (i & 1u) == 1u ? v - raw : v;
+            raw = v;
+        }
     part[p * NL + lx] = s;
     barrier();
     i64vec4 run = i64vec4(0);
@@ -57,8 +64,13 @@ void main()
         run += part[q * NL + lx];
     if (live)
         for (uint i = i0; i < i1; i++) {
-            i64vec4 v = element(l, i);
-            e[l * pc.lstride + i * pc.estride] = run;
-            run += v;
+            uint at = l * pc.lstride + i * pc.estride;
+            i64vec4 v = e[at];
+            e[at] = run;
+            if (ADD_LEFT)
+                run += v + left[lbase + min(pc.height - 1u, i * pc.tile_h + pc.tile_h - 1u)];
+            else
+                run += (i & 1u) == 1u ? v - raw : v;
+            raw = v;
         }
 }

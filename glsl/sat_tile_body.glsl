@@ -1,43 +1,46 @@
-// Body of sat_tile.comp, sat_tile_sg.comp and sat_tile_sg64.comp (included
-// after #version): the tile pass of the summed-area table
-// S(x, y) = sum of q(i, j) over i <= x, j <= y, with q = round(v * 2^SHIFT)
-// the sample in 64-bit fixed point.
+// Body of the summed-area table's two tile passes (included after
+// #version, with SAT_TABLE 0 and BW 4 in sat_sums*.comp, SAT_TABLE 1 and
+// BW 2 in sat_table*.comp): S(x, y) = sum of q(i, j) over i <= x, j <= y,
+// with q = round(v * 2^SHIFT) the sample in 64-bit fixed point.
 //
 // A band of LW invocations (one subgroup on the subgroup paths: LW is the
-// subgroup size the pipeline pins) owns a tile of TW = 4 LW columns and
-// TH = 4 STEPS rows and walks down it 4 rows at a time, each invocation 4
+// subgroup size the pipeline pins) owns a tile of TW = BW LW columns and
+// TH = 4 STEPS rows and walks down it 4 rows at a time, each invocation BW
 // neighbouring columns. A work group holds gl_WorkGroupSize.y bands, each
 // on its own tile: they share nothing but the group. Inside the tile,
 // L(x, y) is the sum over the tile's pixels at or left of x and at or above
-// y. An invocation adds along its 4 pixels of a row in registers, the band
+// y. An invocation adds along its BW pixels of a row in registers, the band
 // scans the invocations' row totals (subgroupInclusiveAdd, or with
 // VKFX_SUBGROUP undefined the shared-memory parallel prefix sum of Hillis
 // and Steele), and each invocation carries its columns' sums down the tile
-// in registers: one scan per 4 pixels and no work-group barriers.
+// in registers: one scan per BW pixels and no work-group barriers.
 //
 // Pixels come in and table entries go out through a staging area in shared
-// memory, one per band: a band reads and writes 4 LW neighbouring pixels of
-// a row at once (coalesced), then each invocation takes its own 4 from the
+// memory, one per band: a band reads and writes TW neighbouring pixels of
+// a row at once (coalesced), then each invocation takes its own BW from the
 // staging area (entries skewed by one every 8 so that neither order meets
 // a bank conflict).
 //
-// MODE 0 (sums) writes the tile's bottom row L(x, bottom), cols[tile row][x],
-// and its right column L(right, y), rows[tile column][y]; sat_carry turns
-// them into the sums left of each tile row segment and above each tile
-// (sat_carry.comp), which MODE 1 (table) adds to L to write S, as its low
-// and high 32 bits in two rgba32ui images (images, not a buffer: a table of
-// 32 bytes per pixel soon exceeds the storage-buffer range some devices
-// allow, 128 MiB on lavapipe).
+// The sums pass (tiles of 4 LW columns) writes each tile's bottom row
+// L(x, bottom), cols[tile row][x], and for each half of the tile the
+// right column L(TW/2 - 1, y) and L(TW - 1, y), rows[2 tile + half][y];
+// sat_carry turns them into the sums left of each half-tile row segment
+// and S on the row above each tile, which the table pass (tiles of 2 LW
+// columns, the halves) adds to its own L to write S, as its low and high
+// 32 bits in two rgba32ui images (images, not a buffer: a table of 32 bytes
+// per pixel soon exceeds the storage-buffer range some devices allow,
+// 128 MiB on lavapipe). The sums pass holds 4 columns per invocation, the
+// table pass 2: on an H100 each was fastest so.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "scan.glsl"
 
-layout(constant_id = 4) const uint MODE = 0;
-layout(constant_id = 5) const int SHIFT = 24;
-layout(constant_id = 6) const uint STEPS = 8;
+// 0: the sums pass, 1: the table pass.
+const uint MODE = SAT_TABLE;
+layout(constant_id = 4) const int SHIFT = 24;
+layout(constant_id = 5) const uint STEPS = 8;
 
-#define BW 4
 #define BH 4
 
 layout(binding = 0) uniform sampler2D src;
@@ -218,9 +221,14 @@ void main()
             [[unroll]] for (int i = 0; i < BW; i++)
                 acc[i] += p[i] + before;
             if (MODE == 0u) {
-                // The band's last invocation holds L(right, y).
-                if (live && tx == LW - 1u && y < pc.size.y)
-                    rows[ti * h + uint(y)] = acc[BW - 1];
+                // The invocations in the middle and at the end of the band
+                // hold L(TW/2 - 1, y) and L(TW - 1, y).
+                if (y < pc.size.y) {
+                    if (live && tx == LW / 2u - 1u)
+                        rows[2u * ti * h + uint(y)] = acc[BW - 1];
+                    if (tile_x + int(TW / 2u) < pc.size.x && tx == LW - 1u)
+                        rows[(2u * ti + 1u) * h + uint(y)] = acc[BW - 1];
+                }
             } else {
                 i64vec4 side = live && y < pc.size.y ? rows[ti * h + uint(y)] : i64vec4(0);
                 [[unroll]] for (int i = 0; i < BW; i++) {

@@ -1,25 +1,28 @@
-/* Summed-area tables (glsl/sat_tile_body.glsl): a tile pass that writes
- * each tile's bottom row and right column of in-tile sums, two carry passes
- * (sat_carry: along the tile rows, then down the tile columns), and a second
- * tile pass that rebuilds each tile's sums and adds the carries. The image
- * is read twice and the table written once; the tile sums in between are
- * 1/TW + 1/TH of the table's size. A tile is 4 subgroup widths across (128
- * columns at 32 lanes) and STEPS blocks of 4 rows down, walked by one
- * subgroup (a band); work groups hold GROUP invocations (one band at 32
+/* Summed-area tables (glsl/sat_tile_body.glsl): a sums pass that writes
+ * each tile's bottom row and the right column of each half of it, two carry
+ * passes (sat_carry: along the rows over the half-tiles, then down the
+ * columns over the tile rows), and a table pass over the half-tiles that
+ * rebuilds their sums and adds the carries. The image is read twice and the
+ * table written once; the sums in between are about 1/TH + 2/TW of the
+ * table's size. A sums tile is 4 subgroup widths across (128 columns at 32
+ * lanes), a table tile 2, both STEPS blocks of 4 rows down, each walked by
+ * one subgroup (a band); work groups hold GROUP invocations (one band at 32
  * lanes, several at fewer), or one band of up to MAX_LANES. */
 #include "../error.h"
 #include "filters.h"
 
 #include "sat_carry.spv.h"
 #include "sat_export.spv.h"
-#include "sat_tile.spv.h"
-#include "sat_tile_sg.spv.h"
-#include "sat_tile_sg64.spv.h"
+#include "sat_sums.spv.h"
+#include "sat_sums_sg.spv.h"
+#include "sat_sums_sg64.spv.h"
+#include "sat_table.spv.h"
+#include "sat_table_sg.spv.h"
+#include "sat_table_sg64.spv.h"
 
 enum {
-    MODE_SUMS,
-    MODE_TABLE,
-    BLOCK_W = 4,
+    SUMS_BLOCK_W = 4,
+    TABLE_BLOCK_W = 2,
     BLOCK_H = 4,
     STEPS = 8,
     GROUP = 32,
@@ -36,9 +39,12 @@ enum {
                  VKFX_BIND_BUFFER,  VKFX_BIND_BUFFER,        VKFX_BIND_BUFFER},                    \
         .push_size = 8,                                                                            \
     }
-static const vkfx_kernel_desc tile_kernel = TILE_KERNEL(sat_tile);
-static const vkfx_kernel_desc tile_sg_kernel = TILE_KERNEL(sat_tile_sg);
-static const vkfx_kernel_desc tile_sg64_kernel = TILE_KERNEL(sat_tile_sg64);
+/* [pass][path]: the sums and the table pass; shared memory, 32-bit subgroup
+ * pieces, 64-bit subgroup scans. */
+static const vkfx_kernel_desc tile_kernels[2][3] = {
+    {TILE_KERNEL(sat_sums), TILE_KERNEL(sat_sums_sg), TILE_KERNEL(sat_sums_sg64)},
+    {TILE_KERNEL(sat_table), TILE_KERNEL(sat_table_sg), TILE_KERNEL(sat_table_sg64)},
+};
 
 static const vkfx_kernel_desc export_kernel = {
     .name = "sat_export",
@@ -83,8 +89,11 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
      * down its own tile. */
     uint32_t lanes = sg ? ctx->subgroup_size : SHARED_LANES;
     uint32_t bands = lanes < GROUP ? GROUP / lanes : 1;
-    uint32_t tw = lanes * BLOCK_W, th = STEPS * BLOCK_H;
+    /* The sums pass's tiles are twice as wide as the table pass's. */
+    uint32_t tw = lanes * SUMS_BLOCK_W, th = STEPS * BLOCK_H;
+    _Static_assert(SUMS_BLOCK_W == 2 * TABLE_BLOCK_W, "a sums tile is two table tiles");
     uint32_t ti = vkfx_groups(w, tw), tj = vkfx_groups(h, th);
+    uint32_t halves = vkfx_groups(w, tw / 2);
     VkDeviceSize entry = 4 * sizeof(int64_t);
     out->lo = out->hi = NULL;
     out->shift = shift;
@@ -92,7 +101,7 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
     if (!ctx->shader_int64)
         return vkfx_fail(VKFX_E_LIMIT, "summed-area tables need 64-bit integers in shaders "
                                        "(shaderInt64), which this device lacks");
-    VkDeviceSize aux = (VkDeviceSize)(tj > ti ? tj : ti) * (w > h ? w : h) * entry;
+    VkDeviceSize aux = (VkDeviceSize)(tj > halves ? tj : halves) * (w > h ? w : h) * entry;
     if (aux > ctx->props.limits.maxStorageBufferRange)
         return vkfx_fail(VKFX_E_LIMIT,
                          "a %ux%u image needs %.1f MiB of tile sums for its summed-area table, "
@@ -100,19 +109,14 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
                          w, h, aux / 1048576.0,
                          ctx->props.limits.maxStorageBufferRange / 1048576.0);
 
-    vkfx_spec tspec = {.local = {lanes, bands, 1}, .subgroup = sg ? lanes : 0, .nextra = 3};
-    tspec.extra[0] = MODE_SUMS;
-    tspec.extra[1] = (uint32_t)shift;
-    tspec.extra[2] = STEPS;
+    vkfx_spec tspec = {.local = {lanes, bands, 1}, .subgroup = sg ? lanes : 0, .nextra = 2};
+    tspec.extra[0] = (uint32_t)shift;
+    tspec.extra[1] = STEPS;
     /* 64-bit subgroup scans where the device has them, 32-bit pieces where it
      * only has subgroup arithmetic, shared memory otherwise. */
-    bool sg64 = sg && ctx->subgroup_int64;
-    const vkfx_kernel_desc *tile_desc = sg64 ? &tile_sg64_kernel
-                                        : sg ? &tile_sg_kernel
-                                             : &tile_kernel;
-    TRY(vkfx_kernel_get(ctx, tile_desc, &tspec, &sums));
-    tspec.extra[0] = MODE_TABLE;
-    TRY(vkfx_kernel_get(ctx, tile_desc, &tspec, &table));
+    int path = sg && ctx->subgroup_int64 ? 2 : sg ? 1 : 0;
+    TRY(vkfx_kernel_get(ctx, &tile_kernels[0][path], &tspec, &sums));
+    TRY(vkfx_kernel_get(ctx, &tile_kernels[1][path], &tspec, &table));
     vkfx_spec cspec = {.local = {CARRY_LINES, CARRY_PARTS, 1}, .nextra = 1};
     TRY(vkfx_kernel_get(ctx, &carry_kernel, &cspec, &across));
     cspec.extra[0] = 1; /* ADD_LEFT */
@@ -121,7 +125,7 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_UINT, &out->lo));
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_UINT, &out->hi));
     TRY(vkfx_graph_buffer(g, (VkDeviceSize)tj * w * entry, 0, &cols));
-    TRY(vkfx_graph_buffer(g, (VkDeviceSize)ti * h * entry, 0, &rows));
+    TRY(vkfx_graph_buffer(g, (VkDeviceSize)halves * h * entry, 0, &rows));
     if (!probe)
         TRY(vkfx_graph_buffer(g, 16, 0, &probe));
 
@@ -139,9 +143,9 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
         .groups = {vkfx_groups(ti, bands), tj, 1},
     };
     TRY(vkfx_graph_dispatch(g, &a));
-    /* rows: along each row over the tile columns, the sums left of each tile
-     * in that row of it. */
-    uint32_t push_across[7] = {h, ti, h, 1, tw, th, h};
+    /* rows: along each row over the half-tiles, the sums left of each
+     * half-tile in that row of it. */
+    uint32_t push_across[7] = {h, halves, h, 1, 0, 0, h};
     vkfx_dispatch b1 = {
         .kernel = across,
         .label = "sat.carry",
@@ -171,7 +175,7 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
                 {.buffer = rows},
                 {.buffer = probe, .write = true}},
         .push = size,
-        .groups = {vkfx_groups(ti, bands), tj, 1},
+        .groups = {vkfx_groups(halves, bands), tj, 1},
     };
     TRY(vkfx_graph_dispatch(g, &c));
 fail:

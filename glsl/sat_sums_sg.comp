@@ -1,9 +1,11 @@
 #version 460
-// The tile pass of the summed-area table with subgroupInclusiveAdd over row
-// segments, specialised for the subgroup size the pipeline pins; see
+// The sums pass of the summed-area table with subgroupInclusiveAdd over
+// 32-bit pieces, specialised for the subgroup size the pipeline pins; see
 // sat_tile_body.glsl.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #define VKFX_SUBGROUP 1
+#define SAT_TABLE 0
+#define BW 4
 #include "sat_tile_body.glsl"

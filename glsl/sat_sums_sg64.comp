@@ -1,0 +1,11 @@
+#version 460
+// The sums pass of the summed-area table with 64-bit subgroupInclusiveAdd,
+// on devices with shaderSubgroupExtendedTypes; see sat_tile_body.glsl.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#define VKFX_SUBGROUP 1
+#define VKFX_SUBGROUP64 1
+#define SAT_TABLE 0
+#define BW 4
+#include "sat_tile_body.glsl"
