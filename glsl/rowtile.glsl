@@ -1,14 +1,38 @@
 // Row passes of separable filters: a work group of 64 x ROWS invocations
 // loads ROWS row segments (64*RUN outputs plus the halo) into shared memory
 // with coalesced reads, each invocation computes RUN consecutive outputs
-// from shared memory (RUN odd: vec4 reads at a stride of RUN vec4 hit
+// from shared memory (RUN odd: reads at a stride of RUN entries hit
 // distinct banks), the results go back through shared memory, and the
 // group stores them coalesced. Needs HALO (shared capacity for the radius),
 // RUN (at most MAX_RUN) and ROWS defined first; all three may be
 // specialization constants.
 const int MAX_RUN = 7;
 const int ROW_CAP = 64 * RUN + 2 * HALO;
-shared vec4 row_tile[ROWS * ROW_CAP];
+// Set when the input and the output are both rgba16f: the tile then holds
+// halves, which hold those values exactly (the results rounded by to_stored
+// first), in half the shared memory and half the reads (on an H100 the
+// Gaussian's row pass at sigma 8 went from 0.245 to 0.235 ms so, and to
+// 0.215 with runs of 5).
+layout(constant_id = 7) const bool HALF_TILE = false;
+shared vec4 row_tile32[HALF_TILE ? 1 : ROWS * ROW_CAP];
+shared uvec2 row_tile16[HALF_TILE ? ROWS * ROW_CAP : 1];
+
+void row_tile_put(int i, vec4 v)
+{
+    if (HALF_TILE)
+        row_tile16[i] = uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw));
+    else
+        row_tile32[i] = v;
+}
+
+vec4 row_tile_get(int i)
+{
+    if (HALF_TILE) {
+        uvec2 u = row_tile16[i];
+        return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y));
+    }
+    return row_tile32[i];
+}
 
 // Loads this group's segments with a halo of r pixels; returns the x of the
 // first output of the segment.
@@ -23,8 +47,8 @@ int row_tile_load(sampler2D s, ivec2 size, int r)
     [[unroll]] for (int k = 0; k < (64 * RUN + 2 * HALO + 63) / 64; k++) {
         int i = lx + 64 * k;
         if (i < n)
-            row_tile[ly * ROW_CAP + i] =
-                load_clamped(s, ivec2(x0 - r + i, min(y, size.y - 1)), size);
+            row_tile_put(ly * ROW_CAP + i,
+                         load_clamped(s, ivec2(x0 - r + i, min(y, size.y - 1)), size));
     }
     barrier();
     return x0;
@@ -34,7 +58,7 @@ int row_tile_load(sampler2D s, ivec2 size, int r)
 // is r pixels left of its first output.
 vec4 row_tile_input(int i)
 {
-    return row_tile[int(gl_LocalInvocationID.y) * ROW_CAP + int(gl_LocalInvocationID.x) * RUN + i];
+    return row_tile_get(int(gl_LocalInvocationID.y) * ROW_CAP + int(gl_LocalInvocationID.x) * RUN + i);
 }
 
 void row_tile_store(writeonly image2D img, ivec2 size, int x0, vec4 acc[MAX_RUN])
@@ -43,13 +67,13 @@ void row_tile_store(writeonly image2D img, ivec2 size, int x0, vec4 acc[MAX_RUN]
     const int y = int(gl_WorkGroupID.y) * ROWS + ly;
     barrier(); // everyone is done reading the inputs
     [[unroll]] for (int j = 0; j < RUN; j++)
-        row_tile[ly * ROW_CAP + lx * RUN + j] = acc[j];
+        row_tile_put(ly * ROW_CAP + lx * RUN + j, to_stored(acc[j]));
     barrier();
     if (y >= size.y)
         return;
     [[unroll]] for (int k = 0; k < RUN; k++) {
         int i = lx + 64 * k;
         if (x0 + i < size.x)
-            imageStore(img, ivec2(x0 + i, y), to_stored(row_tile[ly * ROW_CAP + i]));
+            imageStore(img, ivec2(x0 + i, y), row_tile_get(ly * ROW_CAP + i));
     }
 }

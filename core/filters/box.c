@@ -126,9 +126,11 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
                     .half_out = vkfx_half_out(tmp->format)};
     uint32_t groups[2] = {vkfx_groups(vkfx_groups(w, SEG), LOCAL), h};
     if (shared_rows) {
+        /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl). */
+        uint32_t half_tile = vkfx_half_out(src->format) && vkfx_half_out(tmp->format);
         sh = (vkfx_spec){.local = {64, rows, 1},
-                         .nextra = 3,
-                         .extra = {halo, run, rows},
+                         .nextra = 4,
+                         .extra = {halo, run, rows, half_tile},
                          .half_out = vkfx_half_out(tmp->format)};
         groups[0] = vkfx_groups(w, 64 * run);
         groups[1] = vkfx_groups(h, rows);

@@ -77,12 +77,14 @@ static const vkfx_kernel_desc gauss_col_kernel = {
 /* Radii up to FIXED_MAX are unrolled with the radius as a specialization constant. The row
  * kernel's segment is 64*ROW_RUN outputs in each of ROW_ROWS rows (glsl/gauss_row.comp);
  * each column invocation makes COL_PER outputs. On the H100 (rgba16f, 4096x4096, sigma 8)
- * shorter runs in more rows made the row pass faster: runs of 3 in 4 rows 0.245 ms, of 7 in 2
- * rows 0.259, of 11 in 2 rows 0.273, of 15 in 1 row 0.339; 16 column outputs per invocation
- * instead of 8 took 0.205 ms instead of 0.180 (tests/bench/RESULTS.md). */
+ * with a tile of floats, shorter runs in more rows made the row pass faster: runs of 3 in 4
+ * rows 0.245 ms, of 7 in 2 rows 0.259, of 11 in 2 rows 0.273, of 15 in 1 row 0.339; with a tile
+ * of halves (rgba16f) runs of 5 in 4 rows 0.215, of 3 in 4 rows 0.235, of 7 in 2 rows 0.216,
+ * of 3 in 8 rows 0.247. 16 column outputs per invocation instead of 8 took 0.205 ms instead
+ * of 0.180 (tests/bench/RESULTS.md). */
 enum {
     FIXED_MAX = 32,
-    ROW_RUN = 3,
+    ROW_RUN = 5,
     ROW_ROWS = 4,
     ROW_SHARED = ROW_ROWS * (64 * ROW_RUN + 64) * 16,
     COL_PER = 8
@@ -168,9 +170,11 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
      * chain stores): float32 there would add half again to the traffic of both passes. */
     TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
     if (radius <= FIXED_MAX && ROW_SHARED <= limit) {
+        /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl). */
+        uint32_t half_tile = vkfx_half_out(src->format) && vkfx_half_out(tmp->format);
         vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
-                        .nextra = 3,
-                        .extra = {(uint32_t)radius, ROW_RUN, ROW_ROWS},
+                        .nextra = 4,
+                        .extra = {(uint32_t)radius, ROW_RUN, ROW_ROWS, half_tile},
                         .half_out = vkfx_half_out(tmp->format)};
         vkfx_spec fv = {.local = {32, 8, 1},
                         .nextra = 2,
