@@ -98,6 +98,8 @@ static const char usage_text[] =
     "synchronization validation; any message it reports makes the run fail.\n"
     "Compiled kernels are kept in $XDG_CACHE_HOME/vkfx (else ~/.cache/vkfx), one\n"
     "file per device, so later runs start faster; VKFX_PIPELINE_CACHE=0 keeps none.\n"
+    "VKFX_PIPELINE_STATS=1 prints the driver's statistics of each kernel compiled\n"
+    "(registers, shared memory) where the device reports them.\n"
     "\n"
     "Exit status: 0 success, 1 processing error (unreadable or corrupt input,\n"
     "unwritable output, GPU failure; in a batch, any file failed), 2 usage error\n"

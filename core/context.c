@@ -154,8 +154,24 @@ typedef struct device_caps {
     VkPhysicalDeviceFeatures2 feats;
     VkPhysicalDeviceVulkan12Features f12;
     VkPhysicalDeviceVulkan13Features f13;
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe;
+    bool has_exec_props_ext; /* VK_KHR_pipeline_executable_properties */
     int queue_family;
 } device_caps;
+
+static bool has_extension(VkPhysicalDevice pd, const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || n == 0)
+        return false;
+    VkExtensionProperties *e = calloc(n, sizeof(*e));
+    bool found = false;
+    if (e && vkEnumerateDeviceExtensionProperties(pd, NULL, &n, e) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = strcmp(e[i].extensionName, name) == 0;
+    free(e);
+    return found;
+}
 
 static void query_caps(VkPhysicalDevice pd, device_caps *c)
 {
@@ -173,8 +189,16 @@ static void query_caps(VkPhysicalDevice pd, device_caps *c)
     c->f12.pNext = &c->f13;
     c->feats.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
     c->feats.pNext = &c->f12;
+    c->has_exec_props_ext = has_extension(pd, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (c->has_exec_props_ext) {
+        c->fpe.sType =
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+        c->f13.pNext = &c->fpe;
+    }
     if (c->props.properties.apiVersion >= VK_API_VERSION_1_3)
         vkGetPhysicalDeviceFeatures2(pd, &c->feats);
+    c->f13.pNext = NULL;
+    c->fpe.pNext = NULL;
 
     c->queue_family = -1;
     uint32_t nq = 0;
@@ -496,6 +520,21 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         .shaderBufferInt64Atomics = ctx->int64_atomics,
         .shaderSubgroupExtendedTypes = ctx->subgroup_int64,
     };
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+        .pipelineExecutableInfo = VK_TRUE,
+    };
+    const char *exts[1];
+    uint32_t nexts = 0;
+    /* VKFX_PIPELINE_STATS=1: the driver's statistics of every pipeline built (registers, shared
+     * memory...) go to the log, for tuning kernels. */
+    const char *stats = getenv("VKFX_PIPELINE_STATS");
+    ctx->pipeline_stats =
+        stats && strcmp(stats, "1") == 0 && c.has_exec_props_ext && c.fpe.pipelineExecutableInfo;
+    if (ctx->pipeline_stats) {
+        exts[nexts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        f13.pNext = &fpe;
+    }
     VkPhysicalDeviceFeatures2 f = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
         .pNext = &f12,
@@ -511,6 +550,8 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         .pNext = &f,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qci,
+        .enabledExtensionCount = nexts,
+        .ppEnabledExtensionNames = nexts ? exts : NULL,
     };
     VK_TRY(vkCreateDevice(ctx->phys, &dci, NULL, &ctx->device));
     volkLoadDevice(ctx->device);

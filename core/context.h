@@ -28,6 +28,7 @@ struct vkfx_context {
     bool shader_int64;   /* 64-bit integers in shaders (summed-area tables) */
     bool int64_atomics;  /* 64-bit atomics on storage buffers (bokeh's splats) */
     bool subgroup_int64; /* subgroup arithmetic on 64-bit integers (summed-area tables) */
+    bool pipeline_stats; /* log the driver's statistics of each pipeline (VKFX_PIPELINE_STATS) */
     bool timestamps;
     double timestamp_period_ns;
     VkCommandPool pool;

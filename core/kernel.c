@@ -1,5 +1,6 @@
 #include "kernel.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,57 @@ static void kernel_free(vkfx_context *ctx, vkfx_kernel *k)
     if (k->set_layout)
         vkDestroyDescriptorSetLayout(ctx->device, k->set_layout, NULL);
     free(k);
+}
+
+/* Logs the driver's statistics of a pipeline, one line per executable. */
+static void log_stats(vkfx_context *ctx, const vkfx_kernel *k)
+{
+    VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = k->pipeline};
+    VkPipelineExecutablePropertiesKHR props[4];
+    uint32_t n = 4;
+    for (uint32_t i = 0; i < n; i++)
+        props[i] = (VkPipelineExecutablePropertiesKHR){
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR};
+    if (vkGetPipelineExecutablePropertiesKHR(ctx->device, &pi, &n, props) < 0)
+        return;
+    for (uint32_t e = 0; e < n; e++) {
+        VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                          .pipeline = k->pipeline,
+                                          .executableIndex = e};
+        VkPipelineExecutableStatisticKHR st[32];
+        uint32_t m = 32;
+        for (uint32_t i = 0; i < m; i++)
+            st[i] = (VkPipelineExecutableStatisticKHR){
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+        if (vkGetPipelineExecutableStatisticsKHR(ctx->device, &ei, &m, st) < 0)
+            continue;
+        char line[1024];
+        int len = snprintf(line, sizeof(line), "pipeline %s:", k->desc->name);
+        for (uint32_t i = 0; i < m && len > 0 && (size_t)len < sizeof(line); i++) {
+            const VkPipelineExecutableStatisticKHR *x = &st[i];
+            switch (x->format) {
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+                len += snprintf(line + len, sizeof(line) - (size_t)len, " %s=%u", x->name,
+                                x->value.b32);
+                break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+                len += snprintf(line + len, sizeof(line) - (size_t)len, " %s=%lld", x->name,
+                                (long long)x->value.i64);
+                break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+                len += snprintf(line + len, sizeof(line) - (size_t)len, " %s=%llu", x->name,
+                                (unsigned long long)x->value.u64);
+                break;
+            case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+                len += snprintf(line + len, sizeof(line) - (size_t)len, " %s=%g", x->name,
+                                x->value.f64);
+                break;
+            default:
+                break;
+            }
+        }
+        vkfx_log(ctx, "%s", line);
+    }
 }
 
 static int build(vkfx_context *ctx, vkfx_kernel *k)
@@ -95,6 +147,7 @@ static int build(vkfx_context *ctx, vkfx_kernel *k)
     bool pin = k->spec.subgroup && ctx->subgroup_size_control;
     VkComputePipelineCreateInfo cpi = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .flags = ctx->pipeline_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0,
         .stage =
             {
                 .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -109,6 +162,8 @@ static int build(vkfx_context *ctx, vkfx_kernel *k)
     };
     VK_TRY(vkCreateComputePipelines(ctx->device, ctx->pipeline_cache, 1, &cpi, NULL, &k->pipeline));
     ctx->pipelines_built = true;
+    if (ctx->pipeline_stats)
+        log_stats(ctx, k);
 fail:
     if (module)
         vkDestroyShaderModule(ctx->device, module, NULL);
