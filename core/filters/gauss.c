@@ -10,6 +10,16 @@
 #include "gauss_row.spv.h"
 #include "gauss_v.spv.h"
 
+/* Push constants of every Gaussian kernel: 128 bytes, the least any device allows. The
+ * weights ride along for radii below PUSH_TAPS (spec constant W_PUSH, glsl/gauss_row.comp). */
+enum { PUSH_TAPS = 27 };
+typedef struct gauss_push {
+    int32_t size[2];
+    int32_t radius;
+    float inv_two_sigma2, norm;
+    float w[PUSH_TAPS];
+} gauss_push;
+
 typedef struct gauss_params {
     double sigma;
     int32_t radius;
@@ -39,7 +49,7 @@ static const vkfx_kernel_desc gauss_h_kernel = {
     VKFX_SPV(gauss_h),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 20,
+    .push_size = sizeof(gauss_push),
 };
 
 static const vkfx_kernel_desc gauss_v_kernel = {
@@ -47,7 +57,7 @@ static const vkfx_kernel_desc gauss_v_kernel = {
     VKFX_SPV(gauss_v),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 20,
+    .push_size = sizeof(gauss_push),
 };
 
 static const vkfx_kernel_desc gauss_row_kernel = {
@@ -55,7 +65,7 @@ static const vkfx_kernel_desc gauss_row_kernel = {
     VKFX_SPV(gauss_row),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 20,
+    .push_size = sizeof(gauss_push),
 };
 
 static const vkfx_kernel_desc gauss_fused_kernel = {
@@ -63,7 +73,7 @@ static const vkfx_kernel_desc gauss_fused_kernel = {
     VKFX_SPV(gauss_fused),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 20,
+    .push_size = sizeof(gauss_push),
 };
 
 static const vkfx_kernel_desc gauss_col_kernel = {
@@ -71,7 +81,7 @@ static const vkfx_kernel_desc gauss_col_kernel = {
     VKFX_SPV(gauss_col),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 20,
+    .push_size = sizeof(gauss_push),
 };
 
 /* Radii up to FIXED_MAX are unrolled with the radius as a specialization constant. The row
@@ -81,7 +91,9 @@ static const vkfx_kernel_desc gauss_col_kernel = {
  * rows 0.245 ms, of 7 in 2 rows 0.259, of 11 in 2 rows 0.273, of 15 in 1 row 0.339; with a tile
  * of halves (rgba16f) runs of 5 in 4 rows 0.215, of 3 in 4 rows 0.235, of 7 in 2 rows 0.216,
  * of 3 in 8 rows 0.247. 16 column outputs per invocation instead of 8 took 0.205 ms instead
- * of 0.180 (tests/bench/RESULTS.md). */
+ * of 0.180 (tests/bench/RESULTS.md). With the weights in push constants (fewer registers:
+ * the row kernel went from 64 to 46), runs of 5 and 8 column outputs still won: rows
+ * 0.189 ms, columns 0.170; runs of 7 0.221, 12 or 16 column outputs 0.189 / 0.199. */
 enum {
     FIXED_MAX = 32,
     ROW_RUN = 5,
@@ -143,18 +155,19 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     double sum = 1.0;
     for (int k = 1; k <= radius; k++)
         sum += 2.0 * exp(-(double)k * k / (2.0 * sigma * sigma));
-    struct {
-        int32_t size[2];
-        int32_t radius;
-        float inv_two_sigma2, norm;
-    } push = {
-        {(int32_t)w, (int32_t)h}, radius, (float)(1.0 / (2.0 * sigma * sigma)), (float)(1.0 / sum)};
+    gauss_push push = {.size = {(int32_t)w, (int32_t)h},
+                       .radius = radius,
+                       .inv_two_sigma2 = (float)(1.0 / (2.0 * sigma * sigma)),
+                       .norm = (float)(1.0 / sum)};
+    const uint32_t w_push = radius < PUSH_TAPS;
+    for (int k = 0; k <= radius && k < PUSH_TAPS; k++)
+        push.w[k] = (float)(exp(-(double)k * k / (2.0 * sigma * sigma)) / sum);
 
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && radius <= FUSED_MAX &&
         (FUSED_LY * FUSED_PER + 2 * (uint32_t)radius) * 32 * 8 <= limit) {
         vkfx_spec fs = {.local = {32, FUSED_LY, 1},
-                        .nextra = 4,
-                        .extra = {(uint32_t)radius, FUSED_PER, FUSED_LY, FUSED_RUN},
+                        .nextra = 5,
+                        .extra = {(uint32_t)radius, FUSED_PER, FUSED_LY, FUSED_RUN, w_push},
                         .half_out = 1};
         TRY(vkfx_kernel_get(ctx, &gauss_fused_kernel, &fs, &kh));
         vkfx_dispatch d = {
@@ -173,12 +186,12 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
         /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl). */
         uint32_t half_tile = vkfx_half_out(src->format) && vkfx_half_out(tmp->format);
         vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
-                        .nextra = 4,
-                        .extra = {(uint32_t)radius, ROW_RUN, ROW_ROWS, half_tile},
+                        .nextra = 5,
+                        .extra = {(uint32_t)radius, ROW_RUN, ROW_ROWS, half_tile, w_push},
                         .half_out = vkfx_half_out(tmp->format)};
         vkfx_spec fv = {.local = {32, 8, 1},
-                        .nextra = 2,
-                        .extra = {(uint32_t)radius, COL_PER},
+                        .nextra = 5,
+                        .extra = {(uint32_t)radius, COL_PER, 0, 0, w_push},
                         .half_out = vkfx_half_out(dst->format)};
         TRY(vkfx_kernel_get(ctx, &gauss_row_kernel, &fh, &kh));
         TRY(vkfx_kernel_get(ctx, &gauss_col_kernel, &fv, &kv));
