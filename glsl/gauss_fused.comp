@@ -23,27 +23,13 @@ const int MAX_RUN = 16;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-// Weights from the host in push constants (W_PUSH, radii below PUSH_TAPS):
-// the multiply-adds can then read them where the device keeps push
-// constants instead of holding them in registers (on an H100 the row
-// kernel went from 64 registers to 46); larger radii compute them here.
-layout(constant_id = 8) const bool W_PUSH = false;
-const int PUSH_TAPS = 27;
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius; // equals R
-    float inv_two_sigma2;
-    float norm;
-    float w[PUSH_TAPS]; // the weights w_0..w_R when W_PUSH
-} pc;
+#include "gauss_push.glsl"
 
 void main()
 {
     float w[MAX_R + 1];
     [[unroll]] for (int k = 0; k <= R; k++)
-        w[k] = W_PUSH ? pc.w[min(k, PUSH_TAPS - 1)]
-                      : exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+        w[k] = gauss_tap(k);
 
     const int t = int(gl_LocalInvocationIndex);
     const ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(32, TH);

@@ -125,8 +125,8 @@ Test(gauss, sigma_0_5_explicit_radius, .timeout = 300)
     check_everywhere(&(th_case){"gauss:sigma=0.5:radius=4", ref_gauss_fn, &a, 16, 1});
 }
 
-/* Radius 24: the two passes through shared memory, or on matrix units where the device has
- * them (glsl/gauss_mma.glsl; lavapipe does not, a GPU with VK_NV_cooperative_matrix does). */
+/* Radius 24: the two unrolled passes (glsl/gauss_row.comp, glsl/gauss_col.comp) with the
+ * weights in push constants. */
 Test(gauss, sigma8_everywhere, .timeout = 600)
 {
     static const gauss_arg a = {8.0, -1};
@@ -242,7 +242,7 @@ Test(precision, sixteen_bit_and_float_outputs, .timeout = 300)
                           VKFX_SAMPLE_F32, "random float");
     failures += !th_check(&g, &(th_case){"gauss:sigma=2", ref_gauss_fn, &a, 16, 1e-3}, &pxf, 3,
                           VKFX_SAMPLE_F32, "random float");
-    /* Radius 32, the largest the matrix passes take. */
+    /* Radius 32, the largest the unrolled passes take; beyond 26 they compute their weights. */
     static const gauss_arg b = {5.0, 32};
     failures += !th_check(&g, &(th_case){"gauss:sigma=5:radius=32", ref_gauss_fn, &b, 16, 1e-3},
                           &pxf, 3, VKFX_SAMPLE_F32, "random float");

@@ -11,7 +11,7 @@
 #include "gauss_v.spv.h"
 
 /* Push constants of every Gaussian kernel: 128 bytes, the least any device allows. The
- * weights ride along for radii below PUSH_TAPS (spec constant W_PUSH, glsl/gauss_row.comp). */
+ * weights ride along for radii below PUSH_TAPS (spec constant W_PUSH, glsl/gauss_push.glsl). */
 enum { PUSH_TAPS = 27 };
 typedef struct gauss_push {
     int32_t size[2];
