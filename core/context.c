@@ -156,6 +156,8 @@ typedef struct device_caps {
     VkPhysicalDeviceVulkan13Features f13;
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe;
     bool has_exec_props_ext; /* VK_KHR_pipeline_executable_properties */
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm;
+    bool matrix16; /* VK_NV_cooperative_matrix lists 16x16x16, halves into float32 */
     int queue_family;
 } device_caps;
 
@@ -195,10 +197,35 @@ static void query_caps(VkPhysicalDevice pd, device_caps *c)
             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
         c->f13.pNext = &c->fpe;
     }
+    bool has_matrix_ext = has_extension(pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    if (has_matrix_ext) {
+        c->fcm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+        c->fcm.pNext = c->f13.pNext;
+        c->f13.pNext = &c->fcm;
+    }
     if (c->props.properties.apiVersion >= VK_API_VERSION_1_3)
         vkGetPhysicalDeviceFeatures2(pd, &c->feats);
     c->f13.pNext = NULL;
     c->fpe.pNext = NULL;
+    c->fcm.pNext = NULL;
+    if (has_matrix_ext && c->fcm.cooperativeMatrix && c->f12.shaderFloat16 &&
+        c->f12.vulkanMemoryModel && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
+        VkCooperativeMatrixPropertiesNV shapes[32];
+        uint32_t n = 32;
+        for (uint32_t i = 0; i < n; i++)
+            shapes[i] = (VkCooperativeMatrixPropertiesNV){
+                .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV};
+        if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, shapes) >= 0)
+            for (uint32_t i = 0; i < n; i++) {
+                const VkCooperativeMatrixPropertiesNV *m = &shapes[i];
+                c->matrix16 |= m->MSize == 16 && m->NSize == 16 && m->KSize == 16 &&
+                               m->AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                               m->BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                               m->CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                               m->DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                               m->scope == VK_SCOPE_SUBGROUP_NV;
+            }
+    }
 
     c->queue_family = -1;
     uint32_t nq = 0;
@@ -524,8 +551,21 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
         .pipelineExecutableInfo = VK_TRUE,
     };
-    const char *exts[1];
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .cooperativeMatrix = VK_TRUE,
+    };
+    const char *exts[2];
     uint32_t nexts = 0;
+    /* VKFX_MATRIX=0 keeps the matrix units out (to compare, or to test the other kernels). */
+    const char *matrix = getenv("VKFX_MATRIX");
+    ctx->matrix16 = c.matrix16 && !(matrix && strcmp(matrix, "0") == 0);
+    if (ctx->matrix16) {
+        exts[nexts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        fcm.pNext = f13.pNext;
+        f13.pNext = &fcm;
+        f12.vulkanMemoryModel = VK_TRUE;
+    }
     /* VKFX_PIPELINE_STATS=1: the driver's statistics of every pipeline built (registers, shared
      * memory...) go to the log, for tuning kernels. */
     const char *stats = getenv("VKFX_PIPELINE_STATS");
@@ -533,6 +573,7 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         stats && strcmp(stats, "1") == 0 && c.has_exec_props_ext && c.fpe.pipelineExecutableInfo;
     if (ctx->pipeline_stats) {
         exts[nexts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+        fpe.pNext = f13.pNext;
         f13.pNext = &fpe;
     }
     VkPhysicalDeviceFeatures2 f = {

@@ -29,6 +29,9 @@ struct vkfx_context {
     bool int64_atomics;  /* 64-bit atomics on storage buffers (bokeh's splats) */
     bool subgroup_int64; /* subgroup arithmetic on 64-bit integers (summed-area tables) */
     bool pipeline_stats; /* log the driver's statistics of each pipeline (VKFX_PIPELINE_STATS) */
+    /* Matrix units: VK_NV_cooperative_matrix with 16x16x16 products of halves summed in
+     * float32 in a subgroup (glsl/gauss_mma.comp); off with VKFX_MATRIX=0. */
+    bool matrix16;
     bool timestamps;
     double timestamp_period_ns;
     VkCommandPool pool;

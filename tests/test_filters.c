@@ -8,6 +8,7 @@
  * inside (the internal format, not the kernel, limits 16-bit output at rgba16f); float output
  * within 1e-3 relative. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -126,11 +127,40 @@ Test(gauss, sigma_0_5_explicit_radius, .timeout = 300)
 }
 
 /* Radius 24: the two unrolled passes (glsl/gauss_row.comp, glsl/gauss_col.comp) with the
- * weights in push constants. */
+ * weights in push constants; on a device with matrix units, the passes of
+ * glsl/gauss_mma.comp. */
 Test(gauss, sigma8_everywhere, .timeout = 600)
 {
     static const gauss_arg a = {8.0, -1};
     check_everywhere(&(th_case){"gauss:sigma=8", ref_gauss_fn, &a, 16, 1});
+}
+
+/* Infinities in a float image, more than two radii apart (a window holding both signs would
+ * make NaN, which the NVIDIA driver does not keep): outputs whose window holds one are
+ * infinite like the reference's, the rest unharmed. At radius 24 on a device
+ * with matrix units this is the path of glsl/gauss_mma.comp that leaves the matrices for
+ * multiply-adds; radius 6 is the one-pass kernel. */
+Test(gauss, infinities, .timeout = 300)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels px;
+    tc_random_pixels(&px, 150, 90, 3, VKFX_SAMPLE_F32, 21);
+    float *f = px.data;
+    f[(10 * 150 + 20) * 3 + 0] = INFINITY;
+    f[(70 * 150 + 30) * 3 + 1] = -INFINITY;
+    f[(45 * 150 + 140) * 3 + 2] = INFINITY;
+    static const gauss_arg a = {8.0, -1}, b = {2.0, -1};
+    int failures = 0;
+    for (int precision = 16; precision <= 32; precision += 16) {
+        failures += !th_check(&g, &(th_case){"gauss:sigma=8", ref_gauss_fn, &a, precision, 1e-3},
+                              &px, 3, VKFX_SAMPLE_F32, "random float with infinities");
+        failures += !th_check(&g, &(th_case){"gauss:sigma=2", ref_gauss_fn, &b, precision, 1e-3},
+                              &px, 3, VKFX_SAMPLE_F32, "random float with infinities");
+    }
+    vkfx_pixels_free(&px);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
 
 Test(gauss, radius_larger_than_image)

@@ -7,6 +7,7 @@
 #include "gauss_col.spv.h"
 #include "gauss_fused.spv.h"
 #include "gauss_h.spv.h"
+#include "gauss_mma.spv.h"
 #include "gauss_row.spv.h"
 #include "gauss_v.spv.h"
 
@@ -79,6 +80,23 @@ static const vkfx_kernel_desc gauss_fused_kernel = {
 static const vkfx_kernel_desc gauss_col_kernel = {
     .name = "gauss_col",
     VKFX_SPV(gauss_col),
+    .nbind = 2,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = sizeof(gauss_push),
+};
+
+/* The matrix-unit passes (glsl/gauss_mma.comp, rgba16f, devices with VK_NV_cooperative_matrix):
+ * groups of 128 walk MMA_SEG steps of 32 outputs; their ring of input blocks takes
+ * MMA_SHARED(r) bytes. On the H100 (4096x4096) they beat the multiply-add passes from radius 24
+ * on (0.321 ms against 0.358; radius 27 0.372 against 0.421, 32 0.372 against 0.518) and lose
+ * below (radius 21 0.336 against 0.331, 18 0.316 against 0.311, 12 0.281 against 0.264):
+ * their cost hardly depends on the radius (tests/bench/RESULTS.md). */
+enum { MMA_SEG = 16, MMA_MIN = 22 };
+#define MMA_SHARED(r) ((uint32_t)(((16 + ((r) + 7) / 8 * 8 + (r) + 15) / 16 + 1) * 16 * 9 * 16 + 4))
+
+static const vkfx_kernel_desc gauss_mma_kernel = {
+    .name = "gauss_mma",
+    VKFX_SPV(gauss_mma),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
     .push_size = sizeof(gauss_push),
@@ -182,6 +200,35 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     /* The row result is stored like the output (rgba16f at --precision 16, as every image the
      * chain stores): float32 there would add half again to the traffic of both passes. */
     TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
+    const VkFormat f16 = VK_FORMAT_R16G16B16A16_SFLOAT;
+    if (ctx->matrix16 && ctx->subgroup_size == 32 && radius >= MMA_MIN && radius <= FIXED_MAX &&
+        src->format == f16 && dst->format == f16 && MMA_SHARED(radius) <= limit) {
+        /* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks MMA_SEG steps
+         * of 32 outputs along the axis in a strip 16 pixels wide. */
+        vkfx_spec fs = {.local = {128, 1, 1},
+                        .nextra = 5,
+                        .extra = {(uint32_t)radius, 1, MMA_SEG, 0, w_push},
+                        .half_out = 1};
+        TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kh));
+        fs.extra[1] = 0;
+        TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kv));
+        vkfx_dispatch d = {
+            .kernel = kh,
+            .label = "gauss.h",
+            .use = {{.image = src}, {.image = tmp, .write = true}},
+            .push = &push,
+            .groups = {vkfx_groups(h, 16), vkfx_groups(w, 32 * MMA_SEG), 1},
+        };
+        TRY(vkfx_graph_dispatch(g, &d));
+        d.kernel = kv;
+        d.label = "gauss.v";
+        d.use[0] = (vkfx_use){.image = tmp};
+        d.use[1] = (vkfx_use){.image = dst, .write = true};
+        d.groups[0] = vkfx_groups(w, 16);
+        d.groups[1] = vkfx_groups(h, 32 * MMA_SEG);
+        TRY(vkfx_graph_dispatch(g, &d));
+        return VKFX_OK;
+    }
     if (radius <= FIXED_MAX && ROW_SHARED <= limit) {
         /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl). */
         uint32_t half_tile = vkfx_half_out(src->format) && vkfx_half_out(tmp->format);
