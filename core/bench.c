@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 #include "run.h"
@@ -42,9 +43,22 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Warm-up before the timed runs of a case: at least one run and WARM_UP_S seconds of them, so
+ * that the GPU's clocks are up again after compiling the case's pipelines left it idle (on an
+ * H100 cases timed after one warm-up run right after new pipelines sometimes ran at a third
+ * of their speed; see tests/bench/RESULTS.md). */
+#define WARM_UP_S 0.25
+
 /* One case: decode random pixels, then the chain (or, text NULL, the
- * reference kernel ref), submitted reps + 1 times; the time of a run is the
- * sum of its passes after the decode. */
+ * reference kernel ref), submitted for the warm-up and then reps times; the
+ * time of a run is the sum of its passes after the decode. */
 static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *o,
                       const vkfx_pixels *px, const char *text, const vkfx_kernel_desc *ref,
                       vkfx_bench_case *c)
@@ -107,7 +121,11 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
         d.kernel = k;
         TRY(vkfx_graph_dispatch(g, &d));
     }
-    for (int rep = -1; rep < o->reps; rep++) {
+    const double warm_until = seconds_now() + WARM_UP_S;
+    do
+        TRY(vkfx_graph_run(g));
+    while (seconds_now() < warm_until);
+    for (int rep = 0; rep < o->reps; rep++) {
         TRY(vkfx_graph_run(g));
         const vkfx_pass_time *t = NULL;
         uint32_t n = 0;
@@ -124,13 +142,11 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
             sum += t[i].ms;
             if (c->npasses < MAXP) {
                 snprintf(c->passes[c->npasses].label, sizeof(c->passes[0].label), "%s", t[i].label);
-                if (rep >= 0)
-                    pass_ms[c->npasses * o->reps + rep] = t[i].ms;
+                pass_ms[c->npasses * o->reps + rep] = t[i].ms;
                 c->npasses++;
             }
         }
-        if (rep >= 0)
-            ms[rep] = sum;
+        ms[rep] = sum;
     }
     /* What filters report after a run (bokeh's hot-spot counts), once. */
     for (size_t i = 0; chain && i < chain->count; i++)

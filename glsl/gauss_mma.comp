@@ -201,10 +201,11 @@ void main()
         if (bad)
             atomicOr(flags, 1u);
         bad = false;
-        barrier();
+        // The next step's reads go out before the barrier, so its wait hides part of them.
         if (s + 1 < steps)
             [[unroll]] for (int k = 0; k < NEW; k++)
                 queue[k] = fetch(2 * s + NK + 1, k);
+        barrier();
         vec4 out4[4];
         if (subgroupBroadcastFirst(flags) == 0u) {
             FLOATS acc0 = FLOATS(0.0), acc1 = FLOATS(0.0);

@@ -135,6 +135,30 @@ Test(gauss, sigma8_everywhere, .timeout = 600)
     check_everywhere(&(th_case){"gauss:sigma=8", ref_gauss_fn, &a, 16, 1});
 }
 
+/* Radii 13 and 18: on a device with matrix units, the passes of glsl/gauss_mma.comp with
+ * three and four blocks of weights (radius 24 above has four, radius 30 and 32 five). */
+Test(gauss, radius_13_and_18, .timeout = 300)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels photo, cut, px;
+    cr_assert_eq(tc_load_shared("coffee.png", &photo), VKFX_OK);
+    cr_assert_eq(tc_fit(&photo, 600, 200, &cut), VKFX_OK);
+    tc_random_pixels(&px, 97, 41, 4, VKFX_SAMPLE_U8, 9);
+    static const gauss_arg a = {4.3, -1}, b = {6.0, -1};
+    int failures = 0;
+    for (int i = 0; i < 2; i++) {
+        th_case c = {i ? "gauss:sigma=6" : "gauss:sigma=4.3", ref_gauss_fn, i ? &b : &a, 16, 1};
+        failures += !th_check(&g, &c, &cut, 3, VKFX_SAMPLE_U8, "coffee.png");
+        failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
+    }
+    vkfx_pixels_free(&px);
+    vkfx_pixels_free(&cut);
+    vkfx_pixels_free(&photo);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
 /* Infinities in a float image, more than two radii apart (a window holding both signs would
  * make NaN, which the NVIDIA driver does not keep): outputs whose window holds one are
  * infinite like the reference's, the rest unharmed. At radius 24 on a device

@@ -87,11 +87,11 @@ static const vkfx_kernel_desc gauss_col_kernel = {
 
 /* The matrix-unit passes (glsl/gauss_mma.comp, rgba16f, devices with VK_NV_cooperative_matrix):
  * groups of 128 walk MMA_SEG steps of 32 outputs; their ring of input blocks takes
- * MMA_SHARED(r) bytes. On the H100 (4096x4096) they beat the multiply-add passes from radius 24
- * on (0.321 ms against 0.358; radius 27 0.372 against 0.421, 32 0.372 against 0.518) and lose
- * below (radius 21 0.336 against 0.331, 18 0.316 against 0.311, 12 0.281 against 0.264):
- * their cost hardly depends on the radius (tests/bench/RESULTS.md). */
-enum { MMA_SEG = 16, MMA_MIN = 22 };
+ * MMA_SHARED(r) bytes. On the H100 (4096x4096) they beat the multiply-add passes at every
+ * radius the one-pass kernel leaves them (radius 11 0.243 ms against 0.264, 24 0.284 against
+ * 0.357, 32 0.297 against 0.516): their cost hardly depends on the radius
+ * (tests/bench/RESULTS.md). */
+enum { MMA_SEG = 16, MMA_MIN = 11 }; /* above the one-pass kernel's FUSED_MAX */
 #define MMA_SHARED(r) ((uint32_t)(((16 + ((r) + 7) / 8 * 8 + (r) + 15) / 16 + 1) * 16 * 9 * 16 + 4))
 
 static const vkfx_kernel_desc gauss_mma_kernel = {
@@ -120,12 +120,16 @@ enum {
     COL_PER = 8
 };
 
-/* The one-pass kernel (glsl/gauss_fused.comp, rgba16f only): 32 x FUSED_LY groups of 32 x
- * FUSED_LY*FUSED_PER outputs, each keeping the row results of its rows and R more on each side
- * (8 bytes a pixel) in shared memory, each invocation of the row phase making FUSED_RUN of
- * them. On the H200 at rgba16f, 4096x4096, it beats the two passes up to about radius 12
- * (sigma 2: 0.198 ms against 0.271; sigma 4: 0.307 against 0.313); tests/bench/RESULTS.md. */
-enum { FUSED_MAX = 10, FUSED_PER = 8, FUSED_LY = 8, FUSED_RUN = 16 };
+/* The one-pass kernel (glsl/gauss_fused.comp, rgba16f only): 32 x LY groups of 32 x LY*PER
+ * outputs, each keeping the row results of its rows and R more on each side (8 bytes a pixel)
+ * in shared memory, each invocation of the row phase making RUN of them. On the H200 at rgba16f,
+ * 4096x4096, it beats the two passes up to about radius 12 (sigma 2: 0.198 ms against 0.271; sigma
+ * 4: 0.307 against 0.313); tests/bench/RESULTS.md. Groups of 512 (16 rows of 32) with 4 outputs
+ * down and runs of 8 across per invocation beat groups of 256 with 8 and 16 on the H100: sigma 2
+ * 0.180 ms against 0.195, radius 10 0.241 against 0.254 (the same tile, but with 62 registers an SM
+ * holds twice the warps); devices that take fewer than 512 invocations a group use the 256. */
+enum { FUSED_MAX = 10 };
+static const uint32_t fused_shapes[2][3] = {{4, 16, 8}, {8, 8, 16}}; /* PER, LY, RUN */
 
 int vkfx_gauss_default_radius(double sigma)
 {
@@ -181,11 +185,17 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     for (int k = 0; k <= radius && k < PUSH_TAPS; k++)
         push.w[k] = (float)(exp(-(double)k * k / (2.0 * sigma * sigma)) / sum);
 
+    const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
+    const uint32_t *fshape =
+        lim->maxComputeWorkGroupInvocations >= 512 && lim->maxComputeWorkGroupSize[1] >= 16
+            ? fused_shapes[0]
+            : fused_shapes[1];
+    const uint32_t fper = fshape[0], fly = fshape[1], frun = fshape[2];
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && radius <= FUSED_MAX &&
-        (FUSED_LY * FUSED_PER + 2 * (uint32_t)radius) * 32 * 8 <= limit) {
-        vkfx_spec fs = {.local = {32, FUSED_LY, 1},
+        (fly * fper + 2 * (uint32_t)radius) * 32 * 8 <= limit) {
+        vkfx_spec fs = {.local = {32, fly, 1},
                         .nextra = 5,
-                        .extra = {(uint32_t)radius, FUSED_PER, FUSED_LY, FUSED_RUN, w_push},
+                        .extra = {(uint32_t)radius, fper, fly, frun, w_push},
                         .half_out = 1};
         TRY(vkfx_kernel_get(ctx, &gauss_fused_kernel, &fs, &kh));
         vkfx_dispatch d = {
@@ -193,7 +203,7 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
             .label = "gauss",
             .use = {{.image = src}, {.image = dst, .write = true}},
             .push = &push,
-            .groups = {vkfx_groups(w, 32), vkfx_groups(h, FUSED_LY * FUSED_PER), 1},
+            .groups = {vkfx_groups(w, 32), vkfx_groups(h, fly * fper), 1},
         };
         return vkfx_graph_dispatch(g, &d);
     }
