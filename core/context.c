@@ -208,8 +208,11 @@ static void query_caps(VkPhysicalDevice pd, device_caps *c)
     c->f13.pNext = NULL;
     c->fpe.pNext = NULL;
     c->fcm.pNext = NULL;
+    /* The matrix kernels' SPIR-V declares the Vulkan memory model; with it enabled, the other
+     * kernels' device-scope atomics (histogram, bokeh) need its device scope as well. */
     if (has_matrix_ext && c->fcm.cooperativeMatrix && c->f12.shaderFloat16 &&
-        c->f12.vulkanMemoryModel && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
+        c->f12.vulkanMemoryModel && c->f12.vulkanMemoryModelDeviceScope &&
+        vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
         VkCooperativeMatrixPropertiesNV shapes[32];
         uint32_t n = 32;
         for (uint32_t i = 0; i < n; i++)
@@ -565,6 +568,7 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         fcm.pNext = f13.pNext;
         f13.pNext = &fcm;
         f12.vulkanMemoryModel = VK_TRUE;
+        f12.vulkanMemoryModelDeviceScope = VK_TRUE;
     }
     /* VKFX_PIPELINE_STATS=1: the driver's statistics of every pipeline built (registers, shared
      * memory...) go to the log, for tuning kernels. */
