@@ -25,6 +25,8 @@
 //
 // On the H100 Vulkan gives all the groups on an SM 48 KiB of shared memory together, which
 // bounds how many fit: the ring is 11.5 KiB at radius 24, four groups (tests/bench/RESULTS.md).
+// The seed's separable blur with its shared-memory tile and halo, the tile become a ring
+// that slides along the axis and the taps matrix products.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_NV_cooperative_matrix : require
