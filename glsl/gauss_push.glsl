@@ -1,5 +1,5 @@
 // The push constants of the Gaussian kernels with the radius unrolled
-// (gauss_row, gauss_col, gauss_fused), 128 bytes (core/filters/gauss.c).
+// (gauss_row, gauss_col, gauss_fused, gauss_mma), 128 bytes (core/filters/gauss.c).
 // For radii below PUSH_TAPS the host sends the weights too (W_PUSH): the
 // multiply-adds can then read them where the device keeps push constants
 // instead of holding them in registers (on an H100 the row kernel went from

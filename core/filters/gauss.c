@@ -86,13 +86,12 @@ static const vkfx_kernel_desc gauss_col_kernel = {
 };
 
 /* The matrix-unit passes (glsl/gauss_mma.comp, rgba16f, devices with VK_NV_cooperative_matrix):
- * groups of 128 walk MMA_SEG steps of 32 outputs; their ring of input blocks takes
- * MMA_SHARED(r) bytes. On the H100 (4096x4096) they beat the multiply-add passes at every
- * radius the one-pass kernel leaves them (radius 11 0.243 ms against 0.264, 24 0.284 against
- * 0.357, 32 0.297 against 0.516): their cost hardly depends on the radius
- * (tests/bench/RESULTS.md). */
+ * groups of 128 walk MMA_SEG steps of 32 outputs; their ring of input blocks takes at most
+ * 13.8 KiB (radius 32), within the 16 KiB every device allows a group. On the H100 (4096x4096) they
+ * beat the multiply-add passes at every radius the one-pass kernel leaves them (radius 11 0.243 ms
+ * against 0.264, 24 0.284 against 0.357, 32 0.297 against 0.516): their cost hardly depends on the
+ * radius (tests/bench/RESULTS.md). */
 enum { MMA_SEG = 16, MMA_MIN = 11 }; /* above the one-pass kernel's FUSED_MAX */
-#define MMA_SHARED(r) ((uint32_t)(((16 + ((r) + 7) / 8 * 8 + (r) + 15) / 16 + 1) * 16 * 9 * 16 + 4))
 
 static const vkfx_kernel_desc gauss_mma_kernel = {
     .name = "gauss_mma",
@@ -174,16 +173,20 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     vkfx_kernel *kh = NULL, *kv = NULL;
     if (radius < 0)
         radius = vkfx_gauss_default_radius(sigma);
-    double sum = 1.0;
-    for (int k = 1; k <= radius; k++)
-        sum += 2.0 * exp(-(double)k * k / (2.0 * sigma * sigma));
+    double taps[PUSH_TAPS] = {1.0}, sum = 1.0;
+    for (int k = 1; k <= radius; k++) {
+        double e = exp(-(double)k * k / (2.0 * sigma * sigma));
+        sum += 2.0 * e;
+        if (k < PUSH_TAPS)
+            taps[k] = e;
+    }
     gauss_push push = {.size = {(int32_t)w, (int32_t)h},
                        .radius = radius,
                        .inv_two_sigma2 = (float)(1.0 / (2.0 * sigma * sigma)),
                        .norm = (float)(1.0 / sum)};
     const uint32_t w_push = radius < PUSH_TAPS;
     for (int k = 0; k <= radius && k < PUSH_TAPS; k++)
-        push.w[k] = (float)(exp(-(double)k * k / (2.0 * sigma * sigma)) / sum);
+        push.w[k] = (float)(taps[k] / sum);
 
     const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
     const uint32_t *fshape =
@@ -212,7 +215,7 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
     const VkFormat f16 = VK_FORMAT_R16G16B16A16_SFLOAT;
     if (ctx->matrix16 && ctx->subgroup_size == 32 && radius >= MMA_MIN && radius <= FIXED_MAX &&
-        src->format == f16 && dst->format == f16 && MMA_SHARED(radius) <= limit) {
+        src->format == f16 && dst->format == f16) {
         /* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks MMA_SEG steps
          * of 32 outputs along the axis in a strip 16 pixels wide. */
         vkfx_spec fs = {.local = {128, 1, 1},
