@@ -902,6 +902,9 @@ done:
     free(threads);
     strv_free(&inputs);
     vkfx_staging_destroy(staging);
-    vkfx_context_destroy(ctx);
+    if (code == EXIT_OK)
+        vkfx_context_destroy(ctx);
+    else
+        vkfx_context_destroy_after_failure(ctx);
     return code;
 }

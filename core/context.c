@@ -641,6 +641,13 @@ fail:
     return ret;
 }
 
+void vkfx_context_destroy_after_failure(vkfx_context *ctx)
+{
+    if (ctx)
+        ctx->run_failed = true;
+    vkfx_context_destroy(ctx);
+}
+
 void vkfx_context_destroy(vkfx_context *ctx)
 {
     if (!ctx)

@@ -42,6 +42,7 @@ struct vkfx_context {
     VkPipelineCache pipeline_cache; /* core/pipecache.c */
     char *pipeline_cache_path;      /* its file, NULL when none is kept */
     bool pipelines_built;           /* this run added pipelines to the cache */
+    bool run_failed;                /* vkfx_context_destroy_after_failure */
     uint64_t device_bytes;          /* device memory allocated now */
     uint64_t device_bytes_peak;
     volatile unsigned validation_messages;

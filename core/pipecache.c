@@ -145,7 +145,8 @@ void vkfx_pipecache_close(vkfx_context *ctx)
     if (f && fclose(f) != 0)
         ok = false;
     if (!ok || rename(tmp, path) != 0) {
-        vkfx_log(ctx, "pipeline cache %s: not saved: %s", path, strerror(errno));
+        if (!ctx->run_failed)
+            vkfx_log(ctx, "pipeline cache %s: not saved: %s", path, strerror(errno));
         unlink(tmp);
     }
 done:

@@ -28,6 +28,10 @@ typedef struct vkfx_context_opts {
 
 int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out);
 void vkfx_context_destroy(vkfx_context *ctx);
+/* The same for a run that has reported its failure already: the pipeline
+ * cache is still saved, but if that fails too (a full disk, a file-size
+ * limit) it does not add a second message to the one the user has. */
+void vkfx_context_destroy_after_failure(vkfx_context *ctx);
 /* Name and type of the device the context runs on, e.g. "llvmpipe (...)", "CPU". */
 const char *vkfx_context_device_name(const vkfx_context *ctx);
 /* Validation messages reported so far (0 without validation). */
