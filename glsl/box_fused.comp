@@ -32,8 +32,8 @@ void main()
 {
     const int t = int(gl_LocalInvocationIndex);
     const ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(32, TH);
-    const int cx = (t % SLOTS) * RUN;
-    for (int r = t / SLOTS; r < ROWS; r += ROWS_AT_ONCE) {
+    const int cx = fused_slot(t) * RUN;
+    for (int r = fused_row(t); r < ROWS; r += ROWS_AT_ONCE) {
         const ivec2 left = ivec2(tile.x + cx - R, clamp(tile.y - R + r, 0, pc.size.y - 1));
         vec4 sum = vec4(0.0);
         [[unroll]] for (int i = 0; i <= 2 * R; i++)

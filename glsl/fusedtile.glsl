@@ -14,6 +14,24 @@ const int ROWS_AT_ONCE = LY * 32 / SLOTS;
 
 shared uvec2 row_result[ROWS * 32];
 
+// The row phase's invocation t makes the RUN row results from column
+// fused_slot(t) * RUN on of rows fused_row(t), + ROWS_AT_ONCE, ... The four
+// invocations of a quad take four rows at the same columns, so that each of
+// the quad's texture reads fetches four texels one above the other, not four
+// texels RUN apart along a row: on the H100 a probe reading the same texels
+// took twice as long with quads of the second kind, and this kernel at sigma 2
+// went from 0.180 to 0.177 ms (tests/bench/RESULTS.md). Needs 4 * SLOTS to
+// divide the group's invocations.
+int fused_row(int t)
+{
+    return t / (4 * SLOTS) * 4 + t % 4;
+}
+
+int fused_slot(int t)
+{
+    return t / 4 % SLOTS;
+}
+
 void fused_put(int r, int c, vec4 v)
 {
     vec4 h = round_half(v);
