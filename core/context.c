@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "kernel.h"
+#include "halfprobe.h"
 #include "pipecache.h"
 
 const char *vkfx_vk_result_name(VkResult r)
@@ -633,12 +634,18 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     };
     VK_TRY(vkCreateSampler(ctx->device, &smp, NULL, &ctx->sampler));
     TRY(vkfx_pipecache_open(ctx));
+    TRY(vkfx_half_probe(ctx));
     TRY(read_faults(ctx));
     *out = ctx;
     return VKFX_OK;
 fail:
     vkfx_context_destroy(ctx);
     return ret;
+}
+
+bool vkfx_context_pack_rne(const vkfx_context *ctx)
+{
+    return ctx->pack_rne;
 }
 
 void vkfx_context_destroy_after_failure(vkfx_context *ctx)

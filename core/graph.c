@@ -457,3 +457,17 @@ int vkfx_graph_upload(vkfx_graph *g, const void *data, VkDeviceSize size, vkfx_b
 fail:
     return ret;
 }
+
+void vkfx_graph_host_reads(vkfx_graph *g, VkPipelineStageFlags2 stage, VkAccessFlags2 access)
+{
+    VkMemoryBarrier2 b = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask = stage,
+        .srcAccessMask = access,
+        .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
+        .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT,
+    };
+    VkDependencyInfo dep = {
+        .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
+    vkCmdPipelineBarrier2(g->cmd, &dep);
+}

@@ -74,6 +74,10 @@ int vkfx_graph_dispatch(vkfx_graph *g, const vkfx_dispatch *d);
  * that later passes are ordered after it. */
 int vkfx_graph_touch(vkfx_graph *g, const vkfx_use *use);
 
+/* Makes what the given stage wrote with the given access (a transfer, a
+ * shader) visible to the host once the run has finished, for results the host
+ * reads from mapped memory. */
+void vkfx_graph_host_reads(vkfx_graph *g, VkPipelineStageFlags2 stage, VkAccessFlags2 access);
 /* Groups needed to cover n items with groups of size local. */
 static inline uint32_t vkfx_groups(uint32_t n, uint32_t local)
 {

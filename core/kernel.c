@@ -139,6 +139,9 @@ static int build(vkfx_context *ctx, vkfx_kernel *k)
     values[n] = k->spec.half_out ? 1 : 0;
     entries[n] = (VkSpecializationMapEntry){15, n * 4, 4};
     n++;
+    values[n] = k->spec.pack_rne ? 1 : 0;
+    entries[n] = (VkSpecializationMapEntry){14, n * 4, 4};
+    n++;
     VkSpecializationInfo si = {n, entries, n * 4, values};
     VkPipelineShaderStageRequiredSubgroupSizeCreateInfo req = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,

@@ -19,7 +19,8 @@ typedef enum vkfx_binding {
 } vkfx_binding;
 
 #define VKFX_MAX_BINDINGS 8
-#define VKFX_MAX_SPEC     13
+/* Specialization constants: 0-3 (work group, subgroup), up to 8 extra from 4 on, 14 and 15. */
+#define VKFX_MAX_SPEC 14
 
 typedef struct vkfx_kernel_desc {
     const char *name;
@@ -36,9 +37,10 @@ typedef struct vkfx_kernel_desc {
 typedef struct vkfx_spec {
     uint32_t local[3];
     uint32_t subgroup; /* 0: let the device choose (no required size) */
-    uint32_t extra[VKFX_MAX_SPEC - 5];
+    uint32_t extra[VKFX_MAX_SPEC - 6];
     uint32_t nextra;
     uint32_t half_out; /* constant 15: the output image is rgba16f */
+    uint32_t pack_rne; /* constant 14: let packHalf2x16 round (ctx->pack_rne; PACK_RNE) */
 } vkfx_spec;
 
 /* half_out for a kernel writing an image of this format. */

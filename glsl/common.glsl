@@ -25,6 +25,30 @@ vec4 to_stored(vec4 v)
     return HALF_OUT ? round_half(v) : v;
 }
 
+// Set for kernels that ask for it where packHalf2x16 gives the nearest half,
+// ties to even (the context checks at start: core/halfprobe.c): the device's
+// conversion then does round_half's work in one instruction.
+layout(constant_id = 14) const bool PACK_RNE = false;
+
+// round_half(v), through packHalf2x16 where PACK_RNE. zero must be 0 and
+// come from something the compiler cannot see through, such as a push
+// constant: the NVIDIA driver folds unpackHalf2x16(packHalf2x16(v)) to v,
+// leaving the rounding to the image store, and the outputs of the H100 then
+// differed from round_half's.
+vec4 nearest_half(vec4 v, uint zero)
+{
+    if (!PACK_RNE)
+        return round_half(v);
+    uvec2 p = uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)) ^ uvec2(zero);
+    return vec4(unpackHalf2x16(p.x), unpackHalf2x16(p.y));
+}
+
+// to_stored(v), through packHalf2x16 where PACK_RNE (zero as for nearest_half).
+vec4 to_stored_by(vec4 v, uint zero)
+{
+    return HALF_OUT ? nearest_half(v, zero) : v;
+}
+
 // The nearest pixel repeats beyond the edges.
 vec4 load_clamped(sampler2D s, ivec2 p, ivec2 size)
 {

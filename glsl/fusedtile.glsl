@@ -34,7 +34,7 @@ int fused_slot(int t)
 
 void fused_put(int r, int c, vec4 v)
 {
-    vec4 h = round_half(v);
+    vec4 h = PACK_RNE ? v : round_half(v); // packHalf2x16 rounds alike where PACK_RNE
     row_result[r * 32 + c] = uvec2(packHalf2x16(h.xy), packHalf2x16(h.zw));
 }
 

@@ -69,6 +69,6 @@ void main()
     [[unroll]] for (int j = 0; j < PER; j++) {
         ivec2 p = first + ivec2(0, j);
         if (p.y < pc.size.y)
-            imageStore(dst, p, to_stored(acc[j]));
+            imageStore(dst, p, to_stored_by(acc[j], opaque_zero()));
     }
 }

@@ -247,7 +247,7 @@ void main()
         [[unroll]] for (int o = 0; o < 4; o++) {
             ivec2 p = texel_of(OUT * s + r0 + 8 * o + RA, px);
             if (all(lessThan(p, pc.size)))
-                imageStore(dst, p, to_stored(out4[o]));
+                imageStore(dst, p, to_stored_by(out4[o], opaque_zero()));
         }
         barrier(); // the next blocks go where this step read
     }

@@ -15,6 +15,13 @@ layout(push_constant) uniform Push {
     float w[PUSH_TAPS]; // the weights w_0..w_R when W_PUSH
 } pc;
 
+// 0, which the compiler cannot know (image sides stay far below 2^30): see
+// nearest_half in common.glsl.
+uint opaque_zero()
+{
+    return uint(pc.size.x) >> 30;
+}
+
 // The weight of the taps k pixels from the centre.
 float gauss_tap(int k)
 {

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_harness.h"
 
@@ -185,6 +186,46 @@ Test(gauss, infinities, .timeout = 300)
     vkfx_pixels_free(&px);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+/* Where packHalf2x16 rounds to the nearest half, ties to even (lavapipe's does), the one-pass
+ * Gaussian and the matrix kernels let it round their halves; with VKFX_HALF_PACK=0 they round
+ * bit by bit. Both must give the same bytes, on values whose halves are subnormal too. */
+Test(gauss, rounding_by_conversion_matches_rounding_by_bits, .timeout = 300)
+{
+    th_gpu hw, bits;
+    th_gpu_open(&hw);
+    setenv("VKFX_HALF_PACK", "0", 1);
+    th_gpu_open(&bits);
+    unsetenv("VKFX_HALF_PACK");
+    cr_assert(vkfx_context_pack_rne(hw.ctx), "%s: packHalf2x16 does not round to nearest even",
+              vkfx_context_device_name(hw.ctx));
+    cr_assert(!vkfx_context_pack_rne(bits.ctx), "VKFX_HALF_PACK=0 did not keep the conversion out");
+    vkfx_pixels px;
+    tc_random_pixels(&px, 333, 517, 4, VKFX_SAMPLE_F32, 33);
+    float *f = px.data;
+    for (size_t i = 0; i < (size_t)333 * 517 * 4; i += 3)
+        f[i] = ldexpf(f[i], -(int)(i % 29)); /* down to 2^-28: subnormal halves and below */
+    static const char *const chains[] = {"gauss:sigma=2", "gauss:sigma=3:radius=10",
+                                         "gauss:sigma=8", "cartoon"};
+    for (size_t c = 0; c < sizeof(chains) / sizeof(*chains); c++) {
+        vkfx_pixels a, b;
+        th_run(&hw, chains[c], &px, 4, VKFX_SAMPLE_F32, 16, &a);
+        th_run(&bits, chains[c], &px, 4, VKFX_SAMPLE_F32, 16, &b);
+        size_t n = (size_t)a.width * a.height * 4, first = n;
+        for (size_t i = 0; i < n && first == n; i++)
+            if (memcmp((float *)a.data + i, (float *)b.data + i, sizeof(float)) != 0)
+                first = i;
+        cr_expect_eq(first, n, "%s: sample %zu (x=%zu y=%zu c=%zu) %a by conversion, %a by bits",
+                     chains[c], first, first / 4 % a.width, first / 4 / a.width, first % 4,
+                     first < n ? ((float *)a.data)[first] : 0.0,
+                     first < n ? ((float *)b.data)[first] : 0.0);
+        vkfx_pixels_free(&a);
+        vkfx_pixels_free(&b);
+    }
+    vkfx_pixels_free(&px);
+    th_gpu_close(&bits);
+    th_gpu_close(&hw);
 }
 
 Test(gauss, radius_larger_than_image)

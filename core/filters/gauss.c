@@ -199,7 +199,8 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
         vkfx_spec fs = {.local = {32, fly, 1},
                         .nextra = 5,
                         .extra = {(uint32_t)radius, fper, fly, frun, w_push},
-                        .half_out = 1};
+                        .half_out = 1,
+                        .pack_rne = ctx->pack_rne};
         TRY(vkfx_kernel_get(ctx, &gauss_fused_kernel, &fs, &kh));
         vkfx_dispatch d = {
             .kernel = kh,
@@ -221,7 +222,8 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
         vkfx_spec fs = {.local = {128, 1, 1},
                         .nextra = 5,
                         .extra = {(uint32_t)radius, 1, MMA_SEG, 0, w_push},
-                        .half_out = 1};
+                        .half_out = 1,
+                        .pack_rne = ctx->pack_rne};
         TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kh));
         fs.extra[1] = 0;
         TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kv));

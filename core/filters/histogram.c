@@ -124,16 +124,7 @@ static int histogram_record(vkfx_graph *g, const void *params, void *state, vkfx
     VkBufferCopy region = {.size = NCH * BINS * sizeof(uint32_t)};
     vkCmdCopyBuffer(vkfx_graph_cmd(g), s->bins->buffer, s->counts->buffer, 1, &region);
     /* The host reads the counts after the run. */
-    VkMemoryBarrier2 b = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
-        .srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT,
-        .srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
-        .dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT,
-        .dstAccessMask = VK_ACCESS_2_HOST_READ_BIT,
-    };
-    VkDependencyInfo dep = {
-        .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &b};
-    vkCmdPipelineBarrier2(vkfx_graph_cmd(g), &dep);
+    vkfx_graph_host_reads(g, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
 fail:
     return ret;
 }

@@ -1,0 +1,20 @@
+#version 460
+// Converts pairs of floats with packHalf2x16, for the context's check of how
+// this device rounds to halves (core/halfprobe.c): Vulkan leaves it to the
+// implementation. Where the conversion rounds to the nearest half, ties to
+// even, kernels that ask for it (PACK_RNE in common.glsl) use it instead of
+// round_half's bit arithmetic.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(binding = 0) readonly buffer In { vec2 pair[]; } src;
+layout(binding = 1) writeonly buffer Out { uint packed[]; } dst;
+
+layout(push_constant) uniform Push { uint count; } pc;
+
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (i < pc.count)
+        dst.packed[i] = packHalf2x16(src.pair[i]);
+}
