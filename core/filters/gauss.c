@@ -123,12 +123,20 @@ enum {
  * outputs, each keeping the row results of its rows and R more on each side (8 bytes a pixel)
  * in shared memory, each invocation of the row phase making RUN of them. On the H200 at rgba16f,
  * 4096x4096, it beats the two passes up to about radius 12 (sigma 2: 0.198 ms against 0.271; sigma
- * 4: 0.307 against 0.313); tests/bench/RESULTS.md. Groups of 512 (16 rows of 32) with 4 outputs
- * down and runs of 8 across per invocation beat groups of 256 with 8 and 16 on the H100: sigma 2
- * 0.180 ms against 0.195, radius 10 0.241 against 0.254 (the same tile, but with 62 registers an SM
- * holds twice the warps); devices that take fewer than 512 invocations a group use the 256. */
+ * 4: 0.307 against 0.313); tests/bench/RESULTS.md. The shape (PER, LY, RUN: outputs down per
+ * invocation, rows of 32 invocations, row results across per invocation) is the fastest of
+ * three measured at each radius on the H100 (with the halves rounded by the device's
+ * conversion, RESULTS.md): no rule in the timings, which jump between neighbouring radii (8, 8,
+ * 16 at radius 5 0.152 ms, 6 0.182, 7 0.176). The shapes change which invocation makes which
+ * output, not the taps an output adds or their order; the driver may still fuse multiplies and
+ * adds differently for another shape (on the H100 some outputs at radius 2 and 3 differed).
+ * The one shape of 512 invocations falls back to a shape of 256 on devices that take fewer a
+ * group. */
 enum { FUSED_MAX = 10 };
-static const uint32_t fused_shapes[2][3] = {{4, 16, 8}, {8, 8, 16}}; /* PER, LY, RUN */
+static const uint32_t fused_shapes[FUSED_MAX + 1][3] = {
+    {8, 8, 16}, {4, 16, 8}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16},
+    {6, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16},
+};
 
 int vkfx_gauss_default_radius(double sigma)
 {
@@ -189,10 +197,10 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
         push.w[k] = (float)(taps[k] / sum);
 
     const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
-    const uint32_t *fshape =
-        lim->maxComputeWorkGroupInvocations >= 512 && lim->maxComputeWorkGroupSize[1] >= 16
-            ? fused_shapes[0]
-            : fused_shapes[1];
+    const uint32_t *fshape = fused_shapes[radius <= FUSED_MAX ? radius : 0];
+    if (fshape[1] * 32 > lim->maxComputeWorkGroupInvocations ||
+        fshape[1] > lim->maxComputeWorkGroupSize[1])
+        fshape = fused_shapes[0];
     const uint32_t fper = fshape[0], fly = fshape[1], frun = fshape[2];
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && radius <= FUSED_MAX &&
         (fly * fper + 2 * (uint32_t)radius) * 32 * 8 <= limit) {
