@@ -3,7 +3,8 @@
 // this device rounds to halves (core/halfprobe.c): Vulkan leaves it to the
 // implementation. Where the conversion rounds to the nearest half, ties to
 // even, kernels that ask for it (PACK_RNE in common.glsl) use it instead of
-// round_half's bit arithmetic.
+// round_half's bit arithmetic. One pair per invocation in groups of 64,
+// nothing in shared memory; a check of the device, not a seed technique.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
