@@ -8,7 +8,6 @@
 
 #include "error.h"
 #include "kernel.h"
-#include "halfprobe.h"
 #include "pipecache.h"
 
 const char *vkfx_vk_result_name(VkResult r)
@@ -564,6 +563,10 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     /* VKFX_MATRIX=0 keeps the matrix units out (to compare, or to test the other kernels). */
     const char *matrix = getenv("VKFX_MATRIX");
     ctx->matrix16 = c.matrix16 && !(matrix && strcmp(matrix, "0") == 0);
+    /* VKFX_HALF_PACK=0: kernels round halves bit by bit without asking the device's conversion
+     * (core/halfprobe.c), to compare. */
+    const char *pack = getenv("VKFX_HALF_PACK");
+    ctx->pack_checked = pack && strcmp(pack, "0") == 0;
     if (ctx->matrix16) {
         exts[nexts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
         fcm.pNext = f13.pNext;
@@ -634,18 +637,12 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     };
     VK_TRY(vkCreateSampler(ctx->device, &smp, NULL, &ctx->sampler));
     TRY(vkfx_pipecache_open(ctx));
-    TRY(vkfx_half_probe(ctx));
     TRY(read_faults(ctx));
     *out = ctx;
     return VKFX_OK;
 fail:
     vkfx_context_destroy(ctx);
     return ret;
-}
-
-bool vkfx_context_pack_rne(const vkfx_context *ctx)
-{
-    return ctx->pack_rne;
 }
 
 void vkfx_context_destroy_after_failure(vkfx_context *ctx)

@@ -32,9 +32,9 @@ struct vkfx_context {
     /* Matrix units: VK_NV_cooperative_matrix with 16x16x16 products of halves summed in
      * float32 in a subgroup (glsl/gauss_mma.comp); off with VKFX_MATRIX=0. */
     bool matrix16;
-    /* packHalf2x16 gives the nearest half, ties to even (core/halfprobe.c); off with
-     * VKFX_HALF_PACK=0. */
-    bool pack_rne;
+    /* packHalf2x16 gives the nearest half, ties to even: checked the first time a kernel asks
+     * (core/halfprobe.c); false with VKFX_HALF_PACK=0. */
+    bool pack_checked, pack_rne;
     bool timestamps;
     double timestamp_period_ns;
     VkCommandPool pool;

@@ -35,9 +35,10 @@ void vkfx_context_destroy_after_failure(vkfx_context *ctx);
 /* Name and type of the device the context runs on, e.g. "llvmpipe (...)", "CPU". */
 const char *vkfx_context_device_name(const vkfx_context *ctx);
 /* Whether the device's packHalf2x16 rounds to the nearest half, ties to even
- * (checked at creation; false with VKFX_HALF_PACK=0): some kernels then use
- * it instead of rounding bit by bit, with the same results. */
-bool vkfx_context_pack_rne(const vkfx_context *ctx);
+ * (checked on the device on the first call; false with VKFX_HALF_PACK=0):
+ * the Gaussian's kernels then use it instead of rounding bit by bit, with the
+ * same results. */
+int vkfx_context_pack_rne(vkfx_context *ctx, bool *rne);
 /* Validation messages reported so far (0 without validation). */
 unsigned vkfx_context_validation_messages(const vkfx_context *ctx);
 

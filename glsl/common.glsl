@@ -26,8 +26,9 @@ vec4 to_stored(vec4 v)
 }
 
 // Set for kernels that ask for it where packHalf2x16 gives the nearest half,
-// ties to even (the context checks at start: core/halfprobe.c): the device's
-// conversion then does round_half's work in one instruction.
+// ties to even (checked on the device before the first such kernel:
+// core/halfprobe.c): the conversion then does round_half's work in one
+// instruction.
 layout(constant_id = 14) const bool PACK_RNE = false;
 
 // round_half(v), through packHalf2x16 where PACK_RNE. zero must be 0 and

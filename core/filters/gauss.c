@@ -204,11 +204,13 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     const uint32_t fper = fshape[0], fly = fshape[1], frun = fshape[2];
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && radius <= FUSED_MAX &&
         (fly * fper + 2 * (uint32_t)radius) * 32 * 8 <= limit) {
+        bool rne;
+        TRY(vkfx_context_pack_rne(ctx, &rne));
         vkfx_spec fs = {.local = {32, fly, 1},
                         .nextra = 5,
                         .extra = {(uint32_t)radius, fper, fly, frun, w_push},
                         .half_out = 1,
-                        .pack_rne = ctx->pack_rne};
+                        .pack_rne = rne};
         TRY(vkfx_kernel_get(ctx, &gauss_fused_kernel, &fs, &kh));
         vkfx_dispatch d = {
             .kernel = kh,
@@ -227,11 +229,13 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
         src->format == f16 && dst->format == f16) {
         /* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks MMA_SEG steps
          * of 32 outputs along the axis in a strip 16 pixels wide. */
+        bool rne;
+        TRY(vkfx_context_pack_rne(ctx, &rne));
         vkfx_spec fs = {.local = {128, 1, 1},
                         .nextra = 5,
                         .extra = {(uint32_t)radius, 1, MMA_SEG, 0, w_push},
                         .half_out = 1,
-                        .pack_rne = ctx->pack_rne};
+                        .pack_rne = rne};
         TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kh));
         fs.extra[1] = 0;
         TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kv));
