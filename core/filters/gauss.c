@@ -86,12 +86,23 @@ static const vkfx_kernel_desc gauss_col_kernel = {
 };
 
 /* The matrix-unit passes (glsl/gauss_mma.comp, rgba16f, devices with VK_NV_cooperative_matrix):
- * groups of 128 walk MMA_SEG steps of 32 outputs; their ring of input blocks takes at most
+ * groups of 128 walk mma_seg() steps of 32 outputs; their ring of input blocks takes at most
  * 13.8 KiB (radius 32), within the 16 KiB every device allows a group. On the H100 (4096x4096) they
  * beat the multiply-add passes at every radius the one-pass kernel leaves them (radius 11 0.243 ms
  * against 0.264, 24 0.284 against 0.357, 32 0.297 against 0.516): their cost hardly depends on the
  * radius (tests/bench/RESULTS.md). */
-enum { MMA_SEG = 16, MMA_MIN = 11 }; /* above the one-pass kernel's FUSED_MAX */
+enum { MMA_MIN = 11 }; /* above the one-pass kernel's FUSED_MAX */
+
+/* Steps per group of the matrix-unit passes, by the blocks of weights a radius needs (NK in
+ * glsl/gauss_mma.comp: 3 up to radius 16, 4 up to 24, 5 up to 32), the fastest of 16, 24, 32,
+ * 48 and 64 steps on the H100 at 4096x4096 for each (whole filter, ms: 24 steps at radius 15
+ * 0.222 against 0.233 for 16; 32 at radius 24 0.254 against 0.259; 48 at radius 32 0.266
+ * against 0.280; tests/bench/RESULTS.md). The step count changes which group makes which
+ * output, not what an output adds. */
+static uint32_t mma_seg(int radius)
+{
+    return radius <= 16 ? 24 : radius <= 24 ? 32 : 48;
+}
 
 static const vkfx_kernel_desc gauss_mma_kernel = {
     .name = "gauss_mma",
@@ -227,13 +238,14 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     const VkFormat f16 = VK_FORMAT_R16G16B16A16_SFLOAT;
     if (ctx->matrix16 && ctx->subgroup_size == 32 && radius >= MMA_MIN && radius <= FIXED_MAX &&
         src->format == f16 && dst->format == f16) {
-        /* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks MMA_SEG steps
+        /* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks mma_seg steps
          * of 32 outputs along the axis in a strip 16 pixels wide. */
         bool rne;
         TRY(vkfx_context_pack_rne(ctx, &rne));
+        const uint32_t seg = mma_seg(radius);
         vkfx_spec fs = {.local = {128, 1, 1},
                         .nextra = 5,
-                        .extra = {(uint32_t)radius, 1, MMA_SEG, 0, w_push},
+                        .extra = {(uint32_t)radius, 1, seg, 0, w_push},
                         .half_out = 1,
                         .pack_rne = rne};
         TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kh));
@@ -244,7 +256,7 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
             .label = "gauss.h",
             .use = {{.image = src}, {.image = tmp, .write = true}},
             .push = &push,
-            .groups = {vkfx_groups(h, 16), vkfx_groups(w, 32 * MMA_SEG), 1},
+            .groups = {vkfx_groups(h, 16), vkfx_groups(w, 32 * seg), 1},
         };
         TRY(vkfx_graph_dispatch(g, &d));
         d.kernel = kv;
@@ -252,7 +264,7 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
         d.use[0] = (vkfx_use){.image = tmp};
         d.use[1] = (vkfx_use){.image = dst, .write = true};
         d.groups[0] = vkfx_groups(w, 16);
-        d.groups[1] = vkfx_groups(h, 32 * MMA_SEG);
+        d.groups[1] = vkfx_groups(h, 32 * seg);
         TRY(vkfx_graph_dispatch(g, &d));
         return VKFX_OK;
     }
