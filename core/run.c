@@ -289,10 +289,11 @@ static int run_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain 
 }
 
 /* Tiles start on multiples of these (x, y) so that the rolling sums of the
- * box kernels, whose runs start at fixed strides from the image origin (7
- * and 16 across, 8 and 16 down), add in the same order as in one piece, and
- * a tiled run gives the same bytes as an untiled one. */
-enum { ALIGN_X = 112, ALIGN_Y = 16 };
+ * box kernels, whose runs start at fixed strides from the image origin (7,
+ * 8 and 16 across, 6, 8 and 16 down), add in the same order as in one piece,
+ * and a tiled run gives the same bytes as an untiled one. ALIGN_X is the
+ * larger: the tile size leaves room for it on both axes. */
+enum { ALIGN_X = 112, ALIGN_Y = 48 };
 
 /* The most pixels one piece may have: the largest device-local heap must
  * hold at least three images in the internal format (the input and the two

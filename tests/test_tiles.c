@@ -82,6 +82,7 @@ Test(tiles, tiled_equals_untiled, .timeout = 600)
         "gauss:sigma=2",
         "gauss:sigma=6",
         "box:radius=1",
+        "box:radius=8",
         "box:radius=15",
         "box:radius=20",
         "box3:order=zorder",
@@ -107,14 +108,19 @@ Test(tiles, tiled_equals_untiled, .timeout = 600)
             /* Tiles of 256: several across and down at 333x217 for every chain. */
             failures += tiled_differs(in_path, inputs[i].name, inputs[i].ext, chains[c], "256");
         }
-        /* Tiles start on multiples of 112 across, where the rolling box sums (runs of 16 in
-         * the one-pass kernel, 7 in the row pass) start their runs as in the whole image.
-         * Tiles of 160 at radius 1 place starts on multiples of 56 that are not multiples of
-         * 16 if that alignment is wrong, and this 16-bit input then shows it. */
+        /* Tiles start on multiples of 112 across, where the rolling box sums (runs of 8 or
+         * 16 in the one-pass kernel, 7 in the row pass) start their runs as in the whole
+         * image. Tiles of 160 at radius 1 place starts on multiples of 56 that are not
+         * multiples of 16 if that alignment is wrong, and this 16-bit input then shows it. */
         if (inputs[i].sample == VKFX_SAMPLE_U16)
             failures +=
                 tiled_differs(in_path, inputs[i].name, inputs[i].ext, "box:radius=1", "160");
     }
+    /* And on multiples of 48 down, where the one-pass box's runs down a column start (every
+     * 6 rows at radius 8): half-float output of a photo, whose rolling sums round, shows a
+     * tile started anywhere else (with tiles started on multiples of 16 rows, it did). */
+    failures += tiled_differs(VKFX_SHARED_IMAGES "/astronaut.png", "astronaut.png", "exr",
+                              "box:radius=8", "200");
     tc_tmpdir_remove();
     cr_assert_eq(failures, 0, "%d tiled runs differ (above)", failures);
 }

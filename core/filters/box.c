@@ -67,14 +67,21 @@ static uint32_t row_shared_bytes(uint32_t run, uint32_t rows, uint32_t halo)
     return rows * (64 * run + 2 * halo) * 16;
 }
 
-/* The one-pass kernel (glsl/box_fused.comp, rgba16f only): 32 x FUSED_LY groups of 32 x
- * FUSED_LY*FUSED_PER outputs, each group keeping the row sums of its rows and R more on each
- * side (8 bytes a pixel) in shared memory. Its row phase reads 1 + 2R/FUSED_RUN texels a row
- * sum. On the H100 at rgba16f, 4096x4096, runs of 16 row sums per invocation against 8 and 32:
- * radius 1 0.132 ms against 0.156 and 0.164, radius 15 0.180 against 0.305 and 0.298; the two
- * passes take 0.409 ms at radius 32 (tests/bench/RESULTS.md). Tiled runs start their tiles on
- * multiples of the runs' strides (ALIGN_X in core/run.c). */
-enum { FUSED_MAX = 16, FUSED_PER = 8, FUSED_LY = 8, FUSED_RUN = 16 };
+/* The one-pass kernel (glsl/box_fused.comp, rgba16f only): 32 x LY groups of 32 x LY*PER
+ * outputs, each group keeping the row sums of its rows and R more on each side (8 bytes a
+ * pixel) in shared memory; each invocation of the row phase makes RUN row sums from 1 + 2R/RUN
+ * texel reads a sum, and of the column phase PER outputs down a column. The shape (PER, LY, RUN)
+ * is the fastest of six measured at each radius on the H100 at rgba16f, 4096x4096
+ * (tests/bench/RESULTS.md): 6, 8, 8 at radius 1 to 4 and 6 to 8 (radius 7 0.149 ms against
+ * 0.176, radius 8 0.162 against 0.176), 8, 8, 16 elsewhere (radius 15 0.181 ms; runs of 8 there
+ * 0.223, the shape 6, 8, 8 0.260); the two passes take 0.409 ms at radius 32. Tiled runs start
+ * their tiles on multiples of the runs' strides (ALIGN_X and ALIGN_Y in core/run.c). */
+enum { FUSED_MAX = 16 };
+static const uint32_t fused_shapes[FUSED_MAX + 1][3] = {
+    {8, 8, 16}, {6, 8, 8},  {6, 8, 8},  {6, 8, 8},  {6, 8, 8},  {8, 8, 16},
+    {6, 8, 8},  {6, 8, 8},  {6, 8, 8},  {8, 8, 16}, {8, 8, 16}, {8, 8, 16},
+    {8, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16},
+};
 
 static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                       vkfx_image *dst)
@@ -91,12 +98,14 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
         int32_t radius;
         float scale;
     } push = {{(int32_t)w, (int32_t)h}, p->radius, (float)(1.0 / (2.0 * p->radius + 1.0))};
+    const uint32_t *shape = fused_shapes[p->radius <= FUSED_MAX ? p->radius : 0];
+    const uint32_t fper = shape[0], fly = shape[1], frun = shape[2];
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && p->radius <= FUSED_MAX &&
-        (FUSED_LY * FUSED_PER + 2 * (uint32_t)p->radius) * 32 * 8 <=
+        (fly * fper + 2 * (uint32_t)p->radius) * 32 * 8 <=
             ctx->props.limits.maxComputeSharedMemorySize) {
-        vkfx_spec fs = {.local = {32, FUSED_LY, 1},
+        vkfx_spec fs = {.local = {32, fly, 1},
                         .nextra = 4,
-                        .extra = {(uint32_t)p->radius, FUSED_PER, FUSED_LY, FUSED_RUN},
+                        .extra = {(uint32_t)p->radius, fper, fly, frun},
                         .half_out = 1};
         TRY(vkfx_kernel_get(ctx, &box_fused_kernel, &fs, &kh));
         vkfx_dispatch d = {
@@ -104,7 +113,7 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
             .label = "box",
             .use = {{.image = src}, {.image = dst, .write = true}},
             .push = &push,
-            .groups = {vkfx_groups(w, 32), vkfx_groups(h, FUSED_LY * FUSED_PER), 1},
+            .groups = {vkfx_groups(w, 32), vkfx_groups(h, fly * fper), 1},
         };
         return vkfx_graph_dispatch(g, &d);
     }
