@@ -136,17 +136,19 @@ enum {
  * 4096x4096, it beats the two passes up to about radius 12 (sigma 2: 0.198 ms against 0.271; sigma
  * 4: 0.307 against 0.313); tests/bench/RESULTS.md. The shape (PER, LY, RUN: outputs down per
  * invocation, rows of 32 invocations, row results across per invocation) is the fastest of
- * three measured at each radius on the H100 (with the halves rounded by the device's
- * conversion, RESULTS.md): no rule in the timings, which jump between neighbouring radii (8, 8,
- * 16 at radius 5 0.152 ms, 6 0.182, 7 0.176). The shapes change which invocation makes which
- * output, not the taps an output adds or their order; the driver may still fuse multiplies and
- * adds differently for another shape (on the H100 some outputs at radius 2 and 3 differed).
- * The one shape of 512 invocations falls back to a shape of 256 on devices that take fewer a
- * group. */
+ * nine measured at each radius on the H100 (RESULTS.md): 6, 8, 8 at radius 1, 2, 4 and 6 to 8
+ * (sigma 2, radius 6: 0.150 ms, 0.166 with the shape before), 8, 8, 8 at radius 10, 8, 8,
+ * 16 elsewhere; no rule in the timings, which jump between neighbouring radii (6, 8, 8 at
+ * radius 2 0.128 ms, 3 0.144, 4 0.141). The shapes change which invocation makes which output,
+ * not the taps an output adds or their order; the driver may still fuse multiplies and adds
+ * differently for another shape (on the H100 some outputs differed by a half-precision step).
+ * Outputs down a column (6 or 8) divide ALIGN_Y and row results across (8 or 16) ALIGN_X in
+ * core/run.c, so tiles give the same bytes. A shape the device cannot run falls back to the
+ * first. */
 enum { FUSED_MAX = 10 };
 static const uint32_t fused_shapes[FUSED_MAX + 1][3] = {
-    {8, 8, 16}, {4, 16, 8}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16},
-    {6, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16},
+    {8, 8, 16}, {6, 8, 8}, {6, 8, 8}, {8, 8, 16}, {6, 8, 8}, {8, 8, 16},
+    {6, 8, 8},  {6, 8, 8}, {6, 8, 8}, {8, 8, 16}, {8, 8, 8},
 };
 
 int vkfx_gauss_default_radius(double sigma)
