@@ -143,8 +143,7 @@ enum {
  * not the taps an output adds or their order; the driver may still fuse multiplies and adds
  * differently for another shape (on the H100 some outputs differed by a half-precision step).
  * Outputs down a column (6 or 8) divide ALIGN_Y and row results across (8 or 16) ALIGN_X in
- * core/run.c, so tiles give the same bytes. A shape the device cannot run falls back to the
- * first. */
+ * core/run.c, so tiles give the same bytes. Every shape is a group of 256, as the box's. */
 enum { FUSED_MAX = 10 };
 static const uint32_t fused_shapes[FUSED_MAX + 1][3] = {
     {8, 8, 16}, {6, 8, 8}, {6, 8, 8}, {8, 8, 16}, {6, 8, 8}, {8, 8, 16},
@@ -209,11 +208,7 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     for (int k = 0; k <= radius && k < PUSH_TAPS; k++)
         push.w[k] = (float)(taps[k] / sum);
 
-    const VkPhysicalDeviceLimits *lim = &ctx->props.limits;
     const uint32_t *fshape = fused_shapes[radius <= FUSED_MAX ? radius : 0];
-    if (fshape[1] * 32 > lim->maxComputeWorkGroupInvocations ||
-        fshape[1] > lim->maxComputeWorkGroupSize[1])
-        fshape = fused_shapes[0];
     const uint32_t fper = fshape[0], fly = fshape[1], frun = fshape[2];
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && radius <= FUSED_MAX &&
         (fly * fper + 2 * (uint32_t)radius) * 32 * 8 <= limit) {
