@@ -12,7 +12,21 @@ const int ROWS = TH + 2 * R; // row results the tile needs
 const int SLOTS = 32 / RUN;  // invocations per row in the row phase
 const int ROWS_AT_ONCE = LY * 32 / SLOTS;
 
-shared uvec2 row_result[ROWS * 32];
+// How the row results lie in shared memory. Row by row (r * 32 + c), the 8-byte
+// stores of a subgroup in the row phase (rows side by side at the same column)
+// all fall on the same two of the 32 banks and go one by one. Column by column
+// (c * STRIDE + r, STRIDE odd) those stores fall on distinct banks, and so do
+// the column phase's reads (32 columns of one row); it takes one more row of
+// shared memory where ROWS is even.
+layout(constant_id = 9) const bool BY_COLUMN = false;
+const int STRIDE = ROWS | 1;
+
+shared uvec2 row_result[BY_COLUMN ? 32 * STRIDE : 32 * ROWS];
+
+int fused_index(int r, int c)
+{
+    return BY_COLUMN ? c * STRIDE + r : r * 32 + c;
+}
 
 // The row phase's invocation t makes the RUN row results from column
 // fused_slot(t) * RUN on of rows fused_row(t), + ROWS_AT_ONCE, ... The four
@@ -35,15 +49,15 @@ int fused_slot(int t)
 void fused_put(int r, int c, vec4 v)
 {
     vec4 h = PACK_RNE ? v : round_half(v); // packHalf2x16 rounds alike where PACK_RNE
-    row_result[r * 32 + c] = uvec2(packHalf2x16(h.xy), packHalf2x16(h.zw));
+    row_result[fused_index(r, c)] = uvec2(packHalf2x16(h.xy), packHalf2x16(h.zw));
 }
 
 // Row result i of this invocation's column window (i = 0 is R rows above
 // its first output).
 vec4 fused_get(int i)
 {
-    uvec2 p = row_result[(int(gl_LocalInvocationID.y) * PER + i) * 32 +
-                         int(gl_LocalInvocationID.x)];
+    uvec2 p = row_result[fused_index(int(gl_LocalInvocationID.y) * PER + i,
+                                     int(gl_LocalInvocationID.x))];
     return vec4(unpackHalf2x16(p.x), unpackHalf2x16(p.y));
 }
 

@@ -272,6 +272,38 @@ Test(box, radius15_everywhere, .timeout = 600)
     check_everywhere(&(th_case){"box:radius=15", ref_box_fn, &r, 16, 1});
 }
 
+/* Every radius of the one-pass kernel (glsl/box_fused.comp): each takes its own shape and
+ * flags from the table in core/filters/box.c. Random images whose sides are not multiples of
+ * the tiles, and a photo cut to 333x517. */
+Test(box, every_one_pass_radius, .timeout = 600)
+{
+    static const int radii[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    static const uint32_t dims[][2] = {{333, 517}, {97, 61}};
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels photo, cut;
+    cr_assert_eq(tc_load_shared(tc_shared_photos()[0], &photo), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_assert_eq(tc_fit(&photo, 333, 517, &cut), VKFX_OK);
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(radii) / sizeof(radii[0]); i++) {
+        char chain[32];
+        snprintf(chain, sizeof(chain), "box:radius=%d", radii[i]);
+        const th_case c = {chain, ref_box_fn, &radii[i], 16, 1};
+        for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
+            vkfx_pixels px;
+            tc_random_pixels(&px, dims[d][0], dims[d][1], 4, VKFX_SAMPLE_U8, 40 + i * 2 + d);
+            failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
+            vkfx_pixels_free(&px);
+        }
+        failures += !th_check(&g, &c, &cut, cut.channels, VKFX_SAMPLE_U8, tc_shared_photos()[0]);
+    }
+    vkfx_pixels_free(&cut);
+    vkfx_pixels_free(&photo);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
 Test(box, radius0_is_identity)
 {
     static const int r = 0;

@@ -1,5 +1,6 @@
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../error.h"
 #include "filters.h"
@@ -70,17 +71,37 @@ static uint32_t row_shared_bytes(uint32_t run, uint32_t rows, uint32_t halo)
 /* The one-pass kernel (glsl/box_fused.comp, rgba16f only): 32 x LY groups of 32 x LY*PER
  * outputs, each group keeping the row sums of its rows and R more on each side (8 bytes a
  * pixel) in shared memory; each invocation of the row phase makes RUN row sums from 1 + 2R/RUN
- * texel reads a sum, and of the column phase PER outputs down a column. The shape (PER, LY, RUN)
- * is the fastest of six measured at each radius on the H100 at rgba16f, 4096x4096
- * (tests/bench/RESULTS.md): 6, 8, 8 at radius 1 to 4 and 6 to 8 (radius 7 0.149 ms against
- * 0.176, radius 8 0.162 against 0.176), 8, 8, 16 elsewhere (radius 15 0.181 ms; runs of 8 there
- * 0.223, the shape 6, 8, 8 0.260); the two passes take 0.409 ms at radius 32. Tiled runs start
- * their tiles on multiples of the runs' strides (ALIGN_X and ALIGN_Y in core/run.c). */
+ * texel reads a sum, and of the column phase PER outputs down a column. By radius, the fastest
+ * of the shapes and flags measured on the H100 at rgba16f, 4096x4096 (tests/bench/RESULTS.md):
+ * row sums column by column in shared memory (BY_COLUMN) and rounded to halves by the device's
+ * conversion where it rounds to nearest (PACK_RNE), both faster together than either alone, except
+ * at radius 16, where the extra row BY_COLUMN takes would put the group past 24 KiB (one group
+ * to an SM instead of two); leaving texels read again (REREAD) at radius 9, 10 and 13. Tiled
+ * runs start their tiles on multiples of the runs' strides (ALIGN_X and ALIGN_Y in
+ * core/run.c). */
 enum { FUSED_MAX = 16 };
-static const uint32_t fused_shapes[FUSED_MAX + 1][3] = {
-    {8, 8, 16}, {6, 8, 8},  {6, 8, 8},  {6, 8, 8},  {6, 8, 8},  {8, 8, 16},
-    {6, 8, 8},  {6, 8, 8},  {6, 8, 8},  {8, 8, 16}, {8, 8, 16}, {8, 8, 16},
-    {8, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16}, {8, 8, 16},
+typedef struct fused_shape {
+    uint8_t per, ly, run; /* outputs down a column, group height, row sums along a row */
+    bool by_column, pack, reread;
+} fused_shape;
+static const fused_shape fused_shapes[FUSED_MAX + 1] = {
+    {8, 8, 16, true, true, false},   /* radius 0 */
+    {6, 8, 8, true, true, false},    /* radius 1 */
+    {8, 8, 16, true, true, false},   /* radius 2 */
+    {6, 8, 8, true, true, false},    /* radius 3 */
+    {6, 8, 8, true, true, false},    /* radius 4 */
+    {8, 8, 16, true, true, false},   /* radius 5 */
+    {8, 8, 16, true, true, false},   /* radius 6 */
+    {8, 8, 16, true, true, false},   /* radius 7 */
+    {8, 8, 16, true, true, false},   /* radius 8 */
+    {8, 8, 16, true, true, true},    /* radius 9 */
+    {8, 8, 16, true, true, true},    /* radius 10 */
+    {8, 8, 16, true, true, false},   /* radius 11 */
+    {8, 8, 16, true, true, false},   /* radius 12 */
+    {8, 8, 16, true, true, true},    /* radius 13 */
+    {8, 8, 16, true, true, false},   /* radius 14 */
+    {8, 8, 16, true, true, false},   /* radius 15 */
+    {8, 8, 16, false, false, false}, /* radius 16 */
 };
 
 static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -98,22 +119,28 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
         int32_t radius;
         float scale;
     } push = {{(int32_t)w, (int32_t)h}, p->radius, (float)(1.0 / (2.0 * p->radius + 1.0))};
-    const uint32_t *shape = fused_shapes[p->radius <= FUSED_MAX ? p->radius : 0];
-    const uint32_t fper = shape[0], fly = shape[1], frun = shape[2];
+    const fused_shape *shape = &fused_shapes[p->radius <= FUSED_MAX ? p->radius : 0];
+    /* Rows of row sums in shared memory: an odd number where they lie column by column. */
+    const uint32_t fused_rows = (uint32_t)shape->ly * shape->per + 2 * (uint32_t)p->radius;
+    const uint32_t stride = shape->by_column ? fused_rows | 1 : fused_rows;
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && p->radius <= FUSED_MAX &&
-        (fly * fper + 2 * (uint32_t)p->radius) * 32 * 8 <=
-            ctx->props.limits.maxComputeSharedMemorySize) {
-        vkfx_spec fs = {.local = {32, fly, 1},
-                        .nextra = 4,
-                        .extra = {(uint32_t)p->radius, fper, fly, frun},
-                        .half_out = 1};
+        stride * 32 * 8 <= ctx->props.limits.maxComputeSharedMemorySize) {
+        bool rne = false;
+        if (shape->pack)
+            TRY(vkfx_context_pack_rne(ctx, &rne));
+        vkfx_spec fs = {.local = {32, shape->ly, 1},
+                        .nextra = 6,
+                        .extra = {(uint32_t)p->radius, shape->per, shape->ly, shape->run,
+                                  shape->reread, shape->by_column},
+                        .half_out = 1,
+                        .pack_rne = rne};
         TRY(vkfx_kernel_get(ctx, &box_fused_kernel, &fs, &kh));
         vkfx_dispatch d = {
             .kernel = kh,
             .label = "box",
             .use = {{.image = src}, {.image = dst, .write = true}},
             .push = &push,
-            .groups = {vkfx_groups(w, 32), vkfx_groups(h, fly * fper), 1},
+            .groups = {vkfx_groups(w, 32), vkfx_groups(h, shape->ly * shape->per), 1},
         };
         return vkfx_graph_dispatch(g, &d);
     }
