@@ -290,10 +290,10 @@ static int run_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain 
 
 /* Tiles start on multiples of these (x, y) so that the rolling sums of the
  * box kernels, whose runs start at fixed strides from the image origin (7,
- * 8 and 16 across, 6, 8 and 16 down), add in the same order as in one piece,
- * and a tiled run gives the same bytes as an untiled one. ALIGN_X is the
- * larger: the tile size leaves room for it on both axes. */
-enum { ALIGN_X = 112, ALIGN_Y = 48 };
+ * 8 and 16 across; 8, 10, 12 and 16 down), add in the same order as in one
+ * piece, and a tiled run gives the same bytes as an untiled one. A tile is
+ * up to ALIGN - 1 pixels larger than its share on each axis. */
+enum { ALIGN_X = 112, ALIGN_Y = 240 };
 
 /* The most pixels one piece may have: the largest device-local heap must
  * hold at least three images in the internal format (the input and the two
@@ -378,18 +378,20 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                              f->passes_through || !f->reach ? "" : " (or on a map of its size)");
         reach += r;
     }
-    if (side <= 2 * reach + ALIGN_X)
+    if (side <= 2 * reach + ALIGN_Y)
         return vkfx_fail(VKFX_E_LIMIT,
                          "a %ux%u image runs in tiles of at most %u pixels a side on %s, and "
                          "this chain reaches %llu pixels around each one: too far for tiles",
                          in->width, in->height, side, ctx->props.deviceName,
                          (unsigned long long)reach);
-    uint32_t core = side - 2 * (uint32_t)reach - ALIGN_X;
+    /* The share of each tile, across and down. */
+    uint32_t core_x = side - 2 * (uint32_t)reach - ALIGN_X;
+    uint32_t core_y = side - 2 * (uint32_t)reach - ALIGN_Y;
     TRY(vkfx_pixels_alloc(out, in->width, in->height, out->channels, out->sample));
-    for (uint32_t cy = 0; cy < in->height; cy += core) {
-        for (uint32_t cx = 0; cx < in->width; cx += core) {
-            uint32_t cw = in->width - cx < core ? in->width - cx : core;
-            uint32_t ch = in->height - cy < core ? in->height - cy : core;
+    for (uint32_t cy = 0; cy < in->height; cy += core_y) {
+        for (uint32_t cx = 0; cx < in->width; cx += core_x) {
+            uint32_t cw = in->width - cx < core_x ? in->width - cx : core_x;
+            uint32_t ch = in->height - cy < core_y ? in->height - cy : core_y;
             uint32_t x0 = cx > reach ? (uint32_t)((cx - reach) / ALIGN_X * ALIGN_X) : 0;
             uint32_t y0 = cy > reach ? (uint32_t)((cy - reach) / ALIGN_Y * ALIGN_Y) : 0;
             uint32_t x1 = (uint32_t)(cx + cw + reach < in->width ? cx + cw + reach : in->width);

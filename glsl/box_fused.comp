@@ -17,9 +17,6 @@ layout(constant_id = 4) const int R = 1;
 layout(constant_id = 5) const int PER = 8;
 layout(constant_id = 6) const int LY = 8;  // equals the work-group height
 layout(constant_id = 7) const int RUN = 8; // divides 32
-// Set: the row phase reads each leaving texel again instead of keeping it
-// from the first window (fewer registers held, more reads of the cache).
-layout(constant_id = 8) const bool REREAD = false;
 #include "fusedtile.glsl"
 
 layout(binding = 0) uniform sampler2D src;
@@ -43,11 +40,8 @@ void main()
             sum += load_clamped(src, left + ivec2(i, 0), pc.size);
         fused_put(r, cx, sum * pc.scale);
         [[unroll]] for (int j = 1; j < RUN; j++) {
-            // zero is 0, from a push constant: the compiler cannot see that the read
-            // is the first window's.
-            const int zero = REREAD ? int(uint(pc.size.x) >> 31) : 0;
             sum += load_clamped(src, left + ivec2(j + 2 * R, 0), pc.size) -
-                   load_clamped(src, left + ivec2(j - 1 + zero, 0), pc.size);
+                   load_clamped(src, left + ivec2(j - 1, 0), pc.size);
             fused_put(r, cx + j, sum * pc.scale);
         }
     }

@@ -70,38 +70,34 @@ static uint32_t row_shared_bytes(uint32_t run, uint32_t rows, uint32_t halo)
 
 /* The one-pass kernel (glsl/box_fused.comp, rgba16f only): 32 x LY groups of 32 x LY*PER
  * outputs, each group keeping the row sums of its rows and R more on each side (8 bytes a
- * pixel) in shared memory; each invocation of the row phase makes RUN row sums from 1 + 2R/RUN
- * texel reads a sum, and of the column phase PER outputs down a column. By radius, the fastest
- * of the shapes and flags measured on the H100 at rgba16f, 4096x4096 (tests/bench/RESULTS.md):
- * row sums column by column in shared memory (BY_COLUMN) and rounded to halves by the device's
- * conversion where it rounds to nearest (PACK_RNE), both faster together than either alone, except
- * at radius 16, where the extra row BY_COLUMN takes would put the group past 24 KiB (one group
- * to an SM instead of two); leaving texels read again (REREAD) at radius 9, 10 and 13. Tiled
- * runs start their tiles on multiples of the runs' strides (ALIGN_X and ALIGN_Y in
- * core/run.c). */
+ * pixel) in shared memory, column by column (BY_COLUMN), rounded to halves by the device's
+ * conversion where it rounds to nearest (PACK_RNE): faster together than either alone. Each
+ * invocation of the row phase makes RUN row sums from 1 + 2R/RUN texel reads a sum, and of the
+ * column phase PER outputs down a column. The shape is the fastest measured at each radius on
+ * the H100 at rgba16f, 4096x4096 (tests/bench/RESULTS.md): mostly groups of 160 or 192
+ * invocations, whose row phase leaves fewer of them idle than groups of 256 do and where the
+ * compiler takes more registers (162 against 126 to 128); radius 15 0.160 ms against 0.175 in
+ * groups of 256. Tiled runs start their tiles on multiples of the runs' strides (ALIGN_X and
+ * ALIGN_Y in core/run.c). */
 enum { FUSED_MAX = 16 };
-typedef struct fused_shape {
-    uint8_t per, ly, run; /* outputs down a column, group height, row sums along a row */
-    bool by_column, pack, reread;
-} fused_shape;
-static const fused_shape fused_shapes[FUSED_MAX + 1] = {
-    {8, 8, 16, true, true, false},   /* radius 0 */
-    {6, 8, 8, true, true, false},    /* radius 1 */
-    {8, 8, 16, true, true, false},   /* radius 2 */
-    {6, 8, 8, true, true, false},    /* radius 3 */
-    {6, 8, 8, true, true, false},    /* radius 4 */
-    {8, 8, 16, true, true, false},   /* radius 5 */
-    {8, 8, 16, true, true, false},   /* radius 6 */
-    {8, 8, 16, true, true, false},   /* radius 7 */
-    {8, 8, 16, true, true, false},   /* radius 8 */
-    {8, 8, 16, true, true, true},    /* radius 9 */
-    {8, 8, 16, true, true, true},    /* radius 10 */
-    {8, 8, 16, true, true, false},   /* radius 11 */
-    {8, 8, 16, true, true, false},   /* radius 12 */
-    {8, 8, 16, true, true, true},    /* radius 13 */
-    {8, 8, 16, true, true, false},   /* radius 14 */
-    {8, 8, 16, true, true, false},   /* radius 15 */
-    {8, 8, 16, false, false, false}, /* radius 16 */
+static const uint8_t fused_shapes[FUSED_MAX + 1][3] = {
+    {8, 8, 16},  /* radius 0 */
+    {12, 5, 16}, /* radius 1 */
+    {12, 6, 16}, /* radius 2 */
+    {12, 6, 16}, /* radius 3 */
+    {12, 6, 16}, /* radius 4 */
+    {12, 5, 16}, /* radius 5 */
+    {10, 6, 16}, /* radius 6 */
+    {12, 6, 16}, /* radius 7 */
+    {12, 6, 16}, /* radius 8 */
+    {12, 6, 16}, /* radius 9 */
+    {12, 6, 16}, /* radius 10 */
+    {8, 8, 16},  /* radius 11 */
+    {8, 8, 16},  /* radius 12 */
+    {10, 6, 16}, /* radius 13 */
+    {10, 6, 16}, /* radius 14 */
+    {10, 6, 16}, /* radius 15 */
+    {10, 6, 16}, /* radius 16 */
 };
 
 static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -119,19 +115,18 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
         int32_t radius;
         float scale;
     } push = {{(int32_t)w, (int32_t)h}, p->radius, (float)(1.0 / (2.0 * p->radius + 1.0))};
-    const fused_shape *shape = &fused_shapes[p->radius <= FUSED_MAX ? p->radius : 0];
-    /* Rows of row sums in shared memory: an odd number where they lie column by column. */
-    const uint32_t fused_rows = (uint32_t)shape->ly * shape->per + 2 * (uint32_t)p->radius;
-    const uint32_t stride = shape->by_column ? fused_rows | 1 : fused_rows;
+    const uint8_t *shape = fused_shapes[p->radius <= FUSED_MAX ? p->radius : 0];
+    const uint32_t fper = shape[0], fly = shape[1], frun = shape[2];
+    /* Rows of row sums in shared memory, odd (glsl/fusedtile.glsl, BY_COLUMN). */
+    const uint32_t stride = (fly * fper + 2 * (uint32_t)p->radius) | 1;
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && p->radius <= FUSED_MAX &&
         stride * 32 * 8 <= ctx->props.limits.maxComputeSharedMemorySize) {
-        bool rne = false;
-        if (shape->pack)
-            TRY(vkfx_context_pack_rne(ctx, &rne));
-        vkfx_spec fs = {.local = {32, shape->ly, 1},
+        bool rne;
+        TRY(vkfx_context_pack_rne(ctx, &rne));
+        vkfx_spec fs = {.local = {32, fly, 1},
                         .nextra = 6,
-                        .extra = {(uint32_t)p->radius, shape->per, shape->ly, shape->run,
-                                  shape->reread, shape->by_column},
+                        /* constants 4-7, none at 8, BY_COLUMN at 9 */
+                        .extra = {(uint32_t)p->radius, fper, fly, frun, 0, 1},
                         .half_out = 1,
                         .pack_rne = rne};
         TRY(vkfx_kernel_get(ctx, &box_fused_kernel, &fs, &kh));
@@ -140,7 +135,7 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
             .label = "box",
             .use = {{.image = src}, {.image = dst, .write = true}},
             .push = &push,
-            .groups = {vkfx_groups(w, 32), vkfx_groups(h, shape->ly * shape->per), 1},
+            .groups = {vkfx_groups(w, 32), vkfx_groups(h, fly * fper), 1},
         };
         return vkfx_graph_dispatch(g, &d);
     }
