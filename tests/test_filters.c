@@ -115,6 +115,36 @@ static void check_small(const th_case *base)
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
 
+/* Each of the n cases on random images whose sides are not multiples of the one-pass
+ * kernels' tiles and on the first shared photo cut to 333x517; fails the test if any is out
+ * of tolerance. */
+static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
+{
+    static const uint32_t dims[][2] = {{333, 517}, {97, 61}};
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels photo, cut;
+    cr_assert_eq(tc_load_shared(tc_shared_photos()[0], &photo), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_assert_eq(tc_fit(&photo, 333, 517, &cut), VKFX_OK);
+    vkfx_pixels_free(&photo);
+    int failures = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
+            vkfx_pixels px;
+            tc_random_pixels(&px, dims[d][0], dims[d][1], 4, VKFX_SAMPLE_U8,
+                             seed + (unsigned)(i * 2 + d));
+            failures += !th_check(&g, &cases[i], &px, 4, VKFX_SAMPLE_U8, "random");
+            vkfx_pixels_free(&px);
+        }
+        failures +=
+            !th_check(&g, &cases[i], &cut, cut.channels, VKFX_SAMPLE_U8, tc_shared_photos()[0]);
+    }
+    vkfx_pixels_free(&cut);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
 Test(gauss, sigma3_everywhere, .timeout = 600)
 {
     static const gauss_arg a = {3.0, -1};
@@ -231,6 +261,23 @@ Test(gauss, rounding_by_conversion_matches_rounding_by_bits, .timeout = 300)
     th_gpu_close(&hw);
 }
 
+/* Every radius of the one-pass kernel (glsl/gauss_fused.comp), each with its own shape from
+ * the table in core/filters/gauss.c. */
+Test(gauss, every_one_pass_radius, .timeout = 600)
+{
+    static const gauss_arg args[] = {{2.0, 1}, {2.0, 2}, {2.0, 3}, {2.0, 4}, {2.0, 5},
+                                     {2.0, 6}, {2.0, 7}, {2.0, 8}, {3.0, 9}, {3.0, 10}};
+    enum { N = sizeof(args) / sizeof(args[0]) };
+    static char chains[N][48];
+    th_case cases[N];
+    for (size_t i = 0; i < N; i++) {
+        snprintf(chains[i], sizeof(chains[i]), "gauss:sigma=%g:radius=%d", args[i].sigma,
+                 args[i].radius);
+        cases[i] = (th_case){chains[i], ref_gauss_fn, &args[i], 16, 1};
+    }
+    check_odd_sizes(cases, N, 70);
+}
+
 Test(gauss, radius_larger_than_image)
 {
     static const gauss_arg a = {10.0, -1};
@@ -272,36 +319,19 @@ Test(box, radius15_everywhere, .timeout = 600)
     check_everywhere(&(th_case){"box:radius=15", ref_box_fn, &r, 16, 1});
 }
 
-/* Every radius of the one-pass kernel (glsl/box_fused.comp): each takes its own shape and
- * flags from the table in core/filters/box.c. Random images whose sides are not multiples of
- * the tiles, and a photo cut to 333x517. */
+/* Every radius of the one-pass kernel (glsl/box_fused.comp), each with its own shape from the
+ * table in core/filters/box.c. */
 Test(box, every_one_pass_radius, .timeout = 600)
 {
     static const int radii[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-    static const uint32_t dims[][2] = {{333, 517}, {97, 61}};
-    th_gpu g;
-    th_gpu_open(&g);
-    vkfx_pixels photo, cut;
-    cr_assert_eq(tc_load_shared(tc_shared_photos()[0], &photo), VKFX_OK, "%s",
-                 vkfx_error_message());
-    cr_assert_eq(tc_fit(&photo, 333, 517, &cut), VKFX_OK);
-    int failures = 0;
-    for (size_t i = 0; i < sizeof(radii) / sizeof(radii[0]); i++) {
-        char chain[32];
-        snprintf(chain, sizeof(chain), "box:radius=%d", radii[i]);
-        const th_case c = {chain, ref_box_fn, &radii[i], 16, 1};
-        for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
-            vkfx_pixels px;
-            tc_random_pixels(&px, dims[d][0], dims[d][1], 4, VKFX_SAMPLE_U8, 40 + i * 2 + d);
-            failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
-            vkfx_pixels_free(&px);
-        }
-        failures += !th_check(&g, &c, &cut, cut.channels, VKFX_SAMPLE_U8, tc_shared_photos()[0]);
+    enum { N = sizeof(radii) / sizeof(radii[0]) };
+    static char chains[N][32];
+    th_case cases[N];
+    for (size_t i = 0; i < N; i++) {
+        snprintf(chains[i], sizeof(chains[i]), "box:radius=%d", radii[i]);
+        cases[i] = (th_case){chains[i], ref_box_fn, &radii[i], 16, 1};
     }
-    vkfx_pixels_free(&cut);
-    vkfx_pixels_free(&photo);
-    th_gpu_close(&g);
-    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+    check_odd_sizes(cases, N, 40);
 }
 
 Test(box, radius0_is_identity)

@@ -136,18 +136,20 @@ enum {
  * 4096x4096, it beats the two passes up to about radius 12 (sigma 2: 0.198 ms against 0.271; sigma
  * 4: 0.307 against 0.313); tests/bench/RESULTS.md. The shape (PER, LY, RUN: outputs down per
  * invocation, rows of 32 invocations, row results across per invocation) is the fastest of
- * nine measured at each radius on the H100 (RESULTS.md): 6, 8, 8 at radius 1, 2, 4 and 6 to 8
- * (sigma 2, radius 6: 0.150 ms, 0.166 with the shape before), 8, 8, 8 at radius 10, 8, 8,
- * 16 elsewhere; no rule in the timings, which jump between neighbouring radii (6, 8, 8 at
- * radius 2 0.128 ms, 3 0.144, 4 0.141). The shapes change which invocation makes which output,
- * not the taps an output adds or their order; the driver may still fuse multiplies and adds
- * differently for another shape (on the H100 some outputs differed by a half-precision step).
- * Outputs down a column (6 or 8) divide ALIGN_Y and row results across (8 or 16) ALIGN_X in
- * core/run.c, so tiles give the same bytes. Every shape is a group of 256, as the box's. */
+ * nine measured at each radius on the H100 (RESULTS.md): 6, 8, 8 at radius 1, 2 and 6 to 8
+ * (sigma 2, radius 6: 0.150 ms, 0.166 with the shape before); groups of 192 (12 outputs down,
+ * 6 rows of invocations) with the row results column by column in shared memory (BY_COLUMN in
+ * glsl/fusedtile.glsl) at radius 3, 4, 5, 9 and 10 (radius 9: 0.185 ms against 0.205); 8, 8,
+ * 16 at radius 0. No rule in the timings, which jump between neighbouring radii. The shapes
+ * change which invocation makes which output, not the taps an output adds or their order; the
+ * driver may still fuse multiplies and adds differently for another shape (on the H100 some
+ * outputs differed by a half-precision step). Outputs down a column (6, 8 or 12) divide ALIGN_Y
+ * and row results across (8 or 16) ALIGN_X in core/run.c, so tiles give the same bytes. */
 enum { FUSED_MAX = 10 };
-static const uint32_t fused_shapes[FUSED_MAX + 1][3] = {
-    {8, 8, 16}, {6, 8, 8}, {6, 8, 8}, {8, 8, 16}, {6, 8, 8}, {8, 8, 16},
-    {6, 8, 8},  {6, 8, 8}, {6, 8, 8}, {8, 8, 16}, {8, 8, 8},
+/* PER, LY, RUN, BY_COLUMN by radius */
+static const uint32_t fused_shapes[FUSED_MAX + 1][4] = {
+    {8, 8, 16, 0}, {6, 8, 8, 0}, {6, 8, 8, 0}, {12, 6, 16, 1}, {12, 6, 16, 1}, {12, 6, 16, 1},
+    {6, 8, 8, 0},  {6, 8, 8, 0}, {6, 8, 8, 0}, {12, 6, 16, 1}, {12, 6, 8, 1},
 };
 
 int vkfx_gauss_default_radius(double sigma)
@@ -209,14 +211,16 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
         push.w[k] = (float)(taps[k] / sum);
 
     const uint32_t *fshape = fused_shapes[radius <= FUSED_MAX ? radius : 0];
-    const uint32_t fper = fshape[0], fly = fshape[1], frun = fshape[2];
+    const uint32_t fper = fshape[0], fly = fshape[1], frun = fshape[2], fcol = fshape[3];
+    /* Rows of row results in shared memory: odd where they lie column by column. */
+    const uint32_t frows = (fly * fper + 2 * (uint32_t)radius) | fcol;
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && radius <= FUSED_MAX &&
-        (fly * fper + 2 * (uint32_t)radius) * 32 * 8 <= limit) {
+        frows * 32 * 8 <= limit) {
         bool rne;
         TRY(vkfx_context_pack_rne(ctx, &rne));
         vkfx_spec fs = {.local = {32, fly, 1},
-                        .nextra = 5,
-                        .extra = {(uint32_t)radius, fper, fly, frun, w_push},
+                        .nextra = 6,
+                        .extra = {(uint32_t)radius, fper, fly, frun, w_push, fcol},
                         .half_out = 1,
                         .pack_rne = rne};
         TRY(vkfx_kernel_get(ctx, &gauss_fused_kernel, &fs, &kh));
