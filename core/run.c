@@ -293,7 +293,7 @@ static int run_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain 
  * 8 and 16 across; 8, 10, 12 and 16 down), add in the same order as in one
  * piece, and a tiled run gives the same bytes as an untiled one. A tile is
  * up to ALIGN - 1 pixels larger than its share on each axis. */
-enum { ALIGN_X = 112, ALIGN_Y = 240 };
+enum { ALIGN_X = 112, ALIGN_Y = 240, ALIGN_MOST = ALIGN_X > ALIGN_Y ? ALIGN_X : ALIGN_Y };
 
 /* The most pixels one piece may have: the largest device-local heap must
  * hold at least three images in the internal format (the input and the two
@@ -378,7 +378,7 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                              f->passes_through || !f->reach ? "" : " (or on a map of its size)");
         reach += r;
     }
-    if (side <= 2 * reach + ALIGN_Y)
+    if (side <= 2 * reach + ALIGN_MOST)
         return vkfx_fail(VKFX_E_LIMIT,
                          "a %ux%u image runs in tiles of at most %u pixels a side on %s, and "
                          "this chain reaches %llu pixels around each one: too far for tiles",
