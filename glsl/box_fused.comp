@@ -53,7 +53,7 @@ void main()
     vec4 sum = vec4(0.0);
     [[unroll]] for (int i = 0; i <= 2 * R; i++)
         sum += fused_get(i);
-    const uint zero = uint(pc.size.x) >> 31; // 0, opaque to the compiler (nearest_half)
+    const uint zero = opaque_zero_of(pc.size.x);
     imageStore(dst, first, to_stored_by(sum * pc.scale, zero));
     [[unroll]] for (int j = 1; j < PER; j++) {
         sum += fused_get(j + 2 * R) - fused_get(j - 1);

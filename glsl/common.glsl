@@ -31,9 +31,16 @@ vec4 to_stored(vec4 v)
 // instruction.
 layout(constant_id = 14) const bool PACK_RNE = false;
 
+// 0, from an image side in a push constant, which the compiler cannot know
+// (image sides stay far below 2^30): the zero nearest_half needs.
+uint opaque_zero_of(int side)
+{
+    return uint(side) >> 30;
+}
+
 // round_half(v), through packHalf2x16 where PACK_RNE. zero must be 0 and
 // come from something the compiler cannot see through, such as a push
-// constant: the NVIDIA driver folds unpackHalf2x16(packHalf2x16(v)) to v,
+// constant (opaque_zero_of): the NVIDIA driver folds unpackHalf2x16(packHalf2x16(v)) to v,
 // leaving the rounding to the image store, and the outputs of the H100 then
 // differed from round_half's.
 vec4 nearest_half(vec4 v, uint zero)

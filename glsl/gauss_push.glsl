@@ -15,11 +15,10 @@ layout(push_constant) uniform Push {
     float w[PUSH_TAPS]; // the weights w_0..w_R when W_PUSH
 } pc;
 
-// 0, which the compiler cannot know (image sides stay far below 2^30): see
-// nearest_half in common.glsl.
+// 0, which the compiler cannot know: see nearest_half in common.glsl.
 uint opaque_zero()
 {
-    return uint(pc.size.x) >> 30;
+    return opaque_zero_of(pc.size.x);
 }
 
 // The weight of the taps k pixels from the centre.
