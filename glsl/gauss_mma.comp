@@ -5,8 +5,9 @@
 //
 //   out[a][n] = sum_k W[a][k] in[k][n],
 //
-// a over 16 outputs along the axis, n = 4 * pixel + channel over 4 pixels across it, k over
-// the inputs from RA >= R before the first output (RA a multiple of 8, so that reads start on
+// a over 16 outputs along the axis, n over the 4 channels of 4 pixels across it (channels 0
+// and 1 of pixel p at n = 2p and 2p + 1, channels 2 and 3 at 2p + 8 and 2p + 9), k over the
+// inputs from RA >= R before the first output (RA a multiple of 8, so that reads start on
 // the 8 x 8 texel blocks the image is tiled in), W[a][k] = w(|k - RA - a|) within the radius.
 // W is the same for every such block of outputs: NK blocks of 16 x 16 weights, held in
 // registers for the whole group.
@@ -32,7 +33,6 @@
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #include "common.glsl"
 
@@ -47,7 +47,9 @@ const int RA = (R + 7) / 8 * 8;        // R up to a multiple of 8: lines read st
 const int NK = (16 + RA + R + 15) / 16; // blocks of 16 inputs per block of 16 outputs
 const int RING = NK + 1;               // the blocks a step reads
 const int LINE_U4 = ACROSS / 2 + 1;    // a line: 16 texels in 8 uvec4, +1 so that the 8 lines
-                                       // a matrix load reads at once hit distinct banks
+                                       // a matrix load reads at once hit distinct banks; per
+                                       // 4 pixels, the halves of channels 0-1 (one uint a
+                                       // pixel) and then those of channels 2-3, the order of n
 const int BLOCK_U4 = 16 * LINE_U4;
 const int NEW = 2 * 16 * ACROSS / T;   // texels each invocation brings per step
 const float SCALE = 16384.0;
@@ -94,28 +96,25 @@ vec4 fetch(int b, int k)
     return load_clamped(src, texel_of(line_of(b, k), across_of(k)), pc.size);
 }
 
-// Ring index of line l (from line0) and pixel p across: half p & 1 of the uvec4.
+// Ring index of the channels 0-1 of line l (from line0) at pixel p across: element p % 4 of
+// that uvec4; channels 2-3 in the next.
 int ring_index(int l, int p)
 {
-    return ((l / 16) % RING) * BLOCK_U4 + (l % 16) * LINE_U4 + p / 2;
+    return ((l / 16) % RING) * BLOCK_U4 + (l % 16) * LINE_U4 + (p / 4) * 2;
 }
 
 vec4 ring_texel(int l, int p)
 {
     int i = ring_index(l, p);
-    uvec2 h = (p & 1) == 0 ? ring[i].xy : ring[i].zw;
-    return vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y));
+    return vec4(unpackHalf2x16(ring[i][p % 4]), unpackHalf2x16(ring[i + 1][p % 4]));
 }
 
 // Returns whether v holds an infinity or a NaN.
 bool put(int b, int k, vec4 v)
 {
     const int p = across_of(k), i = ring_index(line_of(b, k), p);
-    uvec2 h = uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw));
-    if ((p & 1) == 0)
-        ring[i].xy = h;
-    else
-        ring[i].zw = h;
+    ring[i][p % 4] = packHalf2x16(v.xy);
+    ring[i + 1][p % 4] = packHalf2x16(v.zw);
     return any(isinf(v)) || any(isnan(v));
 }
 
@@ -192,9 +191,7 @@ void main()
     // and the next 16 in acc1; input block 2s + i feeds acc0 with weights i and acc1 with
     // weights i - 1. Invocation l stores pixel px across at along r0, r0 + 8 (acc0), r0 + 16
     // and r0 + 24 (acc1).
-    const int n0 = t / 32, r0 = lane / 4, q = lane % 4;
-    const int px = 4 * n0 + (q >> 1) + 2 * (q & 1);
-    const bool odd = (q & 1) != 0;
+    const int n0 = t / 32, r0 = lane / 4, px = 4 * n0 + lane % 4;
     for (int s = 0; s < steps; s++) {
         // Blocks 2s + NK - 1 and 2s + NK complete the ring for this step, where blocks
         // 2s - 2 and 2s - 1 were.
@@ -225,15 +222,11 @@ void main()
             if (NK == 3) { INPUT(3) MMA(1, 2) }
             if (NK == 4) { INPUT(4) MMA(1, 3) }
             if (NK == 5) { INPUT(5) MMA(1, 4) }
-            // Invocations l and l ^ 1 hold channels 0-1 and 2-3 of the same two pixels:
-            // each sends the other the pair of the pixel the other stores.
-#define TAKE(a, o) { \
-        vec4 e0 = vec4(acc##a[0], acc##a[1], acc##a[2], acc##a[3]) / SCALE; \
-        vec4 e1 = vec4(acc##a[4], acc##a[5], acc##a[6], acc##a[7]) / SCALE; \
-        vec4 got = subgroupShuffleXor(odd ? vec4(e0.xy, e1.xy) : vec4(e0.zw, e1.zw), 1u); \
-        out4[o] = odd ? vec4(got.xy, e0.zw) : vec4(e0.xy, got.xy); \
-        out4[o + 1] = odd ? vec4(got.zw, e1.zw) : vec4(e1.xy, got.zw); \
-    }
+            // By the order of n, elements 0-3 and 4-7 of an invocation are the 4 channels
+            // of its pixel at two places along.
+#define TAKE(a, o) \
+    out4[o] = vec4(acc##a[0], acc##a[1], acc##a[2], acc##a[3]) / SCALE; \
+    out4[o + 1] = vec4(acc##a[4], acc##a[5], acc##a[6], acc##a[7]) / SCALE;
             TAKE(0, 0) TAKE(1, 2)
         } else {
             // Multiply-adds over the window, only its taps, from the ring.

@@ -97,8 +97,10 @@ enum { MMA_MIN = 11 }; /* above the one-pass kernel's FUSED_MAX */
  * glsl/gauss_mma.comp: 3 up to radius 16, 4 up to 24, 5 up to 32), the fastest of 16, 24, 32,
  * 48 and 64 steps on the H100 at 4096x4096 for each (whole filter, ms: 24 steps at radius 15
  * 0.222 against 0.233 for 16; 32 at radius 24 0.254 against 0.259; 48 at radius 32 0.266
- * against 0.280; tests/bench/RESULTS.md). The step count changes which group makes which
- * output, not what an output adds. */
+ * against 0.280; with the ring in the order of the accumulators, the same choices: radius 13
+ * 0.214 against 0.224, 24 0.229 against 0.235, 32 0.257 against 0.262 for 24;
+ * tests/bench/RESULTS.md). The step count changes which group makes which output, not what an
+ * output adds. */
 static uint32_t mma_seg(int radius)
 {
     return radius <= 16 ? 24 : radius <= 24 ? 32 : 48;
