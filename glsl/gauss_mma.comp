@@ -51,7 +51,8 @@ const int LINE_U4 = ACROSS / 2 + 1;    // a line: 16 texels in 8 uvec4, +1 so th
                                        // 4 pixels, the halves of channels 0-1 (one uint a
                                        // pixel) and then those of channels 2-3, the order of n
 const int BLOCK_U4 = 16 * LINE_U4;
-const int NEW = 2 * 16 * ACROSS / T;   // texels each invocation brings per step
+const int NEW = 4;                     // texels each invocation brings per step: the 2 x 16
+                                       // lines of ACROSS = 16 pixels, 4 side by side
 const float SCALE = 16384.0;
 
 layout(binding = 0) uniform sampler2D src;
@@ -79,21 +80,22 @@ ivec2 texel_of(int line, int p)
     return ROWS ? ivec2(line0 + line, strip0 + p) : ivec2(strip0 + p, line0 + line);
 }
 
-// Texel k of this invocation among the 16 x ACROSS of the blocks from b on: a subgroup
-// reads two lines of 16 pixels.
-int line_of(int b, int k)
+// The texels this invocation brings from the two blocks from b on: pixels 4 (t % 4) to
+// 4 (t % 4) + 3 across on line t / 4, whose halves two uvec4 of the ring hold (one store
+// each instead of a 32-bit store per texel and pair of channels).
+int line_of(int b)
 {
-    return 16 * b + (int(gl_LocalInvocationIndex) + T * k) / ACROSS;
+    return 16 * b + int(gl_LocalInvocationIndex) / 4;
 }
 
 int across_of(int k)
 {
-    return (int(gl_LocalInvocationIndex) + T * k) % ACROSS;
+    return 4 * (int(gl_LocalInvocationIndex) % 4) + k;
 }
 
 vec4 fetch(int b, int k)
 {
-    return load_clamped(src, texel_of(line_of(b, k), across_of(k)), pc.size);
+    return load_clamped(src, texel_of(line_of(b), across_of(k)), pc.size);
 }
 
 // Ring index of the channels 0-1 of line l (from line0) at pixel p across: element p % 4 of
@@ -110,12 +112,17 @@ vec4 ring_texel(int l, int p)
 }
 
 // Returns whether v holds an infinity or a NaN.
-bool put(int b, int k, vec4 v)
+bool put(int b, vec4 v[NEW])
 {
-    const int p = across_of(k), i = ring_index(line_of(b, k), p);
-    ring[i][p % 4] = packHalf2x16(v.xy);
-    ring[i + 1][p % 4] = packHalf2x16(v.zw);
-    return any(isinf(v)) || any(isnan(v));
+    const int i = ring_index(line_of(b), across_of(0));
+    ring[i] = uvec4(packHalf2x16(v[0].xy), packHalf2x16(v[1].xy), packHalf2x16(v[2].xy),
+                    packHalf2x16(v[3].xy));
+    ring[i + 1] = uvec4(packHalf2x16(v[0].zw), packHalf2x16(v[1].zw), packHalf2x16(v[2].zw),
+                        packHalf2x16(v[3].zw));
+    bool bad = false;
+    [[unroll]] for (int k = 0; k < NEW; k++)
+        bad = bad || any(isinf(v[k])) || any(isnan(v[k]));
+    return bad;
 }
 
 void main()
@@ -182,9 +189,8 @@ void main()
         vec4 now[NEW] = queue;
         [[unroll]] for (int k = 0; k < NEW; k++)
             queue[k] = fetch(b + 2 < NK - 1 ? b + 2 : NK - 1, k);
-        [[unroll]] for (int k = 0; k < NEW; k++)
-            if (k < NEW / 2 || b + 1 < NK - 1)
-                bad = put(b, k, now[k]) || bad;
+        if (t < 64 || b + 1 < NK - 1) // lines of block b, or of b + 1 while before step 0's
+            bad = put(b, now) || bad;
     }
 
     // Per step, subgroup n0 makes pixels 4 n0 .. 4 n0 + 3 across, 16 outputs along in acc0
@@ -195,8 +201,7 @@ void main()
     for (int s = 0; s < steps; s++) {
         // Blocks 2s + NK - 1 and 2s + NK complete the ring for this step, where blocks
         // 2s - 2 and 2s - 1 were.
-        [[unroll]] for (int k = 0; k < NEW; k++)
-            bad = put(2 * s + NK - 1, k, queue[k]) || bad;
+        bad = put(2 * s + NK - 1, queue) || bad;
         if (bad)
             atomicOr(flags, 1u);
         bad = false;
