@@ -88,8 +88,8 @@ static const vkfx_kernel_desc gauss_col_kernel = {
 /* The matrix-unit passes (glsl/gauss_mma.comp, rgba16f, devices with VK_NV_cooperative_matrix):
  * groups of 128 walk mma_seg() steps of 32 outputs; their ring of input blocks takes at most
  * 13.8 KiB (radius 32), within the 16 KiB every device allows a group. On the H100 (4096x4096) they
- * beat the multiply-add passes at every radius the one-pass kernel leaves them (radius 11 0.243 ms
- * against 0.264, 24 0.284 against 0.357, 32 0.297 against 0.516): their cost hardly depends on the
+ * beat the multiply-add passes at every radius the one-pass kernel leaves them (radius 11 0.214 ms
+ * against 0.265, 24 0.219 against 0.358, 32 0.251 against 0.519): their cost hardly depends on the
  * radius (tests/bench/RESULTS.md). */
 enum { MMA_MIN = 11 }; /* above the one-pass kernel's FUSED_MAX */
 
