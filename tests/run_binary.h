@@ -14,10 +14,10 @@ typedef struct cli_run {
 } cli_run;
 
 typedef struct run_opts {
-    const char *cwd;        /* NULL: the test's own */
-    rlim_t fsize;           /* RLIMIT_FSIZE in bytes, with SIGXFSZ ignored; 0: unlimited */
-    const char *stdin_path; /* standard input from this file; NULL: /dev/null */
-    int interrupt_after_ms; /* > 0: send SIGINT once this long after the start */
+    const char *cwd;           /* NULL: the test's own */
+    rlim_t fsize;              /* RLIMIT_FSIZE in bytes, with SIGXFSZ ignored; 0: unlimited */
+    const char *stdin_path;    /* standard input from this file; NULL: /dev/null */
+    const char *interrupt_dir; /* SIGINT once this directory holds a name not starting '.' */
 } run_opts;
 
 /* Runs VKFX_BINARY with args (NULL-terminated, argv[1] on), capturing stdout
