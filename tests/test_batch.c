@@ -38,7 +38,8 @@ static char *slurp(const char *path, size_t *size)
 static void expect_same_as_single(const char *input, const char *chain, const char *got)
 {
     char want[1024];
-    snprintf(want, sizeof(want), "%s.single.png", got);
+    int n = snprintf(want, sizeof(want), "%s.single.png", got);
+    cr_assert(n > 0 && (size_t)n < sizeof(want), "path too long: %s.single.png", got);
     cli_run r;
     VKFX(&r, input, "-f", chain, "-o", want);
     cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
