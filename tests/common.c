@@ -46,7 +46,7 @@ void tc_random_pixels(vkfx_pixels *px, uint32_t w, uint32_t h, uint32_t channels
     }
 }
 
-const char *const *tc_shared_photos(void)
+const char *const *tc_photos(void)
 {
     static const char *const photos[] = {
         "astronaut.png",         "camera.png",          "chelsea.png", "coffee.png",

@@ -1,5 +1,5 @@
 /* Helpers every test shares: deterministic random images, the photos in the
- * shared image folder, crops to awkward sizes, and a sample-by-sample
+ * repository's images/ folder, crops to awkward sizes, and a sample-by-sample
  * comparison that names the worst pixel. No Criterion in here. */
 #ifndef VKFX_TESTS_COMMON_H
 #define VKFX_TESTS_COMMON_H
@@ -10,8 +10,8 @@
 
 #include "pixels.h"
 
-#ifndef VKFX_SHARED_IMAGES
-#define VKFX_SHARED_IMAGES "/work/shared/images"
+#ifndef VKFX_TEST_IMAGES
+#error "the build must define VKFX_TEST_IMAGES, the folder of the bundled photos (images/)"
 #endif
 
 /* A w x h image of channels samples of type s, every sample drawn from a
@@ -20,11 +20,11 @@
 void tc_random_pixels(vkfx_pixels *px, uint32_t w, uint32_t h, uint32_t channels, vkfx_sample s,
                       uint64_t seed);
 
-/* Loads VKFX_SHARED_IMAGES "/" name with vkfx_file_load (tests/common_files.c,
+/* Loads VKFX_TEST_IMAGES "/" name with vkfx_file_load (tests/common_files.c,
  * so that only tests that link core/fileio.c need it). */
-int tc_load_shared(const char *name, vkfx_pixels *out);
-/* NULL-terminated names of the colour and gray photos in VKFX_SHARED_IMAGES. */
-const char *const *tc_shared_photos(void);
+int tc_load_photo(const char *name, vkfx_pixels *out);
+/* NULL-terminated names of the colour and gray photos in VKFX_TEST_IMAGES. */
+const char *const *tc_photos(void);
 
 /* dst = the w x h region of src whose top left is (x, y); coordinates past
  * src's edges wrap around, so a small image is tiled to fill a large one.

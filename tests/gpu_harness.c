@@ -99,9 +99,9 @@ int th_check_small(th_gpu *g, const th_case *c)
 int th_check_photos(th_gpu *g, const th_case *c)
 {
     int failures = 0;
-    for (const char *const *name = tc_shared_photos(); *name; name++) {
+    for (const char *const *name = tc_photos(); *name; name++) {
         vkfx_pixels photo;
-        cr_assert_eq(tc_load_shared(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
+        cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
         failures += !th_check(g, c, &photo, photo.channels, VKFX_SAMPLE_U8, *name);
         vkfx_pixels_free(&photo);
     }

@@ -55,7 +55,7 @@ int th_check_small(th_gpu *g, const th_case *c);
  * (VKFX_E_USAGE) whose message contains part. */
 void th_expect_usage_error(th_gpu *g, const char *chain, const vkfx_pixels *in, const char *part);
 
-/* Runs th_check on every photo of tc_shared_photos at its own size, in its
+/* Runs th_check on every photo of tc_photos at its own size, in its
  * own channel layout, 8-bit output; returns how many were out of tolerance. */
 int th_check_photos(th_gpu *g, const th_case *c);
 

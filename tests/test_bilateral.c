@@ -71,9 +71,9 @@ Test(bilateral, photos, .timeout = 300)
     int failures = 0;
     for (int precision = 16; precision <= 32; precision += 16) {
         th_case c = {"bilateral:sigma_s=3:sigma_r=0.1", ref_bilateral_fn, &a, precision, 1};
-        for (const char *const *name = tc_shared_photos(); *name; name++) {
+        for (const char *const *name = tc_photos(); *name; name++) {
             vkfx_pixels photo, cut;
-            cr_assert_eq(tc_load_shared(*name, &photo), VKFX_OK, "%s: %s", *name,
+            cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK, "%s: %s", *name,
                          vkfx_error_message());
             uint32_t w = photo.width < 333 ? photo.width : 333;
             uint32_t h = photo.height < 517 ? photo.height : 517;

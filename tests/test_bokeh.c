@@ -149,7 +149,7 @@ Test(bokeh, photos)
     th_gpu_open(&g);
     int failures = 0;
     vkfx_pixels sky, ramp, bike, disp;
-    cr_assert_eq(tc_load_shared("hubble_deep_field.jpg", &sky), VKFX_OK, "%s",
+    cr_assert_eq(tc_load_photo("hubble_deep_field.jpg", &sky), VKFX_OK, "%s",
                  vkfx_error_message());
     cr_assert_eq(vkfx_pixels_alloc(&ramp, sky.width, sky.height, 1, VKFX_SAMPLE_U8), VKFX_OK);
     for (uint32_t y = 0; y < sky.height; y++)
@@ -173,14 +173,14 @@ Test(bokeh, photos)
     th_case c3 = {chain, ref_bokeh_fn, &oc, 16, 2};
     failures += !th_check(&g, &c3, &sky, 3, VKFX_SAMPLE_U8, "hubble, max=100");
 
-    cr_assert_eq(tc_load_shared("motorcycle_left.png", &bike), VKFX_OK);
-    cr_assert_eq(tc_load_shared("motorcycle_disparity16.png", &disp), VKFX_OK);
+    cr_assert_eq(tc_load_photo("motorcycle_left.png", &bike), VKFX_OK);
+    cr_assert_eq(tc_load_photo("motorcycle_disparity16.png", &disp), VKFX_OK);
     bokeh_case mc = {&disp, {0.7, 0.4, 12, true}, {0.6, 2.0, 6, 65536}, true};
     condition(&bike, &mc, 32);
     snprintf(chain, sizeof(chain),
              "bokeh:depth=%s/motorcycle_disparity16.png:kind=disparity:focus=0.7:range=0.4:"
              "maxcoc=12:threshold=0.6:gain=2:blades=6:base=satdof",
-             VKFX_SHARED_IMAGES);
+             VKFX_TEST_IMAGES);
     th_case c2 = {chain, ref_bokeh_fn, &mc, 32, 2};
     failures += !th_check(&g, &c2, &bike, 3, VKFX_SAMPLE_U8, "motorcycle");
     vkfx_pixels_free(&sky);
@@ -249,7 +249,7 @@ Test(bokeh, no_hot_spots_is_the_base_and_runs_repeat_and_energy_is_kept)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels sky, depth, a, b;
-    cr_assert_eq(tc_load_shared("hubble_deep_field.jpg", &sky), VKFX_OK);
+    cr_assert_eq(tc_load_photo("hubble_deep_field.jpg", &sky), VKFX_OK);
     tc_random_pixels(&depth, sky.width, sky.height, 1, VKFX_SAMPLE_U8, 5);
     save_map(&depth, "d.png");
     char chain[256], base[256];
@@ -307,7 +307,7 @@ Test(bokeh, overflow_is_reported)
     tc_random_pixels(&depth, 1000, 872, 1, VKFX_SAMPLE_U8, 6);
     save_map(&depth, "d.png");
     char input[512], chain[256];
-    snprintf(input, sizeof(input), "%s/hubble_deep_field.jpg", VKFX_SHARED_IMAGES);
+    snprintf(input, sizeof(input), "%s/hubble_deep_field.jpg", VKFX_TEST_IMAGES);
     for (int max = 0; max <= 10; max += 10) {
         snprintf(chain, sizeof(chain), "bokeh:depth=%s:threshold=0.3:max=%d", tc_tpath("d.png"),
                  max);

@@ -141,7 +141,7 @@ Test(box3, linear_equals_zorder_exactly, .timeout = 300)
             vkfx_pixels_free(&px);
         }
     vkfx_pixels photo;
-    cr_assert_eq(tc_load_shared("coffee.png", &photo), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert_eq(tc_load_photo("coffee.png", &photo), VKFX_OK, "%s", vkfx_error_message());
     failures += check_equal(&g, &photo, VKFX_SAMPLE_F32, 32, "coffee.png");
     failures += check_equal(&g, &photo, VKFX_SAMPLE_F32, 16, "coffee.png");
     vkfx_pixels_free(&photo);

@@ -118,15 +118,15 @@ Test(dof, motorcycle_disparity)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, disp;
-    cr_assert_eq(tc_load_shared("motorcycle_left.png", &photo), VKFX_OK, "%s",
+    cr_assert_eq(tc_load_photo("motorcycle_left.png", &photo), VKFX_OK, "%s",
                  vkfx_error_message());
-    cr_assert_eq(tc_load_shared("motorcycle_disparity16.png", &disp), VKFX_OK, "%s",
+    cr_assert_eq(tc_load_photo("motorcycle_disparity16.png", &disp), VKFX_OK, "%s",
                  vkfx_error_message());
     char chain[512];
     snprintf(chain, sizeof(chain),
              "dof:depth=%s/motorcycle_disparity16.png:kind=disparity:focus=0.75:range=0.4:"
              "maxcoc=12",
-             VKFX_SHARED_IMAGES);
+             VKFX_TEST_IMAGES);
     dof_case dc = {&disp, {0.75, 0.4, 12, true}, 1.0};
     int failures = 0;
     for (int precision = 16; precision <= 32; precision += 16) {

@@ -1,8 +1,8 @@
 /* Tests of core/fileio.c: exact PNG round trips at every depth and layout,
  * libpng expansions checked against files written here with libpng itself,
  * clean failures on truncated, corrupt and foreign input, atomic saves that
- * leave nothing behind when they fail, the stb formats, and the shared
- * photos. */
+ * leave nothing behind when they fail, the stb formats, and the
+ * bundled photos. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -24,8 +24,8 @@
 #include "pngwrite.h"
 #include "pixels.h"
 
-#ifndef VKFX_SHARED_IMAGES
-#error "the build must define VKFX_SHARED_IMAGES, the folder of the shared test photos"
+#ifndef VKFX_TEST_IMAGES
+#error "the build must define VKFX_TEST_IMAGES, the folder of the bundled photos (images/)"
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -1266,9 +1266,9 @@ Test(fileio, load_memory_matches_load)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The shared photos (sizes from their SOURCES.md) */
+/* The bundled photos (sizes from images/SOURCES.md) */
 
-Test(fileio, shared_photos)
+Test(fileio, bundled_photos)
 {
     const struct {
         const char *name;
@@ -1287,7 +1287,7 @@ Test(fileio, shared_photos)
     char p[512];
     for (size_t i = 0; i < sizeof(photos) / sizeof(photos[0]); i++) {
         vkfx_pixels px;
-        snprintf(p, sizeof(p), "%s/%s", VKFX_SHARED_IMAGES, photos[i].name);
+        snprintf(p, sizeof(p), "%s/%s", VKFX_TEST_IMAGES, photos[i].name);
         load_ok(p, &px);
         check_loaded_layout(&px, photos[i].w, photos[i].h, photos[i].c, photos[i].s,
                             photos[i].name);
@@ -1309,8 +1309,8 @@ Test(fileio, shared_photos)
     }
 
     /* Every image in the folder loads, not only the ones listed above. */
-    DIR *d = opendir(VKFX_SHARED_IMAGES);
-    cr_assert(d, "%s: %s", VKFX_SHARED_IMAGES, strerror(errno));
+    DIR *d = opendir(VKFX_TEST_IMAGES);
+    cr_assert(d, "%s: %s", VKFX_TEST_IMAGES, strerror(errno));
     struct dirent *e;
     int loaded = 0;
     while ((e = readdir(d))) {
@@ -1318,7 +1318,7 @@ Test(fileio, shared_photos)
         if (e->d_name[0] == '.' || !dot || !strcmp(dot, ".md"))
             continue;
         vkfx_pixels px;
-        snprintf(p, sizeof(p), "%s/%s", VKFX_SHARED_IMAGES, e->d_name);
+        snprintf(p, sizeof(p), "%s/%s", VKFX_TEST_IMAGES, e->d_name);
         load_ok(p, &px);
         cr_assert(px.width > 0 && px.height > 0);
         vkfx_pixels_free(&px);
@@ -1369,9 +1369,9 @@ Test(fileio, pixel_limit_checked_from_the_header)
     vkfx_pixels_free(&exr);
     vkfx_file_set_max_pixels(100);
     char jpeg[512];
-    snprintf(jpeg, sizeof(jpeg), "%s/rocket.jpg", VKFX_SHARED_IMAGES);
+    snprintf(jpeg, sizeof(jpeg), "%s/rocket.jpg", VKFX_TEST_IMAGES);
     char pngpath[512];
-    snprintf(pngpath, sizeof(pngpath), "%s/chelsea.png", VKFX_SHARED_IMAGES);
+    snprintf(pngpath, sizeof(pngpath), "%s/chelsea.png", VKFX_TEST_IMAGES);
     const char *more[] = {tc_tpath("e.exr"), jpeg, pngpath};
     for (int i = 0; i < 3; i++) {
         ret = vkfx_file_load(more[i], &px);

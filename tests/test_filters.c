@@ -89,9 +89,9 @@ static void check_everywhere(const th_case *base)
     }
     th_case c = *base;
     c.precision = 16;
-    for (const char *const *name = tc_shared_photos(); *name; name++) {
+    for (const char *const *name = tc_photos(); *name; name++) {
         vkfx_pixels photo;
-        cr_assert_eq(tc_load_shared(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
+        cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
         failures += !th_check(&g, &c, &photo, photo.channels, VKFX_SAMPLE_U8, *name);
         vkfx_pixels cut;
         for (size_t i = 0; i < NSIZES - 1; i++) {
@@ -124,7 +124,7 @@ static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, cut;
-    cr_assert_eq(tc_load_shared(tc_shared_photos()[0], &photo), VKFX_OK, "%s",
+    cr_assert_eq(tc_load_photo(tc_photos()[0], &photo), VKFX_OK, "%s",
                  vkfx_error_message());
     cr_assert_eq(tc_fit(&photo, 333, 517, &cut), VKFX_OK);
     vkfx_pixels_free(&photo);
@@ -138,7 +138,7 @@ static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
             vkfx_pixels_free(&px);
         }
         failures +=
-            !th_check(&g, &cases[i], &cut, cut.channels, VKFX_SAMPLE_U8, tc_shared_photos()[0]);
+            !th_check(&g, &cases[i], &cut, cut.channels, VKFX_SAMPLE_U8, tc_photos()[0]);
     }
     vkfx_pixels_free(&cut);
     th_gpu_close(&g);
@@ -173,7 +173,7 @@ Test(gauss, radius_13_and_18, .timeout = 300)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, cut, px;
-    cr_assert_eq(tc_load_shared("coffee.png", &photo), VKFX_OK);
+    cr_assert_eq(tc_load_photo("coffee.png", &photo), VKFX_OK);
     cr_assert_eq(tc_fit(&photo, 600, 200, &cut), VKFX_OK);
     tc_random_pixels(&px, 97, 41, 4, VKFX_SAMPLE_U8, 9);
     static const gauss_arg a = {4.3, -1}, b = {6.0, -1};
@@ -291,7 +291,7 @@ Test(gauss, radius_512_and_1500, .timeout = 600)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, cut;
-    cr_assert_eq(tc_load_shared("coffee.png", &photo), VKFX_OK);
+    cr_assert_eq(tc_load_photo("coffee.png", &photo), VKFX_OK);
     cr_assert_eq(tc_fit(&photo, 600, 200, &cut), VKFX_OK);
     static const gauss_arg a = {170.0, 512}, b = {40.0, 1500};
     int failures = !th_check(&g, &(th_case){"gauss:sigma=170:radius=512", ref_gauss_fn, &a, 16, 1},

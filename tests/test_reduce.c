@@ -244,9 +244,9 @@ Test(histogram, photos_exact, .timeout = 300)
     th_gpu g;
     th_gpu_open(&g);
     int failures = 0;
-    for (const char *const *name = tc_shared_photos(); *name; name++) {
+    for (const char *const *name = tc_photos(); *name; name++) {
         vkfx_pixels photo;
-        cr_assert_eq(tc_load_shared(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
+        cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
         for (int precision = 16; precision <= 32; precision += 16)
             failures += check_histogram(&g, &photo, precision, *name);
         vkfx_pixels_free(&photo);
@@ -378,9 +378,9 @@ Test(tonemap, key_and_white, .timeout = 300)
     static const tone_arg a = {0.5, 2.5};
     int failures = check_tonemap_all(&g, "tonemap:key=0.5:white=2.5", &a);
     th_case c = {"tonemap:key=0.5:white=2.5", ref_tonemap_fn, &a, 16, 1};
-    for (const char *const *name = tc_shared_photos(); *name; name++) {
+    for (const char *const *name = tc_photos(); *name; name++) {
         vkfx_pixels photo;
-        cr_assert_eq(tc_load_shared(*name, &photo), VKFX_OK);
+        cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK);
         failures += !th_check(&g, &c, &photo, photo.channels, VKFX_SAMPLE_U8, *name);
         vkfx_pixels_free(&photo);
     }

@@ -116,7 +116,7 @@ Test(ripple, photos, .timeout = 300)
     int failures = 0;
     for (size_t i = 0; i < 2; i++) {
         vkfx_pixels photo;
-        cr_assert_eq(tc_load_shared(names[i], &photo), VKFX_OK, "%s: %s", names[i],
+        cr_assert_eq(tc_load_photo(names[i], &photo), VKFX_OK, "%s: %s", names[i],
                      vkfx_error_message());
         failures += !th_check(&g,
                               &(th_case){"ripple:drops=12:seed=3:steps=120:speed=0.6:strength=30",

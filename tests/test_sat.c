@@ -331,9 +331,9 @@ Test(sat, satdof_motorcycle_disparity)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, disp;
-    cr_assert_eq(tc_load_shared("motorcycle_left.png", &photo), VKFX_OK, "%s",
+    cr_assert_eq(tc_load_photo("motorcycle_left.png", &photo), VKFX_OK, "%s",
                  vkfx_error_message());
-    cr_assert_eq(tc_load_shared("motorcycle_disparity16.png", &disp), VKFX_OK, "%s",
+    cr_assert_eq(tc_load_photo("motorcycle_disparity16.png", &disp), VKFX_OK, "%s",
                  vkfx_error_message());
     int failures = 0;
     ref_coc_params coc[] = {{0.5, 0.5, 16, true}, {0.3, 0.4, 24, true}};
@@ -341,7 +341,7 @@ Test(sat, satdof_motorcycle_disparity)
     for (size_t k = 0; k < 2; k++) {
         char chain[512];
         snprintf(chain, sizeof(chain), "satdof:depth=%s/motorcycle_disparity16.png%s",
-                 VKFX_SHARED_IMAGES, opts[k]);
+                 VKFX_TEST_IMAGES, opts[k]);
         ref_sat_params p = {.map = &disp, .coc = &coc[k]};
         assert_no_ties(&p, (size_t)disp.width * disp.height, chain);
         th_case c = {chain, ref_sat_fn, &p, k ? 32 : 16, 1};

@@ -120,7 +120,7 @@ Test(tiles, tiled_equals_untiled, .timeout = 600)
      * 10 rows at radius 15): half-float output of a photo, whose rolling sums round, shows a
      * tile started anywhere else (tiles of 400 started on multiples of 48 rows, one at 96,
      * and it did). */
-    failures += tiled_differs(VKFX_SHARED_IMAGES "/astronaut.png", "astronaut.png", "exr",
+    failures += tiled_differs(VKFX_TEST_IMAGES "/astronaut.png", "astronaut.png", "exr",
                               "box:radius=15", "400");
     tc_tmpdir_remove();
     cr_assert_eq(failures, 0, "%d tiled runs differ (above)", failures);

@@ -1,7 +1,9 @@
 """The batch benchmark of issue 7: 48 PNG photos at 1920x1080 through
 gauss:sigma=3 and back to PNG, vkfx against OpenCV in a thread pool
-(../shared/bench/peers_cpu.py: imread, GaussianBlur sigma 3 with
-BORDER_REPLICATE, imwrite at PNG level 6), in the same run on the same files.
+(PEERS_CPU_PY, a script that takes a folder of PNG files and an output
+folder, runs imread, GaussianBlur sigma 3 with BORDER_REPLICATE and imwrite at
+PNG level 6 in a thread pool, and prints its timings as JSON), in the same run
+on the same files; PHOTOS_DIR is images/ of this repository.
 
     python3 tests/bench/batch.py VKFX PEERS_CPU_PY PHOTOS_DIR WORK_DIR [RUNS]
 
