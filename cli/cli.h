@@ -38,5 +38,6 @@ typedef struct cli_batch_opts {
  * exit code. */
 int cli_batch(const cli_batch_opts *o, char **inputs, int ninputs);
 int cli_compare_main(int argc, char **argv);
+int cli_preview_main(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const char usage_text[] =
     "       vkfx INPUT... -f CHAIN (-o TEMPLATE | --outdir DIR) [options]\n"
     "       vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--json] [CHAIN...]\n"
     "       vkfx compare A B [--metric maxabs|psnr|ssim] [--tolerance X] [--diff DIFF.png]\n"
+    "       vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
     "       vkfx --filters | --help-filter NAME | --list-devices | --version | --help\n"
     "\n"
     "Runs a chain of image filters on the GPU (or on the software Vulkan device\n"
@@ -234,6 +235,8 @@ int main(int argc, char **argv)
         return cli_bench_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return cli_compare_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "preview") == 0)
+        return cli_preview_main(argc - 1, argv + 1);
 
     static const struct option longopts[] = {
         {"filter", required_argument, NULL, 'f'},
