@@ -206,7 +206,7 @@ static enum MHD_Result page(struct MHD_Connection *c, server *s)
     /* Nothing from elsewhere: the page is self-contained. */
     MHD_add_response_header(r, "Content-Security-Policy",
                             "default-src 'self'; script-src 'unsafe-inline'; "
-                            "style-src 'unsafe-inline'; img-src 'self' blob:");
+                            "style-src 'unsafe-inline'; img-src 'self' blob: data:");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
     enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
