@@ -97,12 +97,26 @@ static void render(vkfx_preview *p, const char *text, uint32_t width, vkfx_pixel
     vkfx_chain_free(chain);
 }
 
+/* A session on the motorcycle in a context with the validation layer. */
+static vkfx_preview *open_preview(th_gpu *g)
+{
+    th_gpu_open(g);
+    vkfx_preview *p = NULL;
+    cr_assert_eq(vkfx_preview_open(g->ctx, PHOTO, &p), VKFX_OK, "%s", vkfx_error_message());
+    return p;
+}
+
+/* Asserts the validation layer reported nothing, then frees. */
+static void close_preview(th_gpu *g, vkfx_preview *p)
+{
+    vkfx_preview_close(p);
+    th_gpu_close(g);
+}
+
 Test(preview, full_width_is_the_file_run)
 {
     th_gpu g;
-    th_gpu_open(&g);
-    vkfx_preview *p = NULL;
-    cr_assert_eq(vkfx_preview_open(g.ctx, PHOTO, &p), VKFX_OK, "%s", vkfx_error_message());
+    vkfx_preview *p = open_preview(&g);
     vkfx_pixels in = {0};
     cr_assert_eq(vkfx_file_load(PHOTO, &in), VKFX_OK);
     static const char *const chains[] = {DOF, "gauss:sigma=2"};
@@ -117,8 +131,7 @@ Test(preview, full_width_is_the_file_run)
         vkfx_pixels_free(&want);
     }
     vkfx_pixels_free(&in);
-    vkfx_preview_close(p);
-    th_gpu_close(&g);
+    close_preview(&g, p);
 }
 
 /* The map's first channel as a reference image (in every channel). */
@@ -133,9 +146,7 @@ static void map_image(const vkfx_pixels *map, ref_image *out)
 Test(preview, smaller_widths_are_the_area_average)
 {
     th_gpu g;
-    th_gpu_open(&g);
-    vkfx_preview *p = NULL;
-    cr_assert_eq(vkfx_preview_open(g.ctx, PHOTO, &p), VKFX_OK, "%s", vkfx_error_message());
+    vkfx_preview *p = open_preview(&g);
     vkfx_pixels in = {0}, map = {0};
     cr_assert_eq(vkfx_file_load(PHOTO, &in), VKFX_OK);
     cr_assert_eq(vkfx_file_load(DEPTH, &map), VKFX_OK);
@@ -186,16 +197,13 @@ Test(preview, smaller_widths_are_the_area_average)
     ref_image_free(&full_map);
     vkfx_pixels_free(&in);
     vkfx_pixels_free(&map);
-    vkfx_preview_close(p);
-    th_gpu_close(&g);
+    close_preview(&g, p);
 }
 
 Test(preview, focus_is_the_map_value_the_filter_reads)
 {
     th_gpu g;
-    th_gpu_open(&g);
-    vkfx_preview *p = NULL;
-    cr_assert_eq(vkfx_preview_open(g.ctx, PHOTO, &p), VKFX_OK, "%s", vkfx_error_message());
+    vkfx_preview *p = open_preview(&g);
     vkfx_pixels map = {0};
     cr_assert_eq(vkfx_file_load(DEPTH, &map), VKFX_OK);
     vkfx_chain *chain = parse("gauss," DOF ",satdof:depth=" DEPTH ":kind=depth");
@@ -219,6 +227,5 @@ Test(preview, focus_is_the_map_value_the_filter_reads)
     cr_expect_eq(vkfx_preview_focus(p, chain, 1, 741, 0, &has, &focus), VKFX_E_USAGE);
     vkfx_chain_free(chain);
     vkfx_pixels_free(&map);
-    vkfx_preview_close(p);
-    th_gpu_close(&g);
+    close_preview(&g, p);
 }
