@@ -82,6 +82,15 @@ typedef struct server {
     tjhandle jpeg;
 } server;
 
+/* ret, or a failure when the validation layer (VKFX_VALIDATE=1) reported
+ * anything since it stood at messages: as in a file run, any message fails. */
+static int checked(vkfx_context *ctx, unsigned messages, int ret)
+{
+    if (ret == VKFX_OK && vkfx_context_validation_messages(ctx) != messages)
+        return vkfx_fail(VKFX_E_VULKAN, "the validation layer reported a problem (above)");
+    return ret;
+}
+
 static double now_ms(void)
 {
     struct timespec ts;
@@ -278,7 +287,7 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
         fprintf(m.f, "null");
     fprintf(m.f, ",\"chain\":");
     cli_json_string(m.f, s->chain);
-    /* The map files the starting chain names (decoded once, at its first render). */
+    /* The map files the starting chain names (read once, at start). */
     fprintf(m.f, ",\"maps\":[");
     bool first = true;
     if (*s->chain && vkfx_chain_parse(s->chain, &chain) == VKFX_OK) {
@@ -354,9 +363,7 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     unsigned char *jpeg = NULL;
     unsigned long jpeg_size = 0;
     unsigned messages = vkfx_context_validation_messages(s->ctx);
-    ret = vkfx_preview_render(s->preview, chain, width, &px, &gpu_ms);
-    if (ret == VKFX_OK && vkfx_context_validation_messages(s->ctx) != messages)
-        ret = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported a problem (above)");
+    ret = checked(s->ctx, messages, vkfx_preview_render(s->preview, chain, width, &px, &gpu_ms));
     if (ret == VKFX_OK && tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB,
                                       &jpeg, &jpeg_size, TJSAMP_420, 90, 0) != 0)
         ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoding failed: %s", tjGetErrorStr2(s->jpeg));
@@ -435,9 +442,7 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
     pthread_mutex_lock(&s->gpu);
     double start = now_ms();
     unsigned messages = vkfx_context_validation_messages(s->ctx);
-    ret = vkfx_preview_save(s->preview, chain, s->output, &(vkfx_save_opts){0});
-    if (ret == VKFX_OK && vkfx_context_validation_messages(s->ctx) != messages)
-        ret = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported a problem (above)");
+    ret = checked(s->ctx, messages, vkfx_preview_save(s->preview, chain, s->output, NULL));
     double done = now_ms();
     pthread_mutex_unlock(&s->gpu);
     vkfx_chain_free(chain);
@@ -628,6 +633,16 @@ int cli_preview_main(int argc, char **argv)
         return preview_usage_error("one input only; '%s' is a second", argv[optind + 1]);
     s.input = argv[optind];
 
+    /* SIGINT and SIGTERM are taken by sigwait below: blocked from here, so
+     * that the server's threads inherit the mask and one that comes during
+     * start-up ends the server as soon as it stands. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
     int status = EXIT_OK;
     vkfx_context *ctx = NULL;
     vkfx_chain *chain = NULL;
@@ -635,7 +650,6 @@ int cli_preview_main(int argc, char **argv)
     int ret = VKFX_OK;
     if (*s.chain && (ret = vkfx_chain_parse(s.chain, &chain)) < 0)
         goto fail;
-    vkfx_chain_free(chain);
     if (s.output && (ret = check_output(s.output, s.input)) < 0)
         goto fail;
     if ((ret = make_token(s.token)) < 0)
@@ -650,15 +664,18 @@ int cli_preview_main(int argc, char **argv)
         ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoder: %s", tjGetErrorStr2(NULL));
         goto fail;
     }
-
-    /* SIGINT and SIGTERM are taken by sigwait below: blocked before the
-     * server's threads start, so that they inherit the mask. */
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    /* The starting chain once at full size before the page is served: its
+     * maps are read, its kernels built, and a mistake in it ends the
+     * command as it would end a file run. */
+    if (chain) {
+        vkfx_pixels first = {0};
+        double gpu_ms = 0;
+        unsigned messages = vkfx_context_validation_messages(ctx);
+        ret = checked(ctx, messages, vkfx_preview_render(s.preview, chain, 0, &first, &gpu_ms));
+        vkfx_pixels_free(&first);
+        if (ret < 0)
+            goto fail;
+    }
 
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -692,6 +709,7 @@ fail:
 done:
     if (d)
         MHD_stop_daemon(d);
+    vkfx_chain_free(chain);
     if (s.jpeg)
         tjDestroy(s.jpeg);
     vkfx_preview_close(s.preview);

@@ -269,6 +269,23 @@ def run(tmp):
     rc, err = s.stop(signal.SIGINT)
     check(rc == 0, 'SIGINT: exit status 0 (got %s; stderr %r)' % (rc, err))
 
+    # A connection left open does not hold the end up.
+    s = Server(IMAGE)
+    idle = http.client.HTTPConnection('127.0.0.1', s.port, timeout=60)
+    idle.connect()
+    rc, err = s.stop(signal.SIGTERM)
+    idle.close()
+    check(rc == 0, 'SIGTERM with an idle connection open: exit status 0 (got %s)' % rc)
+
+    # A starting chain whose map cannot be read ends it as the file run ends.
+    bad = 'dof:depth=%s/missing.png' % tmp
+    rc, line = cli_error_line(bad)
+    r = subprocess.run([VKFX, 'preview', IMAGE, '-f', bad, '--no-browser'], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == rc == 1 and r.stdout == '' and r.stderr.strip() == line,
+          'a missing map at start: exit %d with %r (got %d, %r)' % (rc, line, r.returncode,
+                                                                    r.stderr))
+
     # Start-up mistakes are usage errors before anything is served.
     for args, what in ((['preview'], 'no input'),
                        (['preview', IMAGE, '--port', '70000'], 'bad port'),
