@@ -1,5 +1,6 @@
-/* Plain C references of the filters in /work/shared/FILTERS.md, the yardstick
- * the GPU kernels are tested against: slow, obvious, double precision. */
+/* Plain C references of the filters as the project's filter contract
+ * (FILTERS.md) defines them, the yardstick the GPU kernels are tested
+ * against: slow, obvious, double precision. */
 #ifndef VKFX_TESTS_REF_H
 #define VKFX_TESTS_REF_H
 
