@@ -399,8 +399,7 @@ Test(ref_geometry, same_size)
 {
     ref_image in = {0}, out = {0};
     random_ref(&in, 13, 9, 3);
-    static const ref_resize_kind exact[] = {REF_RESIZE_LANCZOS3, REF_RESIZE_LINEAR,
-                                            REF_RESIZE_BOX};
+    static const ref_resize_kind exact[] = {REF_RESIZE_LANCZOS3, REF_RESIZE_LINEAR, REF_RESIZE_BOX};
     for (int k = 0; k < 3; k++) {
         cr_assert_eq(ref_resize(&in, 13, 9, exact[k], &out), 0);
         cr_expect_leq(max_diff(&in, &out), eps, "kernel %d", exact[k]);
@@ -443,10 +442,10 @@ Test(ref_geometry, shrink_and_grow_by_hand)
     for (uint32_t y = 0; y < 3; y++)
         for (uint32_t x = 0; x < 4; x++)
             for (int c = 0; c < 4; c++) {
-                double want = (ref_px(&in, 2 * x, 2 * y)[c] + ref_px(&in, 2 * x + 1, 2 * y)[c] +
-                               ref_px(&in, 2 * x, 2 * y + 1)[c] +
-                               ref_px(&in, 2 * x + 1, 2 * y + 1)[c]) /
-                              4;
+                double want =
+                    (ref_px(&in, 2 * x, 2 * y)[c] + ref_px(&in, 2 * x + 1, 2 * y)[c] +
+                     ref_px(&in, 2 * x, 2 * y + 1)[c] + ref_px(&in, 2 * x + 1, 2 * y + 1)[c]) /
+                    4;
                 cr_expect(fabs(ref_px(&out, x, y)[c] - want) < eps, "(%u, %u) %d", x, y, c);
             }
     ref_image_free(&out);
@@ -517,9 +516,8 @@ Test(ref_geometry, turns_mirrors_crops)
     ref_image_free(&b);
     for (int lr = 0; lr < 2; lr++) {
         cr_assert_eq(ref_flip(&in, lr, &a), 0);
-        cr_expect_eq(memcmp(ref_px(&a, lr ? 6 : 0, lr ? 0 : 3), ref_px(&in, 0, 0),
-                            sizeof(double) * 4),
-                     0);
+        cr_expect_eq(
+            memcmp(ref_px(&a, lr ? 6 : 0, lr ? 0 : 3), ref_px(&in, 0, 0), sizeof(double) * 4), 0);
         cr_assert_eq(ref_flip(&a, lr, &b), 0);
         cr_expect_leq(max_diff(&in, &b), 0.0);
         ref_image_free(&a);
@@ -554,10 +552,10 @@ Test(ref_geometry, unsharp)
     cr_assert_eq(ref_gauss(&in, 1.0, -1, &blur), 0);
     double b4 = ref_px(&blur, 4, 2)[0], b5 = ref_px(&blur, 5, 2)[0];
     cr_expect(b4 > 0.2 && b5 < 0.6);
-    expect_px(&out, 4, 2, 0.2 + 1.5 * (0.2 - b4), 0.2 + 1.5 * (0.2 - b4), 0.2 + 1.5 * (0.2 - b4),
-              1, eps);
-    expect_px(&out, 5, 2, 0.6 + 1.5 * (0.6 - b5), 0.6 + 1.5 * (0.6 - b5), 0.6 + 1.5 * (0.6 - b5),
-              1, eps);
+    expect_px(&out, 4, 2, 0.2 + 1.5 * (0.2 - b4), 0.2 + 1.5 * (0.2 - b4), 0.2 + 1.5 * (0.2 - b4), 1,
+              eps);
+    expect_px(&out, 5, 2, 0.6 + 1.5 * (0.6 - b5), 0.6 + 1.5 * (0.6 - b5), 0.6 + 1.5 * (0.6 - b5), 1,
+              eps);
     expect_px(&out, 0, 0, 0.2, 0.2, 0.2, 1, 1e-6);
     ref_image_free(&blur);
     ref_image_free(&out);
