@@ -8,7 +8,7 @@
  *   several widths, and dof with the map averaged the same way within 2
  *   (test_dof's budget);
  * - focus is the map's value under a pixel as the filter reads it (flipped
- *   for kind=disparity), for dof and satdof; a filter without a depth map
+ *   for kind=disparity), for dof, satdof and bokeh; a filter without a depth map
  *   has none.
  * Every run has the validation layer on. */
 #include <criterion/criterion.h>
@@ -206,7 +206,8 @@ Test(preview, focus_is_the_map_value_the_filter_reads)
     vkfx_preview *p = open_preview(&g);
     vkfx_pixels map = {0};
     cr_assert_eq(vkfx_file_load(DEPTH, &map), VKFX_OK);
-    vkfx_chain *chain = parse("gauss," DOF ",satdof:depth=" DEPTH ":kind=depth");
+    vkfx_chain *chain = parse("gauss," DOF ",satdof:depth=" DEPTH ":kind=depth,bokeh:depth=" DEPTH
+                              ":kind=disparity");
     static const uint32_t at[][2] = {{0, 0}, {370, 300}, {740, 499}, {100, 50}};
     for (size_t k = 0; k < 4; k++) {
         uint32_t x = at[k][0], y = at[k][1];
@@ -221,6 +222,9 @@ Test(preview, focus_is_the_map_value_the_filter_reads)
                   1.0f - z);
         cr_assert_eq(vkfx_preview_focus(p, chain, 2, x, y, &has, &focus), VKFX_OK);
         cr_expect(has && (float)focus == z, "satdof at (%u, %u): %.9g, want %.9g", x, y, focus, z);
+        cr_assert_eq(vkfx_preview_focus(p, chain, 3, x, y, &has, &focus), VKFX_OK);
+        cr_expect(has && (float)focus == 1.0f - z, "bokeh at (%u, %u): %.9g, want %.9g", x, y,
+                  focus, 1.0f - z);
     }
     bool has = false;
     double focus = 0;
