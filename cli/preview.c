@@ -72,6 +72,7 @@ typedef struct server {
     const char *input;
     const char *output; /* -o, or NULL */
     const char *chain;  /* -f, or "" */
+    vkfx_chain *start;  /* -f parsed, or NULL */
     char token[33];
     unsigned port;
     char host_ip[32], host_name[32]; /* the Host values accepted */
@@ -268,6 +269,14 @@ static void option_json(FILE *f, const vkfx_option *o)
     fprintf(f, "}");
 }
 
+/* The file an option of a parsed link names, or NULL (not a file option, or not given). */
+static const char *path_option(const vkfx_chain_link *l, const vkfx_option *o)
+{
+    if (o->type != VKFX_OPT_PATH)
+        return NULL;
+    return *(char *const *)((const char *)l->params + o->offset);
+}
+
 static enum MHD_Result info(struct MHD_Connection *c, server *s)
 {
     membuf m = {0};
@@ -294,8 +303,8 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
         for (size_t i = 0; i < chain->count; i++) {
             const vkfx_chain_link *l = &chain->links[i];
             for (const vkfx_option *o = l->filter->options; o && o->name; o++) {
-                const char *path = *(char *const *)((const char *)l->params + o->offset);
-                if (o->type != VKFX_OPT_PATH || !path)
+                const char *path = path_option(l, o);
+                if (!path)
                     continue;
                 fprintf(m.f, "%s{\"filter\":", first ? "" : ",");
                 cli_json_string(m.f, l->filter->name);
@@ -426,6 +435,39 @@ static enum MHD_Result focus(struct MHD_Connection *c, server *s)
     return send_stream(c, &m, "application/json");
 }
 
+/* Whether the starting chain names path as option o of filter f. */
+static bool named_at_start(const server *s, const vkfx_filter *f, const vkfx_option *o,
+                           const char *path)
+{
+    for (size_t i = 0; s->start && i < s->start->count; i++) {
+        const char *p = path_option(&s->start->links[i], o);
+        if (s->start->links[i].filter == f && p && strcmp(p, path) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Files a filter writes after its run (histogram's out and plot, from its
+ * finish hook) are written by Save only where the -f chain names them: the
+ * page never chooses a path that is written. */
+static int check_written_files(const server *s, const vkfx_chain *chain)
+{
+    for (size_t i = 0; i < chain->count; i++) {
+        const vkfx_chain_link *l = &chain->links[i];
+        if (!l->filter->finish)
+            continue;
+        for (const vkfx_option *o = l->filter->options; o && o->name; o++) {
+            const char *path = path_option(l, o);
+            if (path && !named_at_start(s, l->filter, o, path))
+                return vkfx_fail(VKFX_E_USAGE,
+                                 "%s: %s=%s: Save writes only the files that the -f chain of "
+                                 "vkfx preview names",
+                                 l->filter->name, o->name, path);
+        }
+    }
+    return VKFX_OK;
+}
+
 static enum MHD_Result save(struct MHD_Connection *c, server *s)
 {
     vkfx_chain *chain = NULL;
@@ -437,8 +479,12 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
         return send_text(c, MHD_HTTP_BAD_REQUEST,
                          "vkfx: no filter chain given (-f CHAIN; vkfx --filters lists them)\n");
     int ret = vkfx_chain_parse(text, &chain);
-    if (ret < 0)
+    if (ret == VKFX_OK)
+        ret = check_written_files(s, chain);
+    if (ret < 0) {
+        vkfx_chain_free(chain);
         return send_error(c, ret);
+    }
     pthread_mutex_lock(&s->gpu);
     double start = now_ms();
     unsigned messages = vkfx_context_validation_messages(s->ctx);
@@ -650,6 +696,7 @@ int cli_preview_main(int argc, char **argv)
     int ret = VKFX_OK;
     if (*s.chain && (ret = vkfx_chain_parse(s.chain, &chain)) < 0)
         goto fail;
+    s.start = chain;
     if (s.output && (ret = check_output(s.output, s.input)) < 0)
         goto fail;
     if ((ret = make_token(s.token)) < 0)

@@ -258,6 +258,10 @@ def run(tmp):
         check(not [n for n in os.listdir(tmp) if n.startswith('.')], 'no temporary left')
         st, _, body = s.request('POST', '/save', {'chain': 'gauss:sigma=0'})
         check(st == 400, 'save with a bad chain: 400')
+        written = os.path.join(tmp, 'counts.json')
+        st, _, body = s.request('POST', '/save', {'chain': 'histogram:out=' + written + ',' + chain})
+        check(st == 400 and b'Save writes only the files' in body and not os.path.exists(written),
+              'save refuses a file to write that the page named: %d %r' % (st, body))
     finally:
         rc, err = s.stop(signal.SIGTERM)
     check(rc == 0, 'SIGTERM: exit status 0 (got %s; stderr %r)' % (rc, err))
