@@ -14,6 +14,9 @@ import tempfile
 import threading
 import urllib.parse
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from png_plain import read_png  # noqa: E402
+
 VKFX, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 IMAGE = 'images/motorcycle_left.png'
 MAP = 'images/motorcycle_disparity16.png'
@@ -89,39 +92,10 @@ def cli_error_line(chain):
 
 
 def png_u16(path, x, y):
-    """Sample (x, y) of a 16-bit gray non-interlaced PNG, without a PNG library."""
-    import zlib
-    data = open(path, 'rb').read()
-    i, idat, w = 8, b'', 0
-    while i < len(data):
-        n, kind = struct.unpack('>I4s', data[i:i + 8])
-        body = data[i + 8:i + 8 + n]
-        if kind == b'IHDR':
-            w, _, depth, colour, _, _, interlace = struct.unpack('>IIBBBBB', body)
-            assert depth == 16 and colour == 0 and interlace == 0
-        elif kind == b'IDAT':
-            idat += body
-        i += 12 + n
-    raw = zlib.decompress(idat)
-    stride, bpp = 2 * w, 2
-    prev = bytearray(stride)
-    for row in range(y + 1):
-        f, line = raw[row * (stride + 1)], bytearray(raw[row * (stride + 1) + 1:(row + 1) * (stride + 1)])
-        for k in range(stride):
-            a = line[k - bpp] if k >= bpp else 0
-            b, c = prev[k], prev[k - bpp] if k >= bpp else 0
-            if f == 1:
-                line[k] = (line[k] + a) & 255
-            elif f == 2:
-                line[k] = (line[k] + b) & 255
-            elif f == 3:
-                line[k] = (line[k] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[k] = (line[k] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        prev = line
-    return struct.unpack('>H', bytes(prev[2 * x:2 * x + 2]))[0]
+    """Sample (x, y) of a 16-bit gray PNG."""
+    w, _, spp, bps, rows = read_png(path)
+    assert spp == 1 and bps == 2
+    return struct.unpack('>H', rows[y][2 * x:2 * x + 2])[0]
 
 
 def main():
