@@ -435,6 +435,13 @@ static enum MHD_Result focus(struct MHD_Connection *c, server *s)
     return send_stream(c, &m, "application/json");
 }
 
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 /* Whether the starting chain names path as option o of filter f. */
 static bool named_at_start(const server *s, const vkfx_filter *f, const vkfx_option *o,
                            const char *path)
@@ -447,18 +454,22 @@ static bool named_at_start(const server *s, const vkfx_filter *f, const vkfx_opt
     return false;
 }
 
-/* Files a filter writes after its run (histogram's out and plot, from its
- * finish hook) are written by Save only where the -f chain names them: the
- * page never chooses a path that is written. */
-static int check_written_files(const server *s, const vkfx_chain *chain)
+/* The files a save touches besides -o: a file the chain reads (a map) is
+ * never -o, and files a filter writes after its run (histogram's out and
+ * plot, from its finish hook) are written only where the -f chain names
+ * them: the page never chooses a path that is written. */
+static int check_save_paths(const server *s, const vkfx_chain *chain)
 {
     for (size_t i = 0; i < chain->count; i++) {
         const vkfx_chain_link *l = &chain->links[i];
-        if (!l->filter->finish)
-            continue;
         for (const vkfx_option *o = l->filter->options; o && o->name; o++) {
             const char *path = path_option(l, o);
-            if (path && !named_at_start(s, l->filter, o, path))
+            if (!path)
+                continue;
+            if (same_file(path, s->output))
+                return vkfx_fail(VKFX_E_USAGE, "%s: the output would overwrite %s=%s of %s",
+                                 s->output, o->name, path, l->filter->name);
+            if (l->filter->finish && !named_at_start(s, l->filter, o, path))
                 return vkfx_fail(VKFX_E_USAGE,
                                  "%s: %s=%s: Save writes only the files that the -f chain of "
                                  "vkfx preview names",
@@ -480,7 +491,7 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
                          "vkfx: no filter chain given (-f CHAIN; vkfx --filters lists them)\n");
     int ret = vkfx_chain_parse(text, &chain);
     if (ret == VKFX_OK)
-        ret = check_written_files(s, chain);
+        ret = check_save_paths(s, chain);
     if (ret < 0) {
         vkfx_chain_free(chain);
         return send_error(c, ret);
@@ -584,13 +595,6 @@ static pid_t open_browser(const char *url)
     }
     posix_spawn_file_actions_destroy(&fa);
     return pid;
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
 }
 
 static int preview_usage_error(const char *fmt, const char *arg_text)
@@ -698,6 +702,8 @@ int cli_preview_main(int argc, char **argv)
         goto fail;
     s.start = chain;
     if (s.output && (ret = check_output(s.output, s.input)) < 0)
+        goto fail;
+    if (s.output && chain && (ret = check_save_paths(&s, chain)) < 0)
         goto fail;
     if ((ret = make_token(s.token)) < 0)
         goto fail;

@@ -232,6 +232,11 @@ def run(tmp):
         check(not [n for n in os.listdir(tmp) if n.startswith('.')], 'no temporary left')
         st, _, body = s.request('POST', '/save', {'chain': 'gauss:sigma=0'})
         check(st == 400, 'save with a bad chain: 400')
+        shutil.copy(depth, saved)
+        st, _, body = s.request('POST', '/save', {'chain': chain.replace(depth, saved)})
+        check(st == 400 and b'would overwrite depth=' in body,
+              'save refuses to write over a map the chain reads: %d %r' % (st, body))
+        os.unlink(saved)
         written = os.path.join(tmp, 'counts.json')
         st, _, body = s.request('POST', '/save', {'chain': 'histogram:out=' + written + ',' + chain})
         check(st == 400 and b'Save writes only the files' in body and not os.path.exists(written),
@@ -268,7 +273,9 @@ def run(tmp):
     for args, what in ((['preview'], 'no input'),
                        (['preview', IMAGE, '--port', '70000'], 'bad port'),
                        (['preview', IMAGE, '-f', 'gauss:sigma=0'], 'bad chain'),
-                       (['preview', IMAGE, '-o', IMAGE], 'output over the input')):
+                       (['preview', IMAGE, '-o', IMAGE], 'output over the input'),
+                       (['preview', IMAGE, '-f', 'dof:depth=' + MAP, '-o', MAP],
+                        'output over the map')):
         r = subprocess.run([VKFX, *args, '--no-browser'], cwd=ROOT, capture_output=True,
                            text=True, timeout=120)
         check(r.returncode == 2 and r.stdout == '' and r.stderr.count('\n') <= 2,
