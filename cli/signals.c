@@ -72,8 +72,17 @@ int cli_signals_start(void)
 {
     static sigset_t set;
     sigemptyset(&set);
-    for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+    for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+        /* A signal ignored on entry stays ignored (nohup, a background job
+         * of a shell without job control): on Linux a blocked signal is
+         * never discarded, so it must stay out of the set. SIGPIPE is taken
+         * either way, so that a closed pipe is EPIPE. */
+        struct sigaction old;
+        if (stop_signals[i] != SIGPIPE && sigaction(stop_signals[i], NULL, &old) == 0 &&
+            old.sa_handler == SIG_IGN)
+            continue;
         sigaddset(&set, stop_signals[i]);
+    }
     /* Threads started later (codec threads, the Vulkan driver's) inherit
      * the mask, so only the watcher takes these signals. */
     pthread_sigmask(SIG_BLOCK, &set, NULL);

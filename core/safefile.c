@@ -370,6 +370,12 @@ int vkfx_safefile_commit(vkfx_safefile *s)
     /* With --no-clobber a file that appeared since the check is kept too. */
     rc = s->existed || !no_clobber ? rename(s->tmp, s->path)
                                    : renameat2(AT_FDCWD, s->tmp, AT_FDCWD, s->path, RENAME_NOREPLACE);
+    /* A file system without RENAME_NOREPLACE: link() refuses to replace too. */
+    if (rc != 0 && errno == EINVAL && !s->existed && no_clobber) {
+        rc = link(s->tmp, s->path);
+        if (rc == 0)
+            unlink(s->tmp);
+    }
     e = errno;
     if (rc == 0) {
         registry_remove(s);
