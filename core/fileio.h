@@ -1,7 +1,6 @@
 /* Reading and writing image files: PNG through libpng (8/16 bit, gray, gray+
  * alpha, RGB, RGBA, palette), other formats through stb_image and
- * stb_image_write. Writes are atomic: a temporary file beside the target is
- * renamed over it only once it is complete. */
+ * stb_image_write. Writes go through core/safefile.h. */
 #ifndef VKFX_FILEIO_H
 #define VKFX_FILEIO_H
 
@@ -28,6 +27,10 @@ typedef enum vkfx_file_format {
 #define VKFX_DEFAULT_MAX_PIXELS 268435456ull
 void vkfx_file_set_max_pixels(uint64_t n);
 uint64_t vkfx_file_max_pixels(void);
+/* The most bytes a file or stream is read to: 17 per pixel of the limit
+ * (four float samples a pixel and room for what files carry besides) and
+ * 1 MiB. Past it reading stops with VKFX_E_LIMIT. */
+uint64_t vkfx_file_max_bytes(void);
 /* VKFX_E_LIMIT naming the file, its declared size and the limit. */
 int vkfx_fail_pixels(const char *name, uint64_t w, uint64_t h);
 
@@ -52,6 +55,9 @@ int vkfx_file_load(const char *path, vkfx_pixels *out);
  * channel by name, an OpenEXR file without it its depth channel (see
  * vkfx_exr_load_channel_memory); other files load as vkfx_file_load does. */
 int vkfx_file_load_map(const char *spec, vkfx_pixels *out);
+/* The file a map spec reads in *path (malloc'd) and the channel it names
+ * (a pointer into spec) or NULL. */
+int vkfx_file_map_split(const char *spec, char **path, const char **channel);
 /* The depth channel of an OpenEXR file (depth=self); other files are
  * VKFX_E_USAGE. */
 int vkfx_file_load_depth_of(const char *path, vkfx_pixels *out);
@@ -68,9 +74,14 @@ void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sa
                              uint32_t *channels, vkfx_sample *sample);
 
 /* Encodes px (whose channels/sample must match vkfx_file_output_layout for
- * fmt) and writes it atomically to path. Fails with VKFX_E_IO if the
- * directory is missing or unwritable, leaving nothing behind. */
+ * fmt) and writes it to path through core/safefile.h: atomically for a
+ * regular file, straight through for a device or FIFO. A missing folder or
+ * a directory target is VKFX_E_USAGE; nothing is left behind on failure. */
 int vkfx_file_save(const char *path, vkfx_file_format fmt, const vkfx_pixels *px,
                    const vkfx_save_opts *opts);
+/* The same to an open descriptor (standard output), without a file on
+ * disk; name is for messages. On VKFX_E_IO errno holds the cause. */
+int vkfx_file_save_fd(int fd, const char *name, vkfx_file_format fmt, const vkfx_pixels *px,
+                      const vkfx_save_opts *opts);
 
 #endif

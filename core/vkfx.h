@@ -11,6 +11,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "pixels.h"
+#include "safefile.h"
 
 typedef struct vkfx_context vkfx_context;
 typedef struct vkfx_staging vkfx_staging;
