@@ -684,15 +684,10 @@ int cli_preview_main(int argc, char **argv)
         return preview_usage_error("one input only; '%s' is a second", argv[optind + 1]);
     s.input = argv[optind];
 
-    /* SIGINT and SIGTERM are taken by sigwait below: blocked from here, so
-     * that the server's threads inherit the mask and one that comes during
-     * start-up ends the server as soon as it stands. */
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    /* A stop signal (cli/signals.c) ends the server cleanly, exit 0: it is
+     * taken gracefully from here on, so one that comes during start-up ends
+     * the server as soon as it stands. */
+    cli_signals_graceful(true);
 
     int status = EXIT_OK;
     vkfx_context *ctx = NULL;
@@ -751,9 +746,7 @@ int cli_preview_main(int argc, char **argv)
     fflush(stdout);
     pid_t browser = no_browser ? 0 : open_browser(url);
 
-    int sig = 0;
-    while (sigwait(&stop, &sig) != 0)
-        ;
+    cli_signals_wait();
     if (browser > 0)
         waitpid(browser, NULL, WNOHANG);
     goto done;
