@@ -38,10 +38,14 @@ typedef enum job_state {
     JOB_DONE,
     JOB_FAILED,
     JOB_SKIPPED, /* interrupted before it ran */
+    JOB_EXISTS,  /* --skip-existing: its output is there already */
 } job_state;
 
 typedef struct job {
-    const char *input; /* a path, or "-" for standard input */
+    const cli_job_opts *opts; /* its line's */
+    size_t line;              /* in the job file; 0 on the command line */
+    size_t index;             /* its place in the whole plan, from 1 */
+    const char *input;        /* a path, or "-" for standard input */
     char *output;      /* a path, or "-" for standard output */
     char *chain_text;  /* the chain with this input's fields filled in */
     vkfx_chain *chain;
@@ -56,6 +60,7 @@ typedef struct job {
 
 typedef struct batch {
     const cli_batch_opts *o;
+    const char *source; /* the job file, or NULL */
     job *jobs;
     size_t n;
     pthread_mutex_t mu;
@@ -64,6 +69,7 @@ typedef struct batch {
     size_t in_flight;   /* jobs between the start of decoding and done */
     size_t limit;       /* at most this many in flight (memory) */
     size_t done, failed;
+    size_t existing; /* jobs not run: --skip-existing found their outputs */
     double t0;
     double last_progress;
     size_t progress_done; /* files done at the last progress line */
@@ -372,42 +378,61 @@ static int cmp_canon(const void *a, const void *b)
     return strcmp(**(char *const *const *)a, **(char *const *const *)b);
 }
 
-/* Plans every job and checks all that can be checked before any work:
- * chains, output names and formats, directories, outputs that would
- * overwrite an input or each other. Usage errors come back as
- * VKFX_E_USAGE. */
-static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, job **jobs_out,
-                size_t *n_out)
+/* Where a job comes from, for messages, in a job file: "jobs.txt:3: " as
+ * a prefix, else " (jobs.txt:3)"; nothing on the command line. */
+static void job_where(const char *source, const job *j, bool prefix, char *buf, size_t len)
 {
+    if (source && j->line)
+        snprintf(buf, len, prefix ? "%s:%zu: " : " (%s:%zu)", source, j->line);
+    else
+        buf[0] = 0;
+}
+
+typedef struct plan {
+    strv inputs; /* every input path; the jobs point into it */
+    job *jobs;
+    size_t n, cap;
+    const char *source; /* the job file, or NULL */
+} plan;
+
+static void jobs_free(job *jobs, size_t n)
+{
+    for (size_t i = 0; jobs && i < n; i++) {
+        free(jobs[i].output);
+        free(jobs[i].chain_text);
+        vkfx_chain_free(jobs[i].chain);
+        free(jobs[i].result.times);
+        vkfx_pixels_free(&jobs[i].in);
+        vkfx_pixels_free(&jobs[i].out);
+    }
+    free(jobs);
+}
+
+static void plan_free(plan *p)
+{
+    jobs_free(p->jobs, p->n);
+    strv_free(&p->inputs);
+}
+
+/* Plans the jobs of one line: its inputs (directories expanded), each
+ * job's output name, chain and format; what depends on one job alone is
+ * checked here, what depends on several in check_plan. */
+static int plan_line(plan *p, const cli_job_line *l)
+{
+    const cli_job_opts *o = &l->o;
     int ret = VKFX_OK;
-    job *jobs = NULL;
-    char **canon = NULL;
-    char ***order = NULL;
-    size_t stdin_count = 0;
-    for (int i = 0; i < nargs; i++) {
+    size_t first = p->inputs.n;
+    for (int i = 0; i < l->ninputs; i++) {
         struct stat st;
-        if (strcmp(args[i], "-") == 0) {
-            stdin_count++;
-            CHECK(strv_add(inputs, strdup(args[i])));
-        } else if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            CHECK(expand_dir(args[i], inputs));
-        } else {
-            CHECK(strv_add(inputs, strdup(args[i])));
-        }
+        if (strcmp(l->inputs[i], "-") != 0 && stat(l->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
+            CHECK(expand_dir(l->inputs[i], &p->inputs));
+        else
+            CHECK(strv_add(&p->inputs, strdup(l->inputs[i])));
     }
-    size_t n = inputs->n;
-    if (stdin_count > 1) {
-        ret = vkfx_fail(VKFX_E_USAGE, "standard input ('-') can be read only once");
-        goto fail;
-    }
+    size_t n = p->inputs.n - first;
     if (o->output && strcmp(o->output, "-") == 0 && n > 1) {
         ret =
             vkfx_fail(VKFX_E_USAGE, "-o - writes one image to standard output; got %zu inputs", n);
-        goto fail;
-    }
-    if (o->output && strcmp(o->output, "-") == 0 && o->json && strcmp(o->json, "-") == 0) {
-        ret =
-            vkfx_fail(VKFX_E_USAGE, "-o - and --json both want standard output; give --json=FILE");
         goto fail;
     }
     if (o->output && n > 1 && !strchr(o->output, '{')) {
@@ -417,17 +442,22 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
                         n, o->output);
         goto fail;
     }
-    jobs = calloc(n, sizeof(*jobs));
-    canon = calloc(n, sizeof(*canon));
-    order = calloc(n, sizeof(*order));
-    if (!jobs || !canon || !order) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-        goto fail;
+    if (p->n + n > p->cap) {
+        size_t cap = p->cap ? p->cap : 16;
+        while (cap < p->n + n)
+            cap *= 2;
+        job *jobs = realloc(p->jobs, cap * sizeof(*jobs));
+        if (!jobs) {
+            ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+            goto fail;
+        }
+        p->jobs = jobs;
+        p->cap = cap;
     }
     for (size_t i = 0; i < n; i++) {
-        job *j = &jobs[i];
+        job *j = &p->jobs[p->n++];
+        *j = (job){.input = p->inputs.v[first + i], .opts = o, .line = l->line, .index = p->n};
         fields f;
-        j->input = inputs->v[i];
         fields_of(j->input, i + 1, &f);
         if (o->outdir)
             CHECK(outdir_name(o->outdir, &f, &j->output));
@@ -454,20 +484,65 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
         }
         CHECK(vkfx_file_format_for_output(j->output, &j->fmt));
         CHECK(check_output_dir(j->output));
-        for (size_t k = 0; k < n; k++)
-            if (strcmp(inputs->v[k], "-") != 0 && same_file(inputs->v[k], j->output)) {
-                ret = vkfx_fail(VKFX_E_USAGE, "%s: the output would overwrite the input%s%s",
-                                j->output, k == i ? "" : " ", k == i ? "" : inputs->v[k]);
+    }
+fail:
+    if (ret < 0 && p->source)
+        vkfx_fail_context(ret, "%s:%zu", p->source, l->line);
+    return ret;
+}
+
+/* The checks over the whole plan, before any work: standard input read
+ * once, standard output written once, no output that overwrites an input
+ * (of any job) or another job's output. */
+static int check_plan(const plan *p, const cli_batch_opts *o)
+{
+    int ret = VKFX_OK;
+    size_t n = p->n, stdin_count = 0, stdout_count = 0;
+    char **canon = calloc(n ? n : 1, sizeof(*canon));
+    char ***order = calloc(n ? n : 1, sizeof(*order));
+    char where[PATH_MAX + 32], where2[PATH_MAX + 32];
+    if (!canon || !order) {
+        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < p->inputs.n; i++)
+        stdin_count += strcmp(p->inputs.v[i], "-") == 0;
+    if (stdin_count > 1) {
+        ret = vkfx_fail(VKFX_E_USAGE, "standard input ('-') can be read only once");
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const job *j = &p->jobs[i];
+        job_where(p->source, j, true, where, sizeof(where));
+        if (strcmp(j->output, "-") == 0) {
+            if (++stdout_count > 1) {
+                ret = vkfx_fail(VKFX_E_USAGE, "%sa second job writes to standard output ('-o -')",
+                                where);
+                goto fail;
+            }
+            if (o->json && strcmp(o->json, "-") == 0) {
+                ret = vkfx_fail(VKFX_E_USAGE,
+                                "%s-o - and --json both want standard output; give --json=FILE",
+                                where);
+                goto fail;
+            }
+            continue;
+        }
+        for (size_t k = 0; k < p->inputs.n; k++)
+            if (strcmp(p->inputs.v[k], "-") != 0 && same_file(p->inputs.v[k], j->output)) {
+                bool own = p->inputs.v[k] == j->input;
+                ret = vkfx_fail(VKFX_E_USAGE, "%s%s: the output would overwrite the input%s%s",
+                                where, j->output, own ? "" : " ", own ? "" : p->inputs.v[k]);
                 goto fail;
             }
         canon[i] = canonical_output(j->output);
         if (!canon[i]) {
-            ret = vkfx_fail(VKFX_E_IO, "%s: %s", j->output, strerror(errno));
+            ret = vkfx_fail(VKFX_E_IO, "%s%s: %s", where, j->output, strerror(errno));
             goto fail;
         }
         order[i] = &canon[i];
     }
-    /* Two inputs writing one file: sort the names and compare neighbours. */
+    /* Two jobs writing one file: sort the names and compare neighbours. */
     size_t nc = 0;
     for (size_t i = 0; i < n; i++)
         if (order[i])
@@ -476,35 +551,48 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
     for (size_t i = 1; i < nc; i++)
         if (strcmp(*order[i - 1], *order[i]) == 0) {
             size_t a = (size_t)(order[i - 1] - canon), b = (size_t)(order[i] - canon);
-            ret = vkfx_fail(VKFX_E_USAGE, "'%s' and '%s' would both be written to %s",
-                            jobs[a < b ? a : b].input, jobs[a < b ? b : a].input, jobs[a].output);
+            const job *ja = &p->jobs[a < b ? a : b], *jb = &p->jobs[a < b ? b : a];
+            job_where(p->source, ja, false, where, sizeof(where));
+            job_where(p->source, jb, false, where2, sizeof(where2));
+            ret = vkfx_fail(VKFX_E_USAGE, "'%s'%s and '%s'%s would both be written to %s",
+                            ja->input, where, jb->input, where2, ja->output);
             goto fail;
         }
-    *jobs_out = jobs;
-    *n_out = n;
-    jobs = NULL;
+    /* An input that another job writes, where it is not there yet to compare
+     * by identity: its name against the outputs' names. */
+    for (size_t i = 0; i < n && nc; i++) {
+        const job *j = &p->jobs[i];
+        char *name = strcmp(j->input, "-") == 0 ? NULL : canonical_output(j->input);
+        char **key = &name, ***hit = name ? bsearch(&key, order, nc, sizeof(*order), cmp_canon)
+                                          : NULL;
+        free(name);
+        if (hit) {
+            const job *w = &p->jobs[*hit - canon];
+            job_where(p->source, w, false, where, sizeof(where));
+            job_where(p->source, j, false, where2, sizeof(where2));
+            ret = vkfx_fail(VKFX_E_USAGE,
+                            "%s is written by one job%s and read by another%s: jobs run in no "
+                            "set order, so give them to two runs",
+                            w->output, where, where2);
+            goto fail;
+        }
+    }
 fail:
     for (size_t i = 0; canon && i < n; i++)
         free(canon[i]);
     free(canon);
     free(order);
-    if (jobs) {
-        for (size_t i = 0; i < n; i++) {
-            free(jobs[i].output);
-            free(jobs[i].chain_text);
-            vkfx_chain_free(jobs[i].chain);
-        }
-        free(jobs);
-    }
     return ret;
 }
 
 /* ---- the work ---- */
 
-static void job_fail(job *j, int status)
+static void job_fail(const batch *b, job *j, int status)
 {
+    char where[PATH_MAX + 32];
+    job_where(b->source, j, true, where, sizeof(where));
     j->status = status;
-    snprintf(j->error, sizeof(j->error), "%s", vkfx_error_message());
+    snprintf(j->error, sizeof(j->error), "%s%s", where, vkfx_error_message());
     j->state = JOB_FAILED;
 }
 
@@ -544,27 +632,31 @@ static void decode(batch *b, job *j)
 {
     int ret = strcmp(j->input, "-") == 0 ? vkfx_file_load_fd(STDIN_FILENO, "standard input", &j->in)
                                          : vkfx_file_load(j->input, &j->in);
-    (void)b;
     if (ret < 0)
-        job_fail(j, ret);
+        job_fail(b, j, ret);
 }
 
 static void encode(batch *b, job *j)
 {
-    int ret = strcmp(j->output, "-") == 0 ? write_stdout(j, &b->o->save)
-                                          : vkfx_file_save(j->output, j->fmt, &j->out, &b->o->save);
+    const vkfx_save_opts *save = &j->opts->save;
+    int ret = strcmp(j->output, "-") == 0 ? write_stdout(j, save)
+                                          : vkfx_file_save(j->output, j->fmt, &j->out, save);
     if (ret < 0)
-        job_fail(j, ret);
+        job_fail(b, j, ret);
     else
         j->state = JOB_DONE;
 }
 
 /* One JSON object on a line for a finished job (called with the lock held). */
-static void report_json(batch *b, size_t i)
+static void report_json(const batch *b, const job *j)
 {
-    const job *j = &b->jobs[i];
     FILE *f = b->json;
-    fprintf(f, "{\"index\": %zu, \"input\": ", i + 1);
+    fprintf(f, "{\"index\": %zu, ", j->index);
+    if (b->source)
+        fprintf(f, "\"line\": %zu, ", j->line);
+    if (b->o->shard_n)
+        fprintf(f, "\"shard\": \"%u/%u\", ", b->o->shard_k, b->o->shard_n);
+    fprintf(f, "\"input\": ");
     cli_json_string(f, j->input);
     fprintf(f, ", \"output\": ");
     cli_json_string(f, j->output);
@@ -583,7 +675,10 @@ static void report_json(batch *b, size_t i)
         fprintf(f, ": %llu", (unsigned long long)j->result.notes[t].value);
     }
     double wall = j->t_end > j->t_start ? (j->t_end - j->t_start) * 1e3 : 0;
-    const char *status = j->state == JOB_DONE ? "ok" : j->state == JOB_FAILED ? "error" : "skipped";
+    const char *status = j->state == JOB_DONE     ? "ok"
+                         : j->state == JOB_FAILED ? "error"
+                         : j->state == JOB_EXISTS ? "exists"
+                                                  : "skipped";
     fprintf(f, "}, \"wall_ms\": %.1f, \"status\": \"%s\", \"error\": ", wall, status);
     if (j->state == JOB_FAILED)
         cli_json_string(f, j->error);
@@ -629,7 +724,7 @@ static void finish_job(batch *b, size_t i)
         fprintf(stderr, "vkfx: %s\n", j->error);
     }
     if (b->json && j->state != JOB_SKIPPED)
-        report_json(b, i);
+        report_json(b, j);
     vkfx_pixels_free(&j->in);
     vkfx_pixels_free(&j->out);
     report_progress(b, false);
@@ -713,12 +808,12 @@ static void gpu_done(batch *b, size_t i, int ret)
     job *j = &b->jobs[i];
     if (ret < 0) {
         b->lost |= ret == VKFX_E_LOST;
-        job_fail(j, ret);
+        job_fail(b, j, ret);
         finish_job(b, i);
         return;
     }
-    if (b->o->run.timings && !b->json)
-        print_timings(j, b->n > 1);
+    if (b->o->timings && !b->json)
+        print_timings(j, b->n > 1 || b->source);
     j->in.width = j->out.width; /* kept for the report */
     j->in.height = j->out.height;
     j->state = JOB_ENCODED;
@@ -735,7 +830,7 @@ static int gpu_finish(batch *b, vkfx_context *ctx, size_t i, vkfx_pending *p, un
         ret = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
                         now - *messages);
     *messages = now;
-    if (ret < 0 && b->n > 1)
+    if (ret < 0 && (b->n > 1 || b->source))
         vkfx_fail_context(ret, "%s", j->input);
     return ret;
 }
@@ -773,13 +868,18 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
         pthread_mutex_unlock(&b->mu);
         if (next < b->n) {
             job *j = &b->jobs[next];
-            vkfx_run_opts run = b->o->run;
+            vkfx_run_opts run = {
+                .precision = j->opts->precision,
+                .linear = j->opts->linear,
+                /* GPU times per pass are measured for --timings and for --json. */
+                .timings = b->o->timings || b->json,
+            };
             run.premultiplied_out = j->fmt == VKFX_FILE_EXR;
             run.input_path = strcmp(j->input, "-") == 0 ? NULL : j->input;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
             start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
-            if (start_ret < 0 && b->n > 1)
+            if (start_ret < 0 && (b->n > 1 || b->source))
                 vkfx_fail_context(start_ret, "%s", j->input);
             if (start_ret == VKFX_OK)
                 vkfx_pixels_free(&j->in);
@@ -808,17 +908,82 @@ static int cpu_count(void)
     return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
-int cli_batch(const cli_batch_opts *o, char **args, int nargs)
+/* A job's place in the order shards are cut from: by output, then input,
+ * then line, so that every node that plans the same jobs agrees whatever
+ * order the shell expanded the arguments in. */
+static int cmp_shard_order(const void *pa, const void *pb)
+{
+    const job *a = *(const job *const *)pa, *b = *(const job *const *)pb;
+    int c = strcmp(a->output, b->output);
+    if (c == 0)
+        c = strcmp(a->input, b->input);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* Keeps, in plan order, this shard's jobs whose output is not there yet
+ * (with --skip-existing); the others are freed, those skipped for their
+ * output reported in the JSON. */
+static int select_jobs(batch *b, plan *p)
+{
+    const cli_batch_opts *o = b->o;
+    bool *keep = calloc(p->n ? p->n : 1, sizeof(*keep));
+    const job **sorted = calloc(p->n ? p->n : 1, sizeof(*sorted));
+    if (!keep || !sorted) {
+        free(keep);
+        free(sorted);
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    }
+    for (size_t i = 0; i < p->n; i++)
+        sorted[i] = &p->jobs[i];
+    qsort(sorted, p->n, sizeof(*sorted), cmp_shard_order);
+    for (size_t r = 0; r < p->n; r++)
+        keep[sorted[r] - p->jobs] = o->shard_n == 0 || r % o->shard_n == o->shard_k;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        job *j = &p->jobs[i];
+        struct stat st;
+        if (keep[i] && o->skip_existing && strcmp(j->output, "-") != 0 &&
+            stat(j->output, &st) == 0) {
+            j->state = JOB_EXISTS;
+            b->existing++;
+            if (b->json)
+                report_json(b, j);
+            keep[i] = false;
+        }
+        if (keep[i]) {
+            p->jobs[n++] = *j;
+            continue;
+        }
+        free(j->output);
+        free(j->chain_text);
+        vkfx_chain_free(j->chain);
+    }
+    p->n = n;
+    free(keep);
+    free(sorted);
+    return VKFX_OK;
+}
+
+int cli_batch(const cli_batch_opts *o, char **inputs, int ninputs)
+{
+    cli_job_line line = {.o = o->job, .inputs = inputs, .ninputs = ninputs};
+    return cli_batch_lines(o, &line, 1, NULL);
+}
+
+int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t nlines,
+                    const char *source)
 {
     int status = VKFX_OK;
-    strv inputs = {0};
-    batch b = {.o = o};
+    plan p = {.source = source};
+    batch b = {.o = o, .source = source};
     vkfx_context *ctx = NULL;
     vkfx_staging *staging = NULL;
     pthread_t *threads = NULL;
     int nthreads = 0;
     bool json_file = false;
-    if ((status = plan(o, args, nargs, &inputs, &b.jobs, &b.n)) < 0)
+    for (size_t i = 0; i < nlines && status == VKFX_OK; i++)
+        status = plan_line(&p, &lines[i]);
+    if (status < 0 || (status = check_plan(&p, o)) < 0)
         goto done;
     if (o->json) {
         json_file = strcmp(o->json, "-") != 0;
@@ -828,6 +993,12 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
             goto done;
         }
     }
+    if ((status = select_jobs(&b, &p)) < 0)
+        goto done;
+    b.jobs = p.jobs;
+    b.n = p.n;
+    if (b.n == 0)
+        goto done; /* another shard's jobs, or all written already: no GPU needed */
     if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0 ||
         (status = vkfx_staging_create(ctx, 0, &staging)) < 0)
         goto done;
@@ -838,7 +1009,7 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
 
-    int want = o->jobs > 0 ? o->jobs : cpu_count();
+    int want = o->threads > 0 ? o->threads : cpu_count();
     nthreads = (size_t)want < b.n ? want : (int)b.n;
     b.limit = (size_t)nthreads * 2 + 2;
     /* One file needs no progress line unless asked for. */
@@ -868,7 +1039,7 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
      * code (a usage error found while running is still exit 2); in a batch
      * any failure is exit 1. */
     if (status == VKFX_OK && b.failed)
-        status = b.n == 1 ? b.jobs[0].status : VKFX_E_IO;
+        status = b.n == 1 && !source ? b.jobs[0].status : VKFX_E_IO;
 done:
     if (status < 0 && !(b.failed && b.n))
         cli_print_error();
@@ -886,21 +1057,15 @@ done:
             written += b.jobs[i].state == JOB_DONE;
         fprintf(stderr, "vkfx: interrupted: %zu of %zu files written, no others\n", written, b.n);
     }
+    if (b.existing)
+        fprintf(stderr, "vkfx: --skip-existing: %zu output%s there already, not run again\n",
+                b.existing, b.existing == 1 ? " was" : "s were");
     if (json_file && b.json && fclose(b.json) != 0 && code == EXIT_OK) {
         fprintf(stderr, "vkfx: --json=%s: %s\n", o->json, strerror(errno));
         code = EXIT_PROCESSING;
     }
-    for (size_t i = 0; b.jobs && i < b.n; i++) {
-        free(b.jobs[i].output);
-        free(b.jobs[i].chain_text);
-        vkfx_chain_free(b.jobs[i].chain);
-        free(b.jobs[i].result.times);
-        vkfx_pixels_free(&b.jobs[i].in);
-        vkfx_pixels_free(&b.jobs[i].out);
-    }
-    free(b.jobs);
     free(threads);
-    strv_free(&inputs);
+    plan_free(&p);
     vkfx_staging_destroy(staging);
     if (code == EXIT_OK)
         vkfx_context_destroy(ctx);
