@@ -113,53 +113,23 @@ static bool is_image_name(const char *name)
     return false;
 }
 
-typedef struct strv {
-    char **v;
-    size_t n, cap;
-} strv;
-
-static int strv_add(strv *s, char *str)
-{
-    if (!str)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        char **v = realloc(s->v, cap * sizeof(*v));
-        if (!v) {
-            free(str);
-            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-        }
-        s->v = v;
-        s->cap = cap;
-    }
-    s->v[s->n++] = str;
-    return VKFX_OK;
-}
-
-static void strv_free(strv *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* A directory stands for the image files directly in it, sorted by name. */
-static int expand_dir(const char *dir, strv *out)
+static int expand_dir(const char *dir, cli_strv *out)
 {
     DIR *d = opendir(dir);
     if (!d)
         return vkfx_fail(VKFX_E_IO, "%s: %s", dir, strerror(errno));
-    strv names = {0};
+    cli_strv names = {0};
     int ret = VKFX_OK;
     struct dirent *e;
     while ((e = readdir(d)))
         if (e->d_name[0] != '.' && is_image_name(e->d_name) &&
-            (ret = strv_add(&names, strdup(e->d_name))) < 0)
+            (ret = cli_strv_add(&names, strdup(e->d_name))) < 0)
             break;
     closedir(d);
     if (ret < 0)
@@ -177,10 +147,10 @@ static int expand_dir(const char *dir, strv *out)
         char *p = malloc(len);
         if (p)
             snprintf(p, len, "%s%s%s", dir, slash ? "" : "/", names.v[i]);
-        ret = strv_add(out, p);
+        ret = cli_strv_add(out, p);
     }
 done:
-    strv_free(&names);
+    cli_strv_free(&names);
     return ret;
 }
 
@@ -389,7 +359,7 @@ static void job_where(const char *source, const job *j, bool prefix, char *buf, 
 }
 
 typedef struct plan {
-    strv inputs; /* every input path; the jobs point into it */
+    cli_strv inputs; /* every input path; the jobs point into it */
     job *jobs;
     size_t n, cap;
     const char *source; /* the job file, or NULL */
@@ -411,7 +381,7 @@ static void jobs_free(job *jobs, size_t n)
 static void plan_free(plan *p)
 {
     jobs_free(p->jobs, p->n);
-    strv_free(&p->inputs);
+    cli_strv_free(&p->inputs);
 }
 
 /* Plans the jobs of one line: its inputs (directories expanded), each
@@ -427,7 +397,7 @@ static int plan_line(plan *p, const cli_job_line *l)
         if (strcmp(l->inputs[i], "-") != 0 && stat(l->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
             CHECK(expand_dir(l->inputs[i], &p->inputs));
         else
-            CHECK(strv_add(&p->inputs, strdup(l->inputs[i])));
+            CHECK(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
     }
     size_t n = p->inputs.n - first;
     if (o->output && strcmp(o->output, "-") == 0 && n > 1) {

@@ -18,6 +18,16 @@ void cli_log(void *user, const char *message);
 bool cli_env_flag(const char *name);
 int cli_bench_main(int argc, char **argv);
 
+/* A growing array of strings that owns them. */
+typedef struct cli_strv {
+    char **v;
+    size_t n, cap;
+} cli_strv;
+/* Appends str, which the array then owns (and frees on failure); str NULL
+ * (a failed strdup) is out of memory. */
+int cli_strv_add(cli_strv *s, char *str);
+void cli_strv_free(cli_strv *s);
+
 /* text as a JSON string, escaped; bytes that are not UTF-8 become U+FFFD. */
 void cli_json_string(FILE *f, const char *text);
 

@@ -37,29 +37,6 @@ static const char run_usage[] =
     "--device D, --max-pixels N, --no-subgroup-ops, --shard K/N, --skip-existing\n"
     "(see vkfx --help).\n";
 
-typedef struct words {
-    char **v;
-    size_t n, cap;
-} words;
-
-static int words_add(words *w, char *s)
-{
-    if (!s)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 16;
-        char **v = realloc(w->v, cap * sizeof(*v));
-        if (!v) {
-            free(s);
-            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-        }
-        w->v = v;
-        w->cap = cap;
-    }
-    w->v[w->n++] = s;
-    return VKFX_OK;
-}
-
 /* The word being read: bytes, and whether anything (even '') began it. */
 typedef struct word {
     char *p;
@@ -84,14 +61,14 @@ static int word_put(word *w, char c)
 }
 
 /* Ends the current word, if one began, as the next word of the job. */
-static int word_end(word *w, words *job)
+static int word_end(word *w, cli_strv *job)
 {
     if (!w->started)
         return VKFX_OK;
     char *s = w->len ? strndup(w->p, w->len) : strdup("");
     w->len = 0;
     w->started = false;
-    return words_add(job, s);
+    return cli_strv_add(job, s);
 }
 
 static int not_expanded(char c)
@@ -106,7 +83,7 @@ static int not_expanded(char c)
 typedef struct job_file {
     cli_job_line *lines;
     size_t n, cap;
-    words *argvs; /* one per line: "vkfx" then its words */
+    cli_strv *argvs; /* one per line: "vkfx" then its words */
 } job_file;
 
 static void job_file_free(job_file *f)
@@ -121,7 +98,7 @@ static void job_file_free(job_file *f)
 }
 
 /* Reads one job's options (job is "vkfx" and its words) into a line. */
-static int add_job(job_file *f, words *job, size_t line, bool stdin_taken)
+static int add_job(job_file *f, cli_strv *job, size_t line, bool stdin_taken)
 {
     if (f->n == f->cap) {
         size_t cap = f->cap ? 2 * f->cap : 16;
@@ -129,7 +106,7 @@ static int add_job(job_file *f, words *job, size_t line, bool stdin_taken)
         if (!lines)
             return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
         f->lines = lines;
-        words *argvs = realloc(f->argvs, cap * sizeof(*argvs));
+        cli_strv *argvs = realloc(f->argvs, cap * sizeof(*argvs));
         if (!argvs)
             return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
         f->argvs = argvs;
@@ -137,9 +114,9 @@ static int add_job(job_file *f, words *job, size_t line, bool stdin_taken)
     }
     /* The line owns its words from here, also when its options are wrong. */
     f->argvs[f->n] = *job;
-    *job = (words){0};
+    *job = (cli_strv){0};
     cli_job_line *l = &f->lines[f->n++];
-    words *w = &f->argvs[f->n - 1];
+    cli_strv *w = &f->argvs[f->n - 1];
     cli_batch_opts o = {.job = {.precision = 16}};
     cli_info info;
     const char *info_arg = NULL;
@@ -160,11 +137,11 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
                       job_file *f)
 {
     int ret = VKFX_OK;
-    words job = {0};
+    cli_strv job = {0};
     word w = {0};
     size_t line = 1, job_line = 0, err_line = 0;
     size_t i = 0;
-    ret = words_add(&job, strdup("vkfx"));
+    ret = cli_strv_add(&job, strdup("vkfx"));
     while (ret == VKFX_OK && i <= len) {
         char c = i < len ? text[i] : '\n'; /* the last line may lack its newline */
         bool at_end = i == len;
@@ -175,7 +152,7 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
                 if (job.n > 1 && (ret = add_job(f, &job, job_line, stdin_taken)) < 0)
                     err_line = job_line; /* a job's options: the line it starts on */
                 if (ret == VKFX_OK && !job.v)
-                    ret = words_add(&job, strdup("vkfx"));
+                    ret = cli_strv_add(&job, strdup("vkfx"));
                 line++;
             }
             if (at_end)
