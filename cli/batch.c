@@ -56,6 +56,7 @@ typedef struct job {
     int status; /* the library's code when the job failed */
     char error[1024];
     double t_start, t_end; /* seconds, for wall time */
+    double decode_ms, encode_ms;
 } job;
 
 typedef struct batch {
@@ -600,8 +601,10 @@ static int write_stdout(const job *j, const vkfx_save_opts *save)
 
 static void decode(batch *b, job *j)
 {
+    double t = vkfx_now_ms();
     int ret = strcmp(j->input, "-") == 0 ? vkfx_file_load_fd(STDIN_FILENO, "standard input", &j->in)
                                          : vkfx_file_load(j->input, &j->in);
+    j->decode_ms = vkfx_now_ms() - t;
     if (ret < 0)
         job_fail(b, j, ret);
 }
@@ -609,8 +612,10 @@ static void decode(batch *b, job *j)
 static void encode(batch *b, job *j)
 {
     const vkfx_save_opts *save = &j->opts->save;
+    double t = vkfx_now_ms();
     int ret = strcmp(j->output, "-") == 0 ? write_stdout(j, save)
                                           : vkfx_file_save(j->output, j->fmt, &j->out, save);
+    j->encode_ms = vkfx_now_ms() - t;
     if (ret < 0)
         job_fail(b, j, ret);
     else
@@ -951,6 +956,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     pthread_t *threads = NULL;
     int nthreads = 0;
     bool json_file = false;
+    cli_wall wall = {0};
     for (size_t i = 0; i < nlines && status == VKFX_OK; i++)
         status = plan_line(&p, &lines[i]);
     if (status < 0 || (status = check_plan(&p, o)) < 0)
@@ -972,6 +978,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0 ||
         (status = vkfx_staging_create(ctx, 0, &staging)) < 0)
         goto done;
+    wall.ready_ms = cli_since_start_ms();
 
     struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
     sigemptyset(&sa.sa_mask);
@@ -1035,11 +1042,27 @@ done:
         code = EXIT_PROCESSING;
     }
     free(threads);
+    if (ctx)
+        vkfx_context_times_get(ctx, &wall.ctx);
+    for (size_t i = 0; i < b.n; i++) {
+        const job *j = &b.jobs[i];
+        wall.decode_ms += j->decode_ms;
+        wall.upload_ms += j->result.upload_ms;
+        wall.record_ms += j->result.record_ms;
+        wall.wait_ms += j->result.wait_ms;
+        wall.readback_ms += j->result.readback_ms;
+        wall.encode_ms += j->encode_ms;
+    }
+    wall.jobs = b.n;
     plan_free(&p);
+    double t = vkfx_now_ms();
     vkfx_staging_destroy(staging);
     if (code == EXIT_OK)
         vkfx_context_destroy(ctx);
     else
         vkfx_context_destroy_after_failure(ctx);
+    wall.exit_ms = vkfx_now_ms() - t;
+    if (o->timings && ctx)
+        cli_wall_print(&wall);
     return code;
 }

@@ -53,6 +53,7 @@ typedef struct cli_batch_opts {
     unsigned shard_k;   /* --shard K/N: run the jobs whose place in the sorted */
     unsigned shard_n;   /* plan is K modulo N; shard_n 0: all of them */
     bool skip_existing; /* --skip-existing: a job whose output exists is not run */
+    bool init_only;     /* --init-only: create the GPU context, then exit */
     vkfx_context_opts ctx;
 } cli_batch_opts;
 
@@ -101,6 +102,21 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
 /* Runs the chain over the inputs (files, directories, "-"); returns the
  * exit code. */
 int cli_batch(const cli_batch_opts *o, char **inputs, int ninputs);
+/* --timings' host wall-clock breakdown of a run (cli/timings.c). */
+typedef struct cli_wall {
+    vkfx_context_times ctx;
+    double ready_ms; /* from main to the device ready */
+    double decode_ms, upload_ms, record_ms, wait_ms, readback_ms, encode_ms; /* all jobs' */
+    double exit_ms;  /* closing the GPU context */
+    size_t jobs;
+} cli_wall;
+/* Milliseconds since the program's own code began (before main). */
+double cli_since_start_ms(void);
+/* The breakdown on stderr, one line a phase, ending with the total so far. */
+void cli_wall_print(const cli_wall *w);
+/* --init-only: the GPU context created and closed, the floor of every run. */
+int cli_init_only(const cli_batch_opts *o);
+
 /* vkfx run FILE|-: the job file's lines under one GPU context. */
 int cli_run_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);

@@ -63,7 +63,15 @@ static const char usage_text[] =
     "      --precision 16|32  internal format rgba16f (default) or rgba32f\n"
     "      --linear           treat 8/16-bit files as linear light: no sRGB decode\n"
     "                         on input, no encode on output\n"
-    "      --timings          GPU milliseconds per pass on stderr\n"
+    "      --timings          GPU milliseconds per pass on stderr, then the host's\n"
+    "                         wall clock: exec to main, start to device ready\n"
+    "                         (loader, instance, device), pipelines built, decode,\n"
+    "                         upload, record, GPU (waited for), read-back, encode,\n"
+    "                         exit (context closed) and the total; in a batch the\n"
+    "                         per-job phases are summed over the jobs\n"
+    "      --init-only        create the GPU context (instance, device, pipeline\n"
+    "                         cache) and exit: the floor under every run's start;\n"
+    "                         with --timings its breakdown\n"
     "      --device D         device index or name substring (see --list-devices)\n"
     "      --no-subgroup-ops  run the shared-memory variants of kernels that\n"
     "                         otherwise use subgroup arithmetic (for testing)\n"
@@ -245,9 +253,11 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return EXIT_OK;
     }
-    if (cli_check_job(&o.job, argc - first) < 0)
-        return usage_error("%s", vkfx_error_message());
     o.ctx.validate = cli_env_flag("VKFX_VALIDATE");
     o.ctx.log = cli_log;
+    if (o.init_only)
+        return cli_init_only(&o);
+    if (cli_check_job(&o.job, argc - first) < 0)
+        return usage_error("%s", vkfx_error_message());
     return cli_batch(&o, argv + first, argc - first);
 }

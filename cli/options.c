@@ -27,6 +27,7 @@ enum {
     OPT_FORMAT,
     OPT_SHARD,
     OPT_SKIP_EXISTING,
+    OPT_INIT_ONLY,
 };
 
 static const struct option longopts[] = {
@@ -51,6 +52,7 @@ static const struct option longopts[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
+    {"init-only", no_argument, NULL, OPT_INIT_ONLY},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -223,6 +225,9 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_SKIP_EXISTING:
             o->skip_existing = true;
+            break;
+        case OPT_INIT_ONLY:
+            o->init_only = true;
             break;
         case OPT_FILTERS:
             *info = CLI_INFO_FILTERS;

@@ -481,3 +481,58 @@ Test(shards, shards_then_resume, .timeout = 300)
     }
     run_free(&r);
 }
+
+/* ---- start-up ---- */
+
+/* The value of one --timings line ("vkfx: NAME   12.345 ms (wall...") or -1. */
+static double wall_line(const char *err, const char *name)
+{
+    char pat[64];
+    snprintf(pat, sizeof(pat), "vkfx: %s ", name);
+    for (const char *l = err; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        char line[256];
+        double ms;
+        size_t len = strcspn(l, "\n");
+        snprintf(line, sizeof(line), "%.*s", (int)len, l);
+        if (strncmp(line, pat, strlen(pat)) == 0 && strstr(line, "ms (wall") &&
+            sscanf(line + strlen(pat), "%lf", &ms) == 1)
+            return ms;
+    }
+    return -1;
+}
+
+TestSuite(startup, .init = setup, .fini = teardown);
+
+/* --init-only creates the GPU context and stops: no input needed, nothing
+ * written; --timings breaks a run's wall clock down by phase. */
+Test(startup, init_only_and_wall_timings, .timeout = 120)
+{
+    cli_run r;
+    HERE(&r, "--init-only", "--timings");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    double ready = wall_line(r.err, "start to ready"), total = wall_line(r.err, "total");
+    double instance = wall_line(r.err, "  instance"), device = wall_line(r.err, "  device");
+    cr_assert(instance > 0 && device > 0 && ready >= instance + device && total >= ready,
+              "%s", r.err);
+    cr_assert_eq(wall_line(r.err, "decode"), 0, "%s", r.err);
+    run_free(&r);
+    HERE(&r, "--init-only");
+    cr_assert(r.status == 0 && r.err[0] == 0 && r.out[0] == 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+
+    make_png("in/a.png", 40, 30, 9);
+    HERE(&r, "in/a.png", "-f", "gauss:sigma=1", "-o", "out/a.png", "--timings");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    static const char *const phases[] = {"pipelines", "decode", "upload", "GPU",
+                                         "read-back", "encode", "exit"};
+    double sum = wall_line(r.err, "start to ready");
+    for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+        double ms = wall_line(r.err, phases[i]);
+        cr_assert(ms > 0, "no time for %s: %s", phases[i], r.err);
+        sum += ms;
+    }
+    cr_assert(wall_line(r.err, "total") >= sum - 1, "the phases add up to more than the total: %s",
+              r.err);
+    cr_assert(strstr(r.err, "ms (GPU)"), "the GPU passes are still there: %s", r.err);
+    run_free(&r);
+}
