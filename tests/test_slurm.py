@@ -27,49 +27,16 @@ import sys
 import tempfile
 import time
 
+import photo_tiles
+
 CHAIN = "gauss:sigma=2"
 TASKS = 4
 IMAGES = 40
 BIG = 37  # this image is large: the cancelled task is still on it
-PHOTOS = ["astronaut.png", "camera.png", "chelsea.png", "coffee.png", "motorcycle_left.png",
-          "hubble_deep_field.jpg", "rocket.jpg"]
 
 
 class Failure(Exception):
     pass
-
-
-def read_bmp(path):
-    """Width, height and the rows top-down (3 bytes a pixel) of a 24-bit BMP."""
-    data = open(path, "rb").read()
-    offset, = struct.unpack_from("<I", data, 10)
-    w, h, _, bits = struct.unpack_from("<iiHH", data, 18)
-    if bits != 24:
-        raise Failure(f"{path}: {bits}-bit BMP, expected 24")
-    stride = (w * 3 + 3) & ~3
-    rows = [data[offset + (abs(h) - 1 - y) * stride:][:w * 3] for y in range(abs(h))]
-    return w, abs(h), rows if h > 0 else rows[::-1]
-
-
-def write_bmp(path, w, h, rows):
-    stride = (w * 3 + 3) & ~3
-    pad = b"\0" * (stride - w * 3)
-    body = b"".join(rows[y] + pad for y in range(h - 1, -1, -1))
-    header = struct.pack("<2sIHHI", b"BM", 54 + len(body), 0, 0, 54)
-    info = struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, len(body), 2835, 2835, 0, 0)
-    with open(path, "wb") as f:
-        f.write(header + info + body)
-
-
-def crop(photo, x, y, w, h):
-    """The w x h region at (x, y) of a photo, wrapping around its edges."""
-    pw, ph, rows = photo
-    out = []
-    for j in range(h):
-        row = rows[(y + j) % ph]
-        line = b"".join(row[((x + i) % pw) * 3:((x + i) % pw) * 3 + 3] for i in range(min(w, pw)))
-        out.append((line * (w // pw + 1))[:w * 3])
-    return out
 
 
 def run(cmd, **kw):
@@ -240,21 +207,13 @@ def main():
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache"))
     t0 = time.time()
     try:
-        # The inputs: each photo as BMP through vkfx, then 40 crops of them,
-        # one of them large.
+        # The inputs: 40 crops of the photos, one of them large.
         src, inp, ref = (os.path.join(work, d) for d in ("src", "in", "ref"))
-        for d in (src, inp, ref, os.path.join(work, "log")):
+        for d in (inp, ref, os.path.join(work, "log")):
             os.makedirs(d)
-        jobs = "".join(f"'{images}/{p}' -f box:radius=0 -o '{src}/{i}.bmp'\n"
-                       for i, p in enumerate(PHOTOS))
-        with open(os.path.join(work, "photos.jobs"), "w") as f:
-            f.write(jobs)
-        run([vkfx, "run", os.path.join(work, "photos.jobs")], env=env)
-        photos = [read_bmp(os.path.join(src, f"{i}.bmp")) for i in range(len(PHOTOS))]
-        for i in range(IMAGES):
-            w, h = (1600, 1200) if i == BIG else (96 + 8 * (i % 5), 64 + 8 * (i % 3))
-            write_bmp(os.path.join(inp, f"img{i:02d}.bmp"), w, h,
-                      crop(photos[i % len(photos)], 37 * i, 23 * i, w, h))
+        photo_tiles.make(vkfx, images, src, inp, IMAGES,
+                         lambda i: (1600, 1200) if i == BIG else (96 + 8 * (i % 5), 64 + 8 * (i % 3)),
+                         env)
         names = [f"img{i:02d}.png" for i in range(IMAGES)]
         # --shard cuts the plan sorted by output name: the big image is the
         # last of its task's, after several small ones.
