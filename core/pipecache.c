@@ -27,7 +27,7 @@ static char *cache_dir(void)
     return dir;
 }
 
-static int make_dirs(const char *dir)
+int vkfx_make_dirs(const char *dir)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s", dir);
@@ -139,7 +139,7 @@ void vkfx_pipecache_close(vkfx_context *ctx)
     }
     *strrchr(dir, '/') = 0;
     snprintf(tmp, len, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = make_dirs(dir) == 0 ? fopen(tmp, "wb") : NULL;
+    FILE *f = vkfx_make_dirs(dir) == 0 ? fopen(tmp, "wb") : NULL;
     free(dir);
     bool ok = f && fwrite(data, 1, size, f) == size;
     if (f && fclose(f) != 0)

@@ -17,4 +17,7 @@ int vkfx_pipecache_open(vkfx_context *ctx);
  * Destroys ctx->pipeline_cache. */
 void vkfx_pipecache_close(vkfx_context *ctx);
 
+/* mkdir -p: 0, or -1 with errno. */
+int vkfx_make_dirs(const char *dir);
+
 #endif

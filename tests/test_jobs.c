@@ -4,6 +4,7 @@
  * plans and reports every job without a GPU); runs that write compare
  * every output byte for byte with the same job run on its own. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,4 +536,53 @@ Test(startup, init_only_and_wall_timings, .timeout = 120)
               r.err);
     cr_assert(strstr(r.err, "ms (GPU)"), "the GPU passes are still there: %s", r.err);
     run_free(&r);
+}
+
+/* The half probe's answer (core/halfprobe.c) is kept beside the pipeline
+ * cache for the next run: written after the first Gaussian, a damaged copy
+ * replaced, none kept with VKFX_PIPELINE_CACHE=0; the bytes never change. */
+Test(startup, half_probe_answer_kept, .timeout = 120)
+{
+    make_png("in/a.png", 30, 20, 11);
+    cli_run r;
+    char name[512] = "";
+    for (int round = 0; round < 3; round++) {
+        if (round == 2) {
+            FILE *f = fopen(tc_tpath(name), "w");
+            cr_assert(f);
+            fputs("rne 7 damaged\n", f);
+            fclose(f);
+        }
+        char out[32];
+        snprintf(out, sizeof(out), "out/%d.png", round);
+        HERE(&r, "in/a.png", "-f", "gauss:sigma=1", "-o", out);
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        run_free(&r);
+        if (round == 0) {
+            DIR *d = opendir(tc_tpath("cache/vkfx"));
+            cr_assert(d, "no cache directory");
+            struct dirent *e;
+            while ((e = readdir(d)))
+                if (strncmp(e->d_name, "halfpack-", 9) == 0)
+                    snprintf(name, sizeof(name), "cache/vkfx/%s", e->d_name);
+            closedir(d);
+            cr_assert(name[0], "no halfpack-*.txt beside the pipeline cache");
+        }
+        size_t n;
+        char *text = tc_slurp(tc_tpath(name), &n);
+        cr_assert(text && n > 7 && (strncmp(text, "rne 0 ", 6) == 0 ||
+                                    strncmp(text, "rne 1 ", 6) == 0) && text[n - 1] == '\n',
+                  "round %d: %s holds '%s'", round, name, text ? text : "(nothing)");
+        free(text);
+        if (round)
+            expect_same_file("out/0.png", out);
+    }
+    tc_remove_tree(tc_tpath("cache"));
+    setenv("VKFX_PIPELINE_CACHE", "0", 1);
+    HERE(&r, "in/a.png", "-f", "gauss:sigma=1", "-o", "out/3.png");
+    unsetenv("VKFX_PIPELINE_CACHE");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    cr_assert(!exists("cache/vkfx"), "VKFX_PIPELINE_CACHE=0 kept something");
+    expect_same_file("out/0.png", "out/3.png");
 }
