@@ -975,9 +975,12 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     b.n = p.n;
     if (b.n == 0)
         goto done; /* another shard's jobs, or all written already: no GPU needed */
-    if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0 ||
-        (status = vkfx_staging_create(ctx, 0, &staging)) < 0)
+    if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0)
         goto done;
+    wall.staging_ms = vkfx_now_ms();
+    if ((status = vkfx_staging_create(ctx, 0, &staging)) < 0)
+        goto done;
+    wall.staging_ms = vkfx_now_ms() - wall.staging_ms;
     wall.ready_ms = cli_since_start_ms();
 
     struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};

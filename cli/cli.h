@@ -105,7 +105,8 @@ int cli_batch(const cli_batch_opts *o, char **inputs, int ninputs);
 /* --timings' host wall-clock breakdown of a run (cli/timings.c). */
 typedef struct cli_wall {
     vkfx_context_times ctx;
-    double ready_ms; /* from main to the device ready */
+    double ready_ms;   /* from main to the device ready, staging memory included */
+    double staging_ms; /* mapping the staging memory */
     double decode_ms, upload_ms, record_ms, wait_ms, readback_ms, encode_ms; /* all jobs' */
     double exit_ms;  /* closing the GPU context */
     size_t jobs;

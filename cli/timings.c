@@ -58,11 +58,12 @@ void cli_wall_print(const cli_wall *w)
     char per[64];
     snprintf(per, sizeof(per), "summed over %zu job%s", w->jobs, w->jobs == 1 ? "" : "s");
     if (exec >= 0)
-        line("exec to main", exec, "clock ticks of the kernel");
+        line("process to main", exec, "from its creation, in the kernel's clock ticks");
     line("start to ready", w->ready_ms, "main to device ready, of which:");
     line("  loader", w->ctx.loader_ms, "");
     line("  instance", w->ctx.instance_ms, "drivers and layers");
     line("  device", w->ctx.device_ms, "");
+    line("  staging", w->staging_ms, "mapped host memory for uploads");
     line("pipelines", w->ctx.pipelines_ms, "kernels built");
     line("decode", w->decode_ms, per);
     line("upload", w->upload_ms, per);
@@ -71,7 +72,7 @@ void cli_wall_print(const cli_wall *w)
     line("read-back", w->readback_ms, per);
     line("encode", w->encode_ms, per);
     line("exit", w->exit_ms, "GPU context and pipeline cache closed");
-    line("total", cli_since_start_ms() + (exec > 0 ? exec : 0), "exec to now");
+    line("total", cli_since_start_ms() + (exec > 0 ? exec : 0), "process start to now");
 }
 
 int cli_init_only(const cli_batch_opts *o)
