@@ -46,8 +46,8 @@ typedef struct job {
     size_t line;              /* in the job file; 0 on the command line */
     size_t index;             /* its place in the whole plan, from 1 */
     const char *input;        /* a path, or "-" for standard input */
-    char *output;      /* a path, or "-" for standard output */
-    char *chain_text;  /* the chain with this input's fields filled in */
+    char *output;             /* a path, or "-" for standard output */
+    char *chain_text;         /* the chain with this input's fields filled in */
     vkfx_chain *chain;
     vkfx_file_format fmt;
     vkfx_pixels in, out;
@@ -302,11 +302,20 @@ static char *canonical_output(const char *path)
     return result;
 }
 
-static bool same_file(const char *a, const char *b)
+/* An input file by identity, so that an output is compared with every
+ * input by one stat and a search, not one stat per input. */
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+    const char *path;
+} file_id;
+
+static int cmp_file_id(const void *pa, const void *pb)
 {
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    const file_id *a = pa, *b = pb;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    return (a->ino > b->ino) - (a->ino < b->ino);
 }
 
 static int check_output_dir(const char *path)
@@ -471,13 +480,20 @@ static int check_plan(const plan *p, const cli_batch_opts *o)
     size_t n = p->n, stdin_count = 0, stdout_count = 0;
     char **canon = calloc(n ? n : 1, sizeof(*canon));
     char ***order = calloc(n ? n : 1, sizeof(*order));
+    file_id *ids = calloc(p->inputs.n ? p->inputs.n : 1, sizeof(*ids));
+    size_t nids = 0;
     char where[PATH_MAX + 32], where2[PATH_MAX + 32];
-    if (!canon || !order) {
+    if (!canon || !order || !ids) {
         ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
         goto fail;
     }
-    for (size_t i = 0; i < p->inputs.n; i++)
+    for (size_t i = 0; i < p->inputs.n; i++) {
+        struct stat st;
         stdin_count += strcmp(p->inputs.v[i], "-") == 0;
+        if (strcmp(p->inputs.v[i], "-") != 0 && stat(p->inputs.v[i], &st) == 0)
+            ids[nids++] = (file_id){st.st_dev, st.st_ino, p->inputs.v[i]};
+    }
+    qsort(ids, nids, sizeof(*ids), cmp_file_id);
     if (stdin_count > 1) {
         ret = vkfx_fail(VKFX_E_USAGE, "standard input ('-') can be read only once");
         goto fail;
@@ -499,13 +515,17 @@ static int check_plan(const plan *p, const cli_batch_opts *o)
             }
             continue;
         }
-        for (size_t k = 0; k < p->inputs.n; k++)
-            if (strcmp(p->inputs.v[k], "-") != 0 && same_file(p->inputs.v[k], j->output)) {
-                bool own = p->inputs.v[k] == j->input;
-                ret = vkfx_fail(VKFX_E_USAGE, "%s%s: the output would overwrite the input%s%s",
-                                where, j->output, own ? "" : " ", own ? "" : p->inputs.v[k]);
-                goto fail;
-            }
+        struct stat st;
+        const file_id *in = NULL;
+        if (stat(j->output, &st) == 0)
+            in = bsearch(&(file_id){st.st_dev, st.st_ino, NULL}, ids, nids, sizeof(*ids),
+                         cmp_file_id);
+        if (in) {
+            bool own = strcmp(in->path, j->input) == 0;
+            ret = vkfx_fail(VKFX_E_USAGE, "%s%s: the output would overwrite the input%s%s", where,
+                            j->output, own ? "" : " ", own ? "" : in->path);
+            goto fail;
+        }
         canon[i] = canonical_output(j->output);
         if (!canon[i]) {
             ret = vkfx_fail(VKFX_E_IO, "%s%s: %s", where, j->output, strerror(errno));
@@ -534,8 +554,8 @@ static int check_plan(const plan *p, const cli_batch_opts *o)
     for (size_t i = 0; i < n && nc; i++) {
         const job *j = &p->jobs[i];
         char *name = strcmp(j->input, "-") == 0 ? NULL : canonical_output(j->input);
-        char **key = &name, ***hit = name ? bsearch(&key, order, nc, sizeof(*order), cmp_canon)
-                                          : NULL;
+        char **key = &name;
+        char ***hit = name ? bsearch(&key, order, nc, sizeof(*order), cmp_canon) : NULL;
         free(name);
         if (hit) {
             const job *w = &p->jobs[*hit - canon];
@@ -553,6 +573,7 @@ fail:
         free(canon[i]);
     free(canon);
     free(order);
+    free(ids);
     return ret;
 }
 

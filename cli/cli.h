@@ -108,7 +108,7 @@ typedef struct cli_wall {
     double ready_ms;   /* from main to the device ready, staging memory included */
     double staging_ms; /* mapping the staging memory */
     double decode_ms, upload_ms, record_ms, wait_ms, readback_ms, encode_ms; /* all jobs' */
-    double exit_ms;  /* closing the GPU context */
+    double exit_ms; /* closing the GPU context */
     size_t jobs;
 } cli_wall;
 /* Milliseconds since the program's own code began (before main). */

@@ -127,8 +127,8 @@ static int add_job(job_file *f, cli_strv *job, size_t line, bool stdin_taken)
     for (int i = first; ret == VKFX_OK && stdin_taken && i < (int)w->n; i++)
         if (strcmp(w->v[i], "-") == 0)
             ret = vkfx_fail(VKFX_E_USAGE, "the job file is standard input; no job can read it");
-    *l = (cli_job_line){.o = o.job, .inputs = w->v + first, .ninputs = (int)w->n - first,
-                        .line = line};
+    *l = (cli_job_line){
+        .o = o.job, .inputs = w->v + first, .ninputs = (int)w->n - first, .line = line};
     return ret;
 }
 

@@ -148,17 +148,13 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
     opterr = 0;
     optind = 0; /* GNU getopt starts afresh: the parser runs once per job line */
     while ((c = getopt_long(argc, argv, ":f:o:q:j:h", longopts, NULL)) != -1) {
-        if (c == ':') {
-            name[0] = 0;
-            const char *opt = optopt > 0 && optopt < 256 ? option_name(argv, optopt, name, 48)
-                                                         : argv[optind - 1];
-            return vkfx_fail(VKFX_E_USAGE, "option '%s' needs a value", opt);
-        }
-        if (c == '?') {
+        if (c == ':' || c == '?') {
             /* For a short option in a cluster (-Zq) optind has not moved past it yet. */
-            const char *opt = optopt > 0 && optopt < 256 ? option_name(argv, optopt, name, 48)
-                                                         : argv[optind - 1];
-            return vkfx_fail(VKFX_E_USAGE, "unknown option '%s'", opt);
+            const char *opt = optopt > 0 && optopt < 256
+                                  ? option_name(argv, optopt, name, sizeof(name))
+                                  : argv[optind - 1];
+            return c == ':' ? vkfx_fail(VKFX_E_USAGE, "option '%s' needs a value", opt)
+                            : vkfx_fail(VKFX_E_USAGE, "unknown option '%s'", opt);
         }
         cli_scope where = scope_of(c);
         if (!(scopes & where))

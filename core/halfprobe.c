@@ -112,8 +112,8 @@ static char *answer_path(const vkfx_context *ctx)
     char *path = malloc(len);
     if (path)
         snprintf(path, len, "%.*s/halfpack-%.*s-%x-%x-%x.txt", (int)(slash - cache), cache,
-                 2 * VK_UUID_SIZE, slash + strlen(prefix), ctx->props.vendorID,
-                 ctx->props.deviceID, ctx->props.driverVersion);
+                 2 * VK_UUID_SIZE, slash + strlen(prefix), ctx->props.vendorID, ctx->props.deviceID,
+                 ctx->props.driverVersion);
     return path;
 }
 

@@ -123,12 +123,9 @@ Test(jobs, words_quotes_escapes_comments)
     cr_assert_eq(r.status, 0, "%s: exit %d: %s", r.cmd, r.status, r.err);
     cr_assert_eq(count_lines(r.out), 6, "%s", r.out);
     static const char *const want[][3] = {
-        {"out/d q\"x.png", "in/sp ace.png", "3"},
-        {"out/b\\s.png", "in/back slash.png", "4"},
-        {"out/$x.png", "in/dollar$ \\n.png", "5"},
-        {"out/h.png", "in/a#b.png", "6"},
-        {"out/t.png", "in/tab.png", "7"},
-        {"out/c.png", "in/concat.png", "8"},
+        {"out/d q\"x.png", "in/sp ace.png", "3"},  {"out/b\\s.png", "in/back slash.png", "4"},
+        {"out/$x.png", "in/dollar$ \\n.png", "5"}, {"out/h.png", "in/a#b.png", "6"},
+        {"out/t.png", "in/tab.png", "7"},          {"out/c.png", "in/concat.png", "8"},
     };
     for (size_t i = 0; i < 6; i++) {
         const char *l = line_for(r.out, want[i][0]);
@@ -188,8 +185,7 @@ Test(jobs, errors_name_the_line)
     cr_assert(!exists("out/good.png"), "a job ran before the missing directory was found");
     write_text("jobs.txt", "# only a comment\n\n   \n");
     HERE(&r, "run", "jobs.txt");
-    cr_assert(r.status == 2 && strstr(r.err, "no jobs"), "%s: exit %d: %s", r.cmd, r.status,
-              r.err);
+    cr_assert(r.status == 2 && strstr(r.err, "no jobs"), "%s: exit %d: %s", r.cmd, r.status, r.err);
     run_free(&r);
     HERE(&r, "run", "missing.txt");
     cr_assert(r.status == 1 && strstr(r.err, "missing.txt"), "%s: exit %d: %s", r.cmd, r.status,
@@ -232,8 +228,8 @@ Test(jobs, clashes_across_jobs)
     for (int k = 0; k < 2; k++) {
         cli_run r;
         HERE(&r, "run", "jobs.txt", "--shard", k ? "1/2" : "0/2");
-        cr_assert(r.status == 2 && strstr(r.err, "would both be written"), "%s: exit %d: %s",
-                  r.cmd, r.status, r.err);
+        cr_assert(r.status == 2 && strstr(r.err, "would both be written"), "%s: exit %d: %s", r.cmd,
+                  r.status, r.err);
         run_free(&r);
     }
 }
@@ -474,8 +470,7 @@ Test(shards, shards_then_resume, .timeout = 300)
         snprintf(one, sizeof(one), "one/%c.png", 'a' + (char)i);
         const char *l = line_for(r.out, out);
         cr_assert(l, "%s not reported: %s", out, r.out);
-        cr_assert(strstr(l, i % 3 == 1 ? "\"status\": \"ok\"" : "\"status\": \"exists\""), "%s",
-                  l);
+        cr_assert(strstr(l, i % 3 == 1 ? "\"status\": \"ok\"" : "\"status\": \"exists\""), "%s", l);
         expect_same_file(out, one);
         if (i % 3 != 1)
             cr_assert(mtime_of(out) == before[i], "%s was written again", out);
@@ -513,8 +508,8 @@ Test(startup, init_only_and_wall_timings, .timeout = 120)
     cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
     double ready = wall_line(r.err, "start to ready"), total = wall_line(r.err, "total");
     double instance = wall_line(r.err, "  instance"), device = wall_line(r.err, "  device");
-    cr_assert(instance > 0 && device > 0 && ready >= instance + device && total >= ready,
-              "%s", r.err);
+    cr_assert(instance > 0 && device > 0 && ready >= instance + device && total >= ready, "%s",
+              r.err);
     cr_assert_eq(wall_line(r.err, "decode"), 0, "%s", r.err);
     run_free(&r);
     HERE(&r, "--init-only");
@@ -570,8 +565,9 @@ Test(startup, half_probe_answer_kept, .timeout = 120)
         }
         size_t n;
         char *text = tc_slurp(tc_tpath(name), &n);
-        cr_assert(text && n > 7 && (strncmp(text, "rne 0 ", 6) == 0 ||
-                                    strncmp(text, "rne 1 ", 6) == 0) && text[n - 1] == '\n',
+        cr_assert(text && n > 7 &&
+                      (strncmp(text, "rne 0 ", 6) == 0 || strncmp(text, "rne 1 ", 6) == 0) &&
+                      text[n - 1] == '\n',
                   "round %d: %s holds '%s'", round, name, text ? text : "(nothing)");
         free(text);
         if (round)
