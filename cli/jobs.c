@@ -142,6 +142,12 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
     size_t line = 1, job_line = 0, err_line = 0;
     size_t i = 0;
     ret = cli_strv_add(&job, strdup("vkfx"));
+    const char *nul = memchr(text, 0, len);
+    if (ret == VKFX_OK && nul) {
+        for (const char *c = text; c < nul; c++)
+            line += *c == '\n';
+        ret = vkfx_fail(VKFX_E_USAGE, "a NUL byte: a job file is text");
+    }
     while (ret == VKFX_OK && i <= len) {
         char c = i < len ? text[i] : '\n'; /* the last line may lack its newline */
         bool at_end = i == len;
@@ -153,15 +159,17 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
                     err_line = job_line; /* a job's options: the line it starts on */
                 if (ret == VKFX_OK && !job.v)
                     ret = cli_strv_add(&job, strdup("vkfx"));
+                const char *nul = memchr(text, 0, len);
+                if (ret == VKFX_OK && nul) {
+                    for (const char *c = text; c < nul; c++)
+                        line += *c == '\n';
+                    ret = vkfx_fail(VKFX_E_USAGE, "a NUL byte: a job file is text");
+                }
                 line++;
             }
             if (at_end)
                 break;
             continue;
-        }
-        if (c == '\0') {
-            ret = vkfx_fail(VKFX_E_USAGE, "a NUL byte: a job file is text");
-            break;
         }
         if (job.n == 1 && !w.started)
             job_line = line;

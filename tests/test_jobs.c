@@ -183,6 +183,14 @@ Test(jobs, errors_name_the_line)
               "%s: exit %d: %s", r.cmd, r.status, r.err);
     run_free(&r);
     cr_assert(!exists("out/good.png"), "a job ran before the missing directory was found");
+    static const char nul[] =
+        "in/a.png -f sobel -o out/good.png\nin/a.png -f 'so\0bel' -o out/y.png\n";
+    FILE *f = fopen(tc_tpath("jobs.txt"), "wb");
+    cr_assert(f && fwrite(nul, 1, sizeof(nul) - 1, f) == sizeof(nul) - 1 && fclose(f) == 0);
+    HERE(&r, "run", "jobs.txt");
+    cr_assert(r.status == 2 && strstr(r.err, "jobs.txt:2: a NUL byte"), "%s: exit %d: %s", r.cmd,
+              r.status, r.err);
+    run_free(&r);
     write_text("jobs.txt", "# only a comment\n\n   \n");
     HERE(&r, "run", "jobs.txt");
     cr_assert(r.status == 2 && strstr(r.err, "no jobs"), "%s: exit %d: %s", r.cmd, r.status, r.err);
