@@ -6,10 +6,11 @@ over 40 images made from images/:
 
 1. every output is written by exactly one task (their --json reports) and
    has the bytes of one vkfx process over the same inputs;
-2. with one task killed mid-way (some of its outputs written, its last
-   one, a large image, not yet), the array submitted again with
-   --skip-existing completes the set, and the outputs written before the
-   cancel keep their modification times.
+2. with one task killed mid-way (its outputs written but the last, whose
+   input is for now a FIFO that nothing writes, so the task waits on it
+   however fast or slow the machine), the array submitted again with
+   --skip-existing (the input back in place) completes the set, and the
+   outputs written before the cancel keep their modification times.
 
 The daemons are stopped at the end, also when the test fails. If Slurm
 cannot start, the test fails with the reason; it is never skipped.
@@ -32,7 +33,7 @@ import photo_tiles
 CHAIN = "gauss:sigma=2"
 TASKS = 4
 IMAGES = 40
-BIG = 37  # this image is large: the cancelled task is still on it
+LAST = 37  # the killed task's last input, a FIFO while that task runs
 
 
 class Failure(Exception):
@@ -112,6 +113,7 @@ SelectTypeParameters=CR_CPU
 SlurmdParameters=config_overrides
 MpiDefault=none
 ReturnToService=2
+KillWait=1
 NodeName=vkfxnode NodeHostname={host} NodeAddr=127.0.0.1 CPUs={TASKS} State=UNKNOWN
 PartitionName=vkfx Nodes=vkfxnode Default=YES MaxTime=INFINITE State=UP
 """)
@@ -207,19 +209,18 @@ def main():
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache"))
     t0 = time.time()
     try:
-        # The inputs: 40 crops of the photos, one of them large.
+        # The inputs: 40 crops of the photos.
         src, inp, ref = (os.path.join(work, d) for d in ("src", "in", "ref"))
         for d in (inp, ref, os.path.join(work, "log")):
             os.makedirs(d)
         photo_tiles.make(vkfx, images, src, inp, IMAGES,
-                         lambda i: (1600, 1200) if i == BIG else (96 + 8 * (i % 5), 64 + 8 * (i % 3)),
-                         env)
+                         lambda i: (96 + 8 * (i % 5), 64 + 8 * (i % 3)), env)
         names = [f"img{i:02d}.png" for i in range(IMAGES)]
-        # --shard cuts the plan sorted by output name: the big image is the
-        # last of its task's, after several small ones.
-        victim = names.index(f"img{BIG:02d}.png") % TASKS
+        # --shard cuts the plan sorted by output name: LAST is the last of
+        # its task's, after several others.
+        victim = names.index(f"img{LAST:02d}.png") % TASKS
         mine = [n for k, n in enumerate(names) if k % TASKS == victim]
-        assert mine[-1] == f"img{BIG:02d}.png" and len(mine) > 3
+        assert mine[-1] == f"img{LAST:02d}.png" and len(mine) > 3
         run([vkfx, "-f", CHAIN, "-o", os.path.join(ref, "{stem}.png"), inp], env=env)
 
         cluster.start()
@@ -229,7 +230,7 @@ def main():
             script = os.path.join(work, prefix + ".sh")
             with open(script, "w") as f:
                 f.write("#!/bin/sh\n"
-                        f"exec '{vkfx}' -f '{CHAIN}' -o '{out}/{{stem}}.png' '{inp}' -j 1 "
+                        f"exec '{vkfx}' -f '{CHAIN}' -o '{out}/{{stem}}.png' '{inp}' -j 2 "
                         "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT "
                         f"--json='{work}/log/{prefix}-'$SLURM_ARRAY_TASK_ID.jsonl"
                         f"{' --skip-existing' if resume else ''}\n")
@@ -264,17 +265,24 @@ def main():
         # 2. One task cancelled mid-way, then the array again with --skip-existing.
         out2 = os.path.join(work, "out2")
         os.makedirs(out2)
+        last = os.path.join(inp, f"img{LAST:02d}.bmp")
+        os.rename(last, os.path.join(work, "last.bmp"))
+        os.mkfifo(last)  # the task's second codec thread writes the others meanwhile
         job = submit(out2, "cut", True)
         deadline = time.time() + 120
-        while not os.path.exists(os.path.join(out2, mine[0])):
+        while not all(os.path.exists(os.path.join(out2, n)) for n in mine[:-1]):
             if time.time() > deadline or not cluster.squeue(f"{job}_{victim}"):
-                raise Failure(f"task {victim} ended or stalled before its first output")
-            time.sleep(0.01)
-        # SIGKILL, as when a node dies: nothing of vkfx runs after it, so
-        # the image in hand is not finished (a temporary of it may stay,
-        # a hidden name that no later run reads or counts).
-        run(["scancel", "--signal=KILL", f"{job}_{victim}"], env=cluster.env)
+                raise Failure(f"task {victim} ended or stalled before its first outputs: "
+                              f"{listing(out2)}")
+            time.sleep(0.02)
+        # As Slurm cancels: SIGTERM (vkfx finishes the images in hand, and
+        # the one waiting on the FIFO never comes), then SIGKILL after
+        # KillWait, as when a node dies (a temporary of an image in hand may
+        # stay, a hidden name that no later run reads or counts).
+        run(["scancel", f"{job}_{victim}"], env=cluster.env)
         cluster.wait(job)
+        os.unlink(last)
+        os.rename(os.path.join(work, "last.bmp"), last)
         before = {n: os.stat(os.path.join(out2, n)).st_mtime_ns for n in listing(out2)}
         if mine[-1] in before:
             raise Failure(f"task {victim} finished before it was cancelled")
