@@ -121,5 +121,6 @@ int cli_init_only(const cli_batch_opts *o);
 /* vkfx run FILE|-: the job file's lines under one GPU context. */
 int cli_run_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);
+int cli_preview_main(int argc, char **argv);
 
 #endif

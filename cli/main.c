@@ -16,6 +16,7 @@ static const char usage_text[] =
     "       vkfx run [options] JOBFILE|-     (one job per line; vkfx run --help)\n"
     "       vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--json] [CHAIN...]\n"
     "       vkfx compare A B [--metric maxabs|psnr|ssim] [--tolerance X] [--diff DIFF.png]\n"
+    "       vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
     "       vkfx --filters | --help-filter NAME | --list-devices | --version | --help\n"
     "\n"
     "Runs a chain of image filters on the GPU (or on the software Vulkan device\n"
@@ -115,6 +116,10 @@ static const char usage_text[] =
     "Z (ViewLayer.Depth.Z), else one whose name contains 'depth'; FILE.exr#NAME\n"
     "picks a channel; depth=self reads the input EXR's own depth channel. Float\n"
     "depth is in scene units, and so are focus and range then.\n"
+    "\n"
+    "Preview: 'vkfx preview INPUT -f CHAIN -o FILE' serves a page on 127.0.0.1 that\n"
+    "renders the chain as its options change, with the equivalent command line;\n"
+    "'vkfx preview --help' has the details.\n"
     "\n"
     "Environment: VKFX_VALIDATE=1 turns on the Khronos validation layer with\n"
     "synchronization validation; any message it reports makes the run fail.\n"
@@ -229,6 +234,8 @@ int main(int argc, char **argv)
         return cli_compare_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "run") == 0)
         return cli_run_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "preview") == 0)
+        return cli_preview_main(argc - 1, argv + 1);
 
     cli_batch_opts o = {.job = {.precision = 16}};
     cli_info info = CLI_INFO_NONE;

@@ -14,6 +14,8 @@
 
 typedef struct vkfx_context vkfx_context;
 typedef struct vkfx_staging vkfx_staging;
+/* Auxiliary maps decoded once and kept on the device (core/maps.h). */
+typedef struct vkfx_maps vkfx_maps;
 
 typedef void (*vkfx_log_fn)(void *user, const char *message);
 
@@ -92,6 +94,8 @@ typedef struct vkfx_run_opts {
     bool premultiplied_out;
     /* The input's file, for filter options that name it (depth=self); may be NULL. */
     const char *input_path;
+    /* Maps already decoded, used instead of reading the filters' map files; may be NULL. */
+    vkfx_maps *maps;
 } vkfx_run_opts;
 
 typedef struct vkfx_run_result {
