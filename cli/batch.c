@@ -38,12 +38,16 @@ typedef enum job_state {
     JOB_DONE,
     JOB_FAILED,
     JOB_SKIPPED, /* interrupted before it ran */
+    JOB_EXISTS,  /* --skip-existing: its output is there already */
 } job_state;
 
 typedef struct job {
-    const char *input; /* a path, or "-" for standard input */
-    char *output;      /* a path, or "-" for standard output */
-    char *chain_text;  /* the chain with this input's fields filled in */
+    const cli_job_opts *opts; /* its line's */
+    size_t line;              /* in the job file; 0 on the command line */
+    size_t index;             /* its place in the whole plan, from 1 */
+    const char *input;        /* a path, or "-" for standard input */
+    char *output;             /* a path, or "-" for standard output */
+    char *chain_text;         /* the chain with this input's fields filled in */
     vkfx_chain *chain;
     vkfx_file_format fmt;
     vkfx_pixels in, out;
@@ -52,10 +56,12 @@ typedef struct job {
     int status; /* the library's code when the job failed */
     char error[1024];
     double t_start, t_end; /* seconds, for wall time */
+    double decode_ms, encode_ms;
 } job;
 
 typedef struct batch {
     const cli_batch_opts *o;
+    const char *source; /* the job file, or NULL */
     job *jobs;
     size_t n;
     pthread_mutex_t mu;
@@ -64,6 +70,7 @@ typedef struct batch {
     size_t in_flight;   /* jobs between the start of decoding and done */
     size_t limit;       /* at most this many in flight (memory) */
     size_t done, failed;
+    size_t existing; /* jobs not run: --skip-existing found their outputs */
     double t0;
     double last_progress;
     size_t progress_done; /* files done at the last progress line */
@@ -104,36 +111,6 @@ static bool is_image_name(const char *name)
     return false;
 }
 
-typedef struct strv {
-    char **v;
-    size_t n, cap;
-} strv;
-
-static int strv_add(strv *s, char *str)
-{
-    if (!str)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        char **v = realloc(s->v, cap * sizeof(*v));
-        if (!v) {
-            free(str);
-            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-        }
-        s->v = v;
-        s->cap = cap;
-    }
-    s->v[s->n++] = str;
-    return VKFX_OK;
-}
-
-static void strv_free(strv *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -142,12 +119,12 @@ static int cmp_str(const void *a, const void *b)
 /* A directory stands for the image files directly in it, sorted by name:
  * regular files only (a FIFO would block, a device never ends); others with
  * an image's name are reported and skipped. */
-static int expand_dir(const char *dir, strv *out)
+static int expand_dir(const char *dir, cli_strv *out)
 {
     DIR *d = opendir(dir);
     if (!d)
         return vkfx_fail(VKFX_E_IO, "%s: %s", dir, strerror(errno));
-    strv names = {0};
+    cli_strv names = {0};
     int ret = VKFX_OK;
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -158,7 +135,7 @@ static int expand_dir(const char *dir, strv *out)
             cli_message("vkfx: %s/%s: not a regular file; skipped", dir, e->d_name);
             continue;
         }
-        if ((ret = strv_add(&names, strdup(e->d_name))) < 0)
+        if ((ret = cli_strv_add(&names, strdup(e->d_name))) < 0)
             break;
     }
     closedir(d);
@@ -177,10 +154,10 @@ static int expand_dir(const char *dir, strv *out)
         char *p = malloc(len);
         if (p)
             snprintf(p, len, "%s%s%s", dir, slash ? "" : "/", names.v[i]);
-        ret = strv_add(out, p);
+        ret = cli_strv_add(out, p);
     }
 done:
-    strv_free(&names);
+    cli_strv_free(&names);
     return ret;
 }
 
@@ -332,14 +309,14 @@ static int outdir_name(const char *outdir, const fields *f, char **out)
 static int add_written(void *user, const vkfx_filter *f, const vkfx_option *o, const char *value)
 {
     (void)f;
-    return o->writes ? strv_add(user, strdup(value)) : VKFX_OK;
+    return o->writes ? cli_strv_add(user, strdup(value)) : VKFX_OK;
 }
 
 /* A side output whose name takes nothing from the input would be written
  * once per input, each over the last: compare the first two jobs'. */
 static int check_side_outputs(const job *jobs, size_t n)
 {
-    strv a = {0}, b = {0};
+    cli_strv a = {0}, b = {0};
     int ret = VKFX_OK;
     if (n < 2)
         return VKFX_OK;
@@ -355,8 +332,8 @@ static int check_side_outputs(const job *jobs, size_t n)
             break;
         }
 fail:
-    strv_free(&a);
-    strv_free(&b);
+    cli_strv_free(&a);
+    cli_strv_free(&b);
     return ret;
 }
 
@@ -398,8 +375,9 @@ static int check_targets(const cli_paths *paths)
     return ret;
 }
 
-/* The folders of -o and --outdir outputs, created with their parents. */
-static int make_output_folders(const job *jobs, size_t n)
+/* The folders of -o and --outdir outputs, created with their parents; a
+ * failure names the job file's line. */
+static int make_output_folders(const job *jobs, size_t n, const char *source)
 {
     int ret = VKFX_OK;
     for (size_t i = 0; i < n && ret == VKFX_OK; i++) {
@@ -409,21 +387,43 @@ static int make_output_folders(const job *jobs, size_t n)
         ret = copy ? vkfx_safefile_make_dirs(dirname(copy))
                    : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
         free(copy);
+        if (ret < 0 && source && jobs[i].line)
+            vkfx_fail_context(ret, "%s:%zu", source, jobs[i].line);
     }
     return ret;
 }
 
-/* Every file the jobs read and write, and --json's. */
-static int list_paths(const cli_batch_opts *o, const job *jobs, size_t n, cli_paths *paths)
+/* Where a job comes from, for messages, in a job file: "jobs.txt:3: " as
+ * a prefix, else " (jobs.txt:3)"; nothing on the command line. */
+static void job_where(const char *source, const job *j, bool prefix, char *buf, size_t len)
+{
+    if (source && j->line)
+        snprintf(buf, len, prefix ? "%s:%zu: " : " (%s:%zu)", source, j->line);
+    else
+        buf[0] = 0;
+}
+
+/* Every file the jobs read and write, and --json's; in a job file each
+ * named with its line. */
+static int list_paths(const cli_batch_opts *o, const char *source, const job *jobs, size_t n,
+                      cli_paths *paths)
 {
     int ret = VKFX_OK;
+    char role[PATH_MAX + 64], of[2 * PATH_MAX + 64];
     for (size_t i = 0; i < n; i++) {
         const job *j = &jobs[i];
+        if (source && j->line) {
+            snprintf(role, sizeof(role), "input, %s:%zu", source, j->line);
+            snprintf(of, sizeof(of), "%s, %s:%zu", j->input, source, j->line);
+        } else {
+            snprintf(role, sizeof(role), "input");
+            snprintf(of, sizeof(of), "%s", j->input);
+        }
         if (strcmp(j->input, "-") != 0)
-            CHECK(cli_paths_add(paths, j->input, false, "input", NULL));
+            CHECK(cli_paths_add(paths, j->input, false, role, NULL));
         if (strcmp(j->output, "-") != 0)
-            CHECK(cli_paths_add(paths, j->output, true, "output", j->input));
-        CHECK(cli_paths_add_chain(paths, j->chain, j->input));
+            CHECK(cli_paths_add(paths, j->output, true, "output", of));
+        CHECK(cli_paths_add_chain(paths, j->chain, of));
     }
     if (o->json && strcmp(o->json, "-") != 0)
         CHECK(cli_paths_add(paths, o->json, true, "--json", NULL));
@@ -431,42 +431,51 @@ fail:
     return ret;
 }
 
-/* Plans every job and checks all that can be checked before any work:
- * chains, output names and formats, every file written against every file
- * read and against each other (cli/paths.c), what stands where a file will
- * be written; then creates the outputs' folders. Usage errors come back as
- * VKFX_E_USAGE. */
-static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, job **jobs_out,
-                size_t *n_out)
+typedef struct plan {
+    cli_strv inputs; /* every input path; the jobs point into it */
+    job *jobs;
+    size_t n, cap;
+    const char *source; /* the job file, or NULL */
+} plan;
+
+static void jobs_free(job *jobs, size_t n)
 {
+    for (size_t i = 0; jobs && i < n; i++) {
+        free(jobs[i].output);
+        free(jobs[i].chain_text);
+        vkfx_chain_free(jobs[i].chain);
+        free(jobs[i].result.times);
+        vkfx_pixels_free(&jobs[i].in);
+        vkfx_pixels_free(&jobs[i].out);
+    }
+    free(jobs);
+}
+
+static void plan_free(plan *p)
+{
+    jobs_free(p->jobs, p->n);
+    cli_strv_free(&p->inputs);
+}
+
+/* Plans the jobs of one line: its inputs (directories expanded), each
+ * job's output name, chain and format; what depends on one job alone is
+ * checked here, what depends on several in check_plan. */
+static int plan_line(plan *p, const cli_job_line *l)
+{
+    const cli_job_opts *o = &l->o;
     int ret = VKFX_OK;
-    job *jobs = NULL;
-    cli_paths paths = {0};
-    size_t stdin_count = 0;
-    for (int i = 0; i < nargs; i++) {
+    size_t first = p->inputs.n;
+    for (int i = 0; i < l->ninputs; i++) {
         struct stat st;
-        if (strcmp(args[i], "-") == 0) {
-            stdin_count++;
-            CHECK(strv_add(inputs, strdup(args[i])));
-        } else if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            CHECK(expand_dir(args[i], inputs));
-        } else {
-            CHECK(strv_add(inputs, strdup(args[i])));
-        }
+        if (strcmp(l->inputs[i], "-") != 0 && stat(l->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
+            CHECK(expand_dir(l->inputs[i], &p->inputs));
+        else
+            CHECK(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
     }
-    size_t n = inputs->n;
-    if (stdin_count > 1) {
-        ret = vkfx_fail(VKFX_E_USAGE, "standard input ('-') can be read only once");
-        goto fail;
-    }
+    size_t n = p->inputs.n - first;
     if (o->output && strcmp(o->output, "-") == 0 && n > 1) {
         ret =
             vkfx_fail(VKFX_E_USAGE, "-o - writes one image to standard output; got %zu inputs", n);
-        goto fail;
-    }
-    if (o->output && strcmp(o->output, "-") == 0 && o->json && strcmp(o->json, "-") == 0) {
-        ret =
-            vkfx_fail(VKFX_E_USAGE, "-o - and --json both want standard output; give --json=FILE");
         goto fail;
     }
     if (o->output && n > 1 && !strchr(o->output, '{')) {
@@ -476,15 +485,22 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
                         n, o->output);
         goto fail;
     }
-    jobs = calloc(n, sizeof(*jobs));
-    if (!jobs) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-        goto fail;
+    if (p->n + n > p->cap) {
+        size_t cap = p->cap ? p->cap : 16;
+        while (cap < p->n + n)
+            cap *= 2;
+        job *jobs = realloc(p->jobs, cap * sizeof(*jobs));
+        if (!jobs) {
+            ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+            goto fail;
+        }
+        p->jobs = jobs;
+        p->cap = cap;
     }
     for (size_t i = 0; i < n; i++) {
-        job *j = &jobs[i];
+        job *j = &p->jobs[p->n++];
+        *j = (job){.input = p->inputs.v[first + i], .opts = o, .line = l->line, .index = p->n};
         fields f;
-        j->input = inputs->v[i];
         fields_of(j->input, i + 1, &f);
         if (o->outdir)
             CHECK(outdir_name(o->outdir, &f, &j->output));
@@ -511,65 +527,103 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
         }
         CHECK(vkfx_file_format_for_output(j->output, &j->fmt));
     }
-    CHECK(check_side_outputs(jobs, n));
-    CHECK(list_paths(o, jobs, n, &paths));
+    CHECK(check_side_outputs(&p->jobs[p->n - n], n));
+fail:
+    if (ret < 0 && p->source)
+        vkfx_fail_context(ret, "%s:%zu", p->source, l->line);
+    return ret;
+}
+
+/* The checks over the whole plan, before any work: standard input read
+ * once, standard output written once, then every file written against
+ * every file read and against each other, by identity (cli/paths.c), and
+ * what stands where a file will be written; then the outputs' folders are
+ * created. */
+static int check_plan(const plan *p, const cli_batch_opts *o)
+{
+    int ret = VKFX_OK;
+    size_t stdin_count = 0, stdout_count = 0;
+    char where[PATH_MAX + 32];
+    cli_paths paths = {0};
+    for (size_t i = 0; i < p->inputs.n; i++)
+        stdin_count += strcmp(p->inputs.v[i], "-") == 0;
+    if (stdin_count > 1) {
+        ret = vkfx_fail(VKFX_E_USAGE, "standard input ('-') can be read only once");
+        goto fail;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        const job *j = &p->jobs[i];
+        if (strcmp(j->output, "-") != 0)
+            continue;
+        job_where(p->source, j, true, where, sizeof(where));
+        if (++stdout_count > 1) {
+            ret = vkfx_fail(VKFX_E_USAGE, "%sa second job writes to standard output ('-o -')",
+                            where);
+            goto fail;
+        }
+        if (o->json && strcmp(o->json, "-") == 0) {
+            ret = vkfx_fail(VKFX_E_USAGE,
+                            "%s-o - and --json both want standard output; give --json=FILE",
+                            where);
+            goto fail;
+        }
+    }
+    CHECK(list_paths(o, p->source, p->jobs, p->n, &paths));
     CHECK(cli_paths_check(&paths));
     CHECK(check_targets(&paths));
-    CHECK(make_output_folders(jobs, n));
-    *jobs_out = jobs;
-    *n_out = n;
-    jobs = NULL;
+    CHECK(make_output_folders(p->jobs, p->n, p->source));
 fail:
     cli_paths_free(&paths);
-    if (jobs) {
-        for (size_t i = 0; i < n; i++) {
-            free(jobs[i].output);
-            free(jobs[i].chain_text);
-            vkfx_chain_free(jobs[i].chain);
-        }
-        free(jobs);
-    }
     return ret;
 }
 
 /* ---- the work ---- */
 
-static void job_fail(job *j, int status)
+static void job_fail(const batch *b, job *j, int status)
 {
+    char where[PATH_MAX + 32];
+    job_where(b->source, j, true, where, sizeof(where));
     j->status = status;
-    snprintf(j->error, sizeof(j->error), "%s", vkfx_error_message());
+    snprintf(j->error, sizeof(j->error), "%s%s", where, vkfx_error_message());
     j->state = JOB_FAILED;
 }
 
 static void decode(batch *b, job *j)
 {
+    double t = vkfx_now_ms();
     int ret = strcmp(j->input, "-") == 0 ? vkfx_file_load_fd(STDIN_FILENO, "standard input", &j->in)
                                          : vkfx_file_load(j->input, &j->in);
-    (void)b;
+    j->decode_ms = vkfx_now_ms() - t;
     if (ret < 0)
-        job_fail(j, ret);
+        job_fail(b, j, ret);
 }
 
 static void encode(batch *b, job *j)
 {
+    const vkfx_save_opts *save = &j->opts->save;
+    double t = vkfx_now_ms();
     bool out = strcmp(j->output, "-") == 0;
-    int ret = out ? vkfx_file_save_fd(STDOUT_FILENO, "standard output", j->fmt, &j->out,
-                                      &b->o->save)
-                  : vkfx_file_save(j->output, j->fmt, &j->out, &b->o->save);
+    int ret = out ? vkfx_file_save_fd(STDOUT_FILENO, "standard output", j->fmt, &j->out, save)
+                  : vkfx_file_save(j->output, j->fmt, &j->out, save);
+    j->encode_ms = vkfx_now_ms() - t;
     if (out && ret < 0 && errno == EPIPE)
         b->broken_pipe = true;
     if (ret < 0)
-        job_fail(j, ret);
+        job_fail(b, j, ret);
     else
         j->state = JOB_DONE;
 }
 
 /* One JSON object on a line for a finished job (called with the lock held). */
-static void report_json(batch *b, size_t i)
+static void report_json(batch *b, const job *j)
 {
-    const job *j = &b->jobs[i];
     FILE *f = b->json;
-    fprintf(f, "{\"index\": %zu, \"input\": ", i + 1);
+    fprintf(f, "{\"index\": %zu, ", j->index);
+    if (b->source)
+        fprintf(f, "\"line\": %zu, ", j->line);
+    if (b->o->shard_n)
+        fprintf(f, "\"shard\": \"%u/%u\", ", b->o->shard_k, b->o->shard_n);
+    fprintf(f, "\"input\": ");
     cli_json_string(f, j->input);
     fprintf(f, ", \"output\": ");
     cli_json_string(f, j->output);
@@ -588,7 +642,10 @@ static void report_json(batch *b, size_t i)
         fprintf(f, ": %llu", (unsigned long long)j->result.notes[t].value);
     }
     double wall = j->t_end > j->t_start ? (j->t_end - j->t_start) * 1e3 : 0;
-    const char *status = j->state == JOB_DONE ? "ok" : j->state == JOB_FAILED ? "error" : "skipped";
+    const char *status = j->state == JOB_DONE     ? "ok"
+                         : j->state == JOB_FAILED ? "error"
+                         : j->state == JOB_EXISTS ? "exists"
+                                                  : "skipped";
     fprintf(f, "}, \"wall_ms\": %.1f, \"status\": \"%s\", \"error\": ", wall, status);
     if (j->state == JOB_FAILED)
         cli_json_string(f, j->error);
@@ -637,7 +694,7 @@ static void finish_job(batch *b, size_t i)
             cli_message("vkfx: %s", j->error);
     }
     if (b->json && j->state != JOB_SKIPPED)
-        report_json(b, i);
+        report_json(b, j);
     vkfx_pixels_free(&j->in);
     vkfx_pixels_free(&j->out);
     report_progress(b, false);
@@ -707,11 +764,11 @@ static void print_timings(const job *j, bool name)
     double total = 0;
     for (uint32_t i = 0; i < j->result.ntimes; i++) {
         cli_message("vkfx: %s%s%-16s %9.3f ms", name ? j->input : "", name ? ": " : "",
-                j->result.times[i].label, j->result.times[i].ms);
+                    j->result.times[i].label, j->result.times[i].ms);
         total += j->result.times[i].ms;
     }
-    cli_message("vkfx: %s%s%-16s %9.3f ms (GPU)", name ? j->input : "", name ? ": " : "",
-            "total", total);
+    cli_message("vkfx: %s%s%-16s %9.3f ms (GPU)", name ? j->input : "", name ? ": " : "", "total",
+                total);
 }
 
 /* After a job's GPU run (lock held): a failure is reported; a success goes
@@ -721,12 +778,12 @@ static void gpu_done(batch *b, size_t i, int ret)
     job *j = &b->jobs[i];
     if (ret < 0) {
         b->lost |= ret == VKFX_E_LOST;
-        job_fail(j, ret);
+        job_fail(b, j, ret);
         finish_job(b, i);
         return;
     }
-    if (b->o->run.timings && !b->json)
-        print_timings(j, b->n > 1);
+    if (b->o->timings && !b->json)
+        print_timings(j, b->n > 1 || b->source);
     j->in.width = j->out.width; /* kept for the report */
     j->in.height = j->out.height;
     j->state = JOB_ENCODED;
@@ -743,7 +800,7 @@ static int gpu_finish(batch *b, vkfx_context *ctx, size_t i, vkfx_pending *p, un
         ret = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
                         now - *messages);
     *messages = now;
-    if (ret < 0 && b->n > 1)
+    if (ret < 0 && (b->n > 1 || b->source))
         vkfx_fail_context(ret, "%s", j->input);
     return ret;
 }
@@ -781,13 +838,18 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
         pthread_mutex_unlock(&b->mu);
         if (next < b->n) {
             job *j = &b->jobs[next];
-            vkfx_run_opts run = b->o->run;
+            vkfx_run_opts run = {
+                .precision = j->opts->precision,
+                .linear = j->opts->linear,
+                /* GPU times per pass are measured for --timings and for --json. */
+                .timings = b->o->timings || b->json,
+            };
             run.premultiplied_out = j->fmt == VKFX_FILE_EXR;
             run.input_path = strcmp(j->input, "-") == 0 ? NULL : j->input;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
             start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
-            if (start_ret < 0 && b->n > 1)
+            if (start_ret < 0 && (b->n > 1 || b->source))
                 vkfx_fail_context(start_ret, "%s", j->input);
             if (start_ret == VKFX_OK)
                 vkfx_pixels_free(&j->in);
@@ -816,18 +878,84 @@ static int cpu_count(void)
     return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
-int cli_batch(const cli_batch_opts *o, char **args, int nargs)
+/* A job's place in the order shards are cut from: by output, then input,
+ * then line, so that every node that plans the same jobs agrees whatever
+ * order the shell expanded the arguments in. */
+static int cmp_shard_order(const void *pa, const void *pb)
+{
+    const job *a = *(const job *const *)pa, *b = *(const job *const *)pb;
+    int c = strcmp(a->output, b->output);
+    if (c == 0)
+        c = strcmp(a->input, b->input);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* Keeps, in plan order, this shard's jobs whose output is not there yet
+ * (with --skip-existing); the others are freed, those skipped for their
+ * output reported in the JSON. */
+static int select_jobs(batch *b, plan *p)
+{
+    const cli_batch_opts *o = b->o;
+    bool *keep = calloc(p->n ? p->n : 1, sizeof(*keep));
+    const job **sorted = calloc(p->n ? p->n : 1, sizeof(*sorted));
+    if (!keep || !sorted) {
+        free(keep);
+        free(sorted);
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    }
+    for (size_t i = 0; i < p->n; i++)
+        sorted[i] = &p->jobs[i];
+    qsort(sorted, p->n, sizeof(*sorted), cmp_shard_order);
+    for (size_t r = 0; r < p->n; r++)
+        keep[sorted[r] - p->jobs] = o->shard_n == 0 || r % o->shard_n == o->shard_k;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        job *j = &p->jobs[i];
+        struct stat st;
+        if (keep[i] && o->skip_existing && strcmp(j->output, "-") != 0 &&
+            stat(j->output, &st) == 0) {
+            j->state = JOB_EXISTS;
+            b->existing++;
+            if (b->json)
+                report_json(b, j);
+            keep[i] = false;
+        }
+        if (keep[i]) {
+            p->jobs[n++] = *j;
+            continue;
+        }
+        free(j->output);
+        free(j->chain_text);
+        vkfx_chain_free(j->chain);
+    }
+    p->n = n;
+    free(keep);
+    free(sorted);
+    return VKFX_OK;
+}
+
+int cli_batch(const cli_batch_opts *o, char **inputs, int ninputs)
+{
+    cli_job_line line = {.o = o->job, .inputs = inputs, .ninputs = ninputs};
+    return cli_batch_lines(o, &line, 1, NULL);
+}
+
+int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t nlines,
+                    const char *source)
 {
     int status = VKFX_OK;
-    strv inputs = {0};
-    batch b = {.o = o};
+    plan p = {.source = source};
+    batch b = {.o = o, .source = source};
     vkfx_context *ctx = NULL;
     vkfx_staging *staging = NULL;
     pthread_t *threads = NULL;
     int nthreads = 0;
     vkfx_safefile *json_file = NULL;
+    cli_wall wall = {0};
     cli_signals_graceful(true);
-    if ((status = plan(o, args, nargs, &inputs, &b.jobs, &b.n)) < 0)
+    for (size_t i = 0; i < nlines && status == VKFX_OK; i++)
+        status = plan_line(&p, &lines[i]);
+    if (status < 0 || (status = check_plan(&p, o)) < 0)
         goto done;
     if (o->json && strcmp(o->json, "-") != 0) {
         if ((status = vkfx_safefile_open(o->json, &json_file)) < 0) {
@@ -838,11 +966,21 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
     } else if (o->json) {
         b.json = stdout;
     }
-    if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0 ||
-        (status = vkfx_staging_create(ctx, 0, &staging)) < 0)
+    if ((status = select_jobs(&b, &p)) < 0)
         goto done;
+    b.jobs = p.jobs;
+    b.n = p.n;
+    if (b.n == 0)
+        goto done; /* another shard's jobs, or all written already: no GPU needed */
+    if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0)
+        goto done;
+    wall.staging_ms = vkfx_now_ms();
+    if ((status = vkfx_staging_create(ctx, 0, &staging)) < 0)
+        goto done;
+    wall.staging_ms = vkfx_now_ms() - wall.staging_ms;
+    wall.ready_ms = cli_since_start_ms();
 
-    int want = o->jobs > 0 ? o->jobs : cpu_count();
+    int want = o->threads > 0 ? o->threads : cpu_count();
     nthreads = (size_t)want < b.n ? want : (int)b.n;
     b.limit = (size_t)nthreads * 2 + 2;
     /* One file needs no progress line unless asked for. */
@@ -870,7 +1008,7 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
      * code (a usage error found while running is still exit 2); in a batch
      * any failure is exit 1. */
     if (status == VKFX_OK && b.failed)
-        status = b.n == 1 ? b.jobs[0].status : VKFX_E_IO;
+        status = b.n == 1 && !source ? b.jobs[0].status : VKFX_E_IO;
 done:
     if (status < 0 && !(b.failed && b.n))
         cli_print_error();
@@ -888,6 +1026,9 @@ done:
             written += b.jobs[i].state == JOB_DONE;
         fprintf(stderr, "vkfx: interrupted: %zu of %zu files written, no others\n", written, b.n);
     }
+    if (b.existing)
+        fprintf(stderr, "vkfx: --skip-existing: %zu output%s there already, not run again\n",
+                b.existing, b.existing == 1 ? " was" : "s were");
     /* The report is the result too: losing it is a failure (exit 1). */
     if (json_file && vkfx_safefile_commit(json_file) < 0) {
         b.broken_pipe |= errno == EPIPE;
@@ -906,21 +1047,28 @@ done:
     if (interrupted)
         code = 128 + cli_signal_received();
     cli_signals_graceful(false);
-    for (size_t i = 0; b.jobs && i < b.n; i++) {
-        free(b.jobs[i].output);
-        free(b.jobs[i].chain_text);
-        vkfx_chain_free(b.jobs[i].chain);
-        free(b.jobs[i].result.times);
-        vkfx_pixels_free(&b.jobs[i].in);
-        vkfx_pixels_free(&b.jobs[i].out);
-    }
-    free(b.jobs);
     free(threads);
-    strv_free(&inputs);
+    if (ctx)
+        vkfx_context_times_get(ctx, &wall.ctx);
+    for (size_t i = 0; i < b.n; i++) {
+        const job *j = &b.jobs[i];
+        wall.decode_ms += j->decode_ms;
+        wall.upload_ms += j->result.upload_ms;
+        wall.record_ms += j->result.record_ms;
+        wall.wait_ms += j->result.wait_ms;
+        wall.readback_ms += j->result.readback_ms;
+        wall.encode_ms += j->encode_ms;
+    }
+    wall.jobs = b.n;
+    plan_free(&p);
+    double t = vkfx_now_ms();
     vkfx_staging_destroy(staging);
     if (code == EXIT_OK)
         vkfx_context_destroy(ctx);
     else
         vkfx_context_destroy_after_failure(ctx);
+    wall.exit_ms = vkfx_now_ms() - t;
+    if (o->timings && ctx)
+        cli_wall_print(&wall);
     return code;
 }

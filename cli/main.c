@@ -13,6 +13,7 @@
 static const char usage_text[] =
     "usage: vkfx INPUT -f CHAIN -o OUTPUT [options]\n"
     "       vkfx INPUT... -f CHAIN (-o TEMPLATE | --outdir DIR) [options]\n"
+    "       vkfx run [options] JOBFILE|-     (one job per line; vkfx run --help)\n"
     "       vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--json] [CHAIN...]\n"
     "       vkfx compare A B [--metric maxabs|psnr|ssim] [--tolerance X] [--diff DIFF.png]\n"
     "       vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
@@ -47,8 +48,21 @@ static const char usage_text[] =
     "      --json[=FILE]      one JSON object per input, a line each, on stdout or in\n"
     "                         FILE: index, input, output, width, height, gpu_ms (per\n"
     "                         pass), gpu_ms_total, notes (counts filters report),\n"
-    "                         wall_ms, status (ok or error) and error (the message);\n"
-    "                         on stdout line by line, FILE complete when the run ends\n"
+    "                         wall_ms, status (ok, error, or exists: skipped by\n"
+    "                         --skip-existing) and error (the message); with --shard\n"
+    "                         also shard (\"K/N\"), in vkfx run also line; on stdout\n"
+    "                         line by line, FILE complete when the run ends\n"
+    "      --shard K/N        run only part K of N (K from 0 to N-1): the planned\n"
+    "                         jobs sorted by output name, then input, and every Nth\n"
+    "                         from the Kth, so N runs with the same arguments (on as\n"
+    "                         many machines, in any order of arguments) share the\n"
+    "                         work, each job once; outputs are still checked\n"
+    "                         against the whole plan. K=$SLURM_ARRAY_TASK_ID,\n"
+    "                         N=$SLURM_ARRAY_TASK_COUNT in a Slurm array (--array=0-3);\n"
+    "                         K=$JOB_COMPLETION_INDEX in a Kubernetes Indexed Job\n"
+    "      --skip-existing    do not run jobs whose output file exists (outputs are\n"
+    "                         only ever renamed into place complete), so a killed\n"
+    "                         or requeued run finishes the set without redoing work\n"
     "  -q, --quality N        JPEG quality 1..100 (default 90)\n"
     "      --exr-float        OpenEXR output in float channels (default half)\n"
     "      --max-pixels N     refuse inputs (and maps) whose header declares more\n"
@@ -62,7 +76,15 @@ static const char usage_text[] =
     "      --precision 16|32  internal format rgba16f (default) or rgba32f\n"
     "      --linear           treat 8/16-bit files as linear light: no sRGB decode\n"
     "                         on input, no encode on output\n"
-    "      --timings          GPU milliseconds per pass on stderr\n"
+    "      --timings          GPU milliseconds per pass on stderr, then the host's\n"
+    "                         wall clock: process start to main, to device ready\n"
+    "                         (loader, instance, device, staging), pipelines built,\n"
+    "                         decode, upload, record, GPU (waited for), read-back,\n"
+    "                         encode, exit (context closed) and the total; in a\n"
+    "                         batch the per-job phases are summed over the jobs\n"
+    "      --init-only        create the GPU context (instance, device, pipeline\n"
+    "                         cache) and exit: the floor under every run's start;\n"
+    "                         with --timings its breakdown\n"
     "      --device D         device index or name substring (see --list-devices)\n"
     "      --no-subgroup-ops  run the shared-memory variants of kernels that\n"
     "                         otherwise use subgroup arithmetic (for testing)\n"
@@ -238,36 +260,6 @@ bool cli_env_flag(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-static bool parse_int(const char *s, long min, long max, long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || !end || end == s || *end || v < min || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
-enum {
-    OPT_PRECISION = 256,
-    OPT_LINEAR,
-    OPT_TIMINGS,
-    OPT_DEVICE,
-    OPT_FILTERS,
-    OPT_HELP_FILTER,
-    OPT_LIST_DEVICES,
-    OPT_VERSION,
-    OPT_NO_SUBGROUP,
-    OPT_EXR_FLOAT,
-    OPT_MAX_PIXELS,
-    OPT_OUTDIR,
-    OPT_PROGRESS,
-    OPT_JSON,
-    OPT_FORMAT,
-    OPT_NO_FSYNC,
-};
-
 int main(int argc, char **argv)
 {
     if (cli_signals_start() < 0) {
@@ -278,141 +270,39 @@ int main(int argc, char **argv)
         return cli_bench_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return cli_compare_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "run") == 0)
+        return cli_run_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "preview") == 0)
         return cli_preview_main(argc - 1, argv + 1);
 
-    static const struct option longopts[] = {
-        {"filter", required_argument, NULL, 'f'},
-        {"output", required_argument, NULL, 'o'},
-        {"quality", required_argument, NULL, 'q'},
-        {"precision", required_argument, NULL, OPT_PRECISION},
-        {"linear", no_argument, NULL, OPT_LINEAR},
-        {"timings", no_argument, NULL, OPT_TIMINGS},
-        {"device", required_argument, NULL, OPT_DEVICE},
-        {"filters", no_argument, NULL, OPT_FILTERS},
-        {"help-filter", required_argument, NULL, OPT_HELP_FILTER},
-        {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {"no-subgroup-ops", no_argument, NULL, OPT_NO_SUBGROUP},
-        {"exr-float", no_argument, NULL, OPT_EXR_FLOAT},
-        {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
-        {"outdir", required_argument, NULL, OPT_OUTDIR},
-        {"jobs", required_argument, NULL, 'j'},
-        {"progress", no_argument, NULL, OPT_PROGRESS},
-        {"json", optional_argument, NULL, OPT_JSON},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"no-clobber", no_argument, NULL, 'n'},
-        {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    cli_batch_opts o = {.run = {.precision = 16}};
-    long v = 0;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":f:o:q:j:nh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            o.chain_text = optarg;
-            break;
-        case 'o':
-            o.output = optarg;
-            break;
-        case 'q':
-            if (!parse_int(optarg, 1, 100, &v))
-                return usage_error("--quality '%s' must be an integer 1..100", optarg);
-            o.save.jpeg_quality = (int)v;
-            break;
-        case 'j':
-            if (!parse_int(optarg, 1, 256, &v))
-                return usage_error("--jobs '%s' must be an integer 1..256", optarg);
-            o.jobs = (int)v;
-            break;
-        case OPT_OUTDIR:
-            o.outdir = optarg;
-            break;
-        case OPT_PROGRESS:
-            o.progress = true;
-            break;
-        case OPT_JSON:
-            o.json = optarg ? optarg : "-";
-            break;
-        case OPT_FORMAT:
-            o.format = optarg;
-            break;
-        case 'n':
-            vkfx_safefile_set_no_clobber(true);
-            break;
-        case OPT_NO_FSYNC:
-            vkfx_safefile_set_fsync(false);
-            break;
-        case OPT_PRECISION:
-            if (!parse_int(optarg, 16, 32, &v) || (v != 16 && v != 32))
-                return usage_error("--precision '%s' must be 16 (rgba16f) or 32 (rgba32f)", optarg);
-            o.run.precision = (int)v;
-            break;
-        case OPT_LINEAR:
-            o.run.linear = true;
-            break;
-        case OPT_TIMINGS:
-            o.run.timings = true;
-            break;
-        case OPT_DEVICE:
-            o.ctx.device = optarg;
-            break;
-        case OPT_NO_SUBGROUP:
-            o.ctx.no_subgroup_ops = true;
-            break;
-        case OPT_EXR_FLOAT:
-            o.save.exr_float = true;
-            break;
-        case OPT_MAX_PIXELS:
-            if (!parse_int(optarg, 1, 1L << 40, &v))
-                return usage_error("--max-pixels '%s' must be an integer 1..1099511627776", optarg);
-            vkfx_file_set_max_pixels((uint64_t)v);
-            break;
-        case OPT_FILTERS:
-            return list_filters();
-        case OPT_HELP_FILTER:
-            return help_filter(optarg);
-        case OPT_LIST_DEVICES:
-            return list_devices();
-        case OPT_VERSION:
-            printf("vkfx %s\n", VKFX_VERSION);
-            return EXIT_OK;
-        case 'h':
-            fputs(usage_text, stdout);
-            return EXIT_OK;
-        case ':':
-            if (optopt > 0 && optopt < 256) {
-                char opt[3] = {'-', (char)optopt, 0};
-                return usage_error("option '%s' needs a value", opt);
-            }
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        case '?':
-        default:
-            /* For a short option in a cluster (-Zq) optind has not moved past it yet. */
-            if (optopt > 0 && optopt < 256) {
-                char opt[3] = {'-', (char)optopt, 0};
-                return usage_error("unknown option '%s'", opt);
-            }
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
+    cli_batch_opts o = {.job = {.precision = 16}};
+    cli_info info = CLI_INFO_NONE;
+    const char *info_arg = NULL;
+    int first = argc;
+    if (cli_parse_options(argc, argv, CLI_SCOPE_JOB | CLI_SCOPE_RUN | CLI_SCOPE_INFO, &o, &first,
+                          &info, &info_arg) < 0)
+        return usage_error("%s", vkfx_error_message());
+    switch (info) {
+    case CLI_INFO_NONE:
+        break;
+    case CLI_INFO_FILTERS:
+        return list_filters();
+    case CLI_INFO_HELP_FILTER:
+        return help_filter(info_arg);
+    case CLI_INFO_LIST_DEVICES:
+        return list_devices();
+    case CLI_INFO_VERSION:
+        printf("vkfx %s\n", VKFX_VERSION);
+        return EXIT_OK;
+    case CLI_INFO_HELP:
+        fputs(usage_text, stdout);
+        return EXIT_OK;
     }
-    if (optind >= argc)
-        return usage_error("%s", "no input file given");
-    if (!o.chain_text)
-        return usage_error("%s", "no filter chain given (-f CHAIN; vkfx --filters lists them)");
-    if (!o.output && !o.outdir)
-        return usage_error("%s", "no output given (-o FILE or TEMPLATE, or --outdir DIR)");
-    if (o.output && o.outdir)
-        return usage_error("%s", "-o and --outdir both name the outputs; give one of them");
-    if (o.format && !(o.output && strcmp(o.output, "-") == 0))
-        return usage_error("%s", "--format is for -o - (standard output); files take the "
-                                 "format of their extension");
     o.ctx.validate = cli_env_flag("VKFX_VALIDATE");
     o.ctx.log = cli_log;
-    /* GPU times per pass are measured for --timings and for the --json report. */
-    o.run.timings = o.run.timings || o.json;
-    return cli_batch(&o, argv + optind, argc - optind);
+    if (o.init_only)
+        return cli_init_only(&o);
+    if (cli_check_job(&o.job, argc - first) < 0)
+        return usage_error("%s", vkfx_error_message());
+    return cli_batch(&o, argv + first, argc - first);
 }

@@ -45,6 +45,18 @@ int vkfx_context_pack_rne(vkfx_context *ctx, bool *rne);
 /* Validation messages reported so far (0 without validation). */
 unsigned vkfx_context_validation_messages(const vkfx_context *ctx);
 
+/* Host wall-clock milliseconds of a context's start, and of building its
+ * kernels so far (--timings). */
+typedef struct vkfx_context_times {
+    double loader_ms;    /* loading the Vulkan loader (libvulkan) */
+    double instance_ms;  /* vkCreateInstance: the drivers and layers loaded */
+    double device_ms;    /* choosing and creating the device, up to ready */
+    double pipelines_ms; /* shader modules, layouts and pipelines built */
+} vkfx_context_times;
+void vkfx_context_times_get(const vkfx_context *ctx, vkfx_context_times *t);
+/* CLOCK_MONOTONIC in milliseconds. */
+double vkfx_now_ms(void);
+
 typedef struct vkfx_device_info {
     char name[256];
     const char *type; /* "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other" */
@@ -93,6 +105,10 @@ typedef struct vkfx_run_result {
     uint64_t device_bytes_peak;
     vkfx_note notes[VKFX_MAX_NOTES]; /* in the order the filters reported them */
     uint32_t nnotes;
+    /* Host wall-clock milliseconds: recording the work (kernels built on
+     * the way included), copying the image into staging memory, waiting
+     * for the device, copying the result back. */
+    double record_ms, upload_ms, wait_ms, readback_ms;
 } vkfx_run_result;
 
 /* Runs chain on in. out->channels and out->sample say what to produce (the
