@@ -51,6 +51,8 @@ typedef struct job {
     job_state state;
     int status; /* the library's code when the job failed */
     char error[1024];
+    char note[256];  /* what the decoder left unread, or "" */
+    int precision;   /* the internal format's, --precision auto resolved */
     double t_start, t_end; /* seconds, for wall time */
 } job;
 
@@ -89,22 +91,10 @@ static double now_s(void)
 
 /* ---- planning: inputs, templates, output names ---- */
 
-static const char *const image_exts[] = {"png", "jpg", "jpeg", "bmp", "tga",
-                                         "gif", "psd", "hdr",  "exr", NULL};
-
 static const char *extension(const char *name)
 {
     const char *dot = strrchr(name, '.');
     return dot && dot != name ? dot + 1 : "";
-}
-
-static bool is_image_name(const char *name)
-{
-    const char *ext = extension(name);
-    for (const char *const *e = image_exts; *e; e++)
-        if (strcasecmp(ext, *e) == 0)
-            return true;
-    return false;
 }
 
 typedef struct strv {
@@ -142,7 +132,41 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A directory stands for the image files directly in it, sorted by name. */
+/* Names that say "image" although no codec reads them: such a file in a
+ * folder is reported as unreadable rather than passed over. */
+static const char *const other_image_exts[] = {"heic", "heif", "avif", "jxl", "jp2", "j2k",
+                                               "ico",  "dng",  "cr2",  "nef", NULL};
+
+static bool looks_like_image(const char *name)
+{
+    const char *ext = extension(name);
+    if (!*ext)
+        return false;
+    if (vkfx_codec_for_extension(ext))
+        return true;
+    for (const char *const *e = other_image_exts; *e; e++)
+        if (strcasecmp(ext, *e) == 0)
+            return true;
+    return false;
+}
+
+/* Whether the start of the file is in a format vkfx reads. */
+static bool reads_as_image(const char *path)
+{
+    unsigned char head[4096];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof(head)) : -1;
+    close(fd);
+    return n > 0 && vkfx_file_is_image(head, (size_t)n);
+}
+
+/* A directory stands for the image files directly in it, sorted by name:
+ * each file whose content is in a format vkfx reads, whatever its name,
+ * and each file named as an image that is not, so that the run reports it
+ * instead of passing over it. */
 static int expand_dir(const char *dir, strv *out)
 {
     DIR *d = opendir(dir);
@@ -151,21 +175,34 @@ static int expand_dir(const char *dir, strv *out)
     strv names = {0};
     int ret = VKFX_OK;
     struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.' && is_image_name(e->d_name) &&
-            (ret = strv_add(&names, strdup(e->d_name))) < 0)
+    size_t dl = strlen(dir);
+    bool slash = dl && dir[dl - 1] == '/';
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t len = dl + 1 + strlen(e->d_name) + 1;
+        char *p = malloc(len);
+        if (!p) {
+            ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
             break;
+        }
+        snprintf(p, len, "%s%s%s", dir, slash ? "" : "/", e->d_name);
+        bool take = looks_like_image(e->d_name) || reads_as_image(p);
+        free(p);
+        if (take && (ret = strv_add(&names, strdup(e->d_name))) < 0)
+            break;
+    }
     closedir(d);
     if (ret < 0)
         goto done;
     if (names.n == 0) {
-        ret = vkfx_fail(VKFX_E_USAGE, "%s: no image files in this directory (looked for .%s)", dir,
-                        "png, .jpg, .jpeg, .bmp, .tga, .gif, .psd, .hdr, .exr");
+        char formats[160];
+        vkfx_codec_names(false, formats, sizeof(formats));
+        ret = vkfx_fail(VKFX_E_USAGE, "%s: no image files in this directory (formats read: %s)",
+                        dir, formats);
         goto done;
     }
     qsort(names.v, names.n, sizeof(*names.v), cmp_str);
-    size_t dl = strlen(dir);
-    bool slash = dl && dir[dl - 1] == '/';
     for (size_t i = 0; i < names.n && ret == VKFX_OK; i++) {
         size_t len = dl + 1 + strlen(names.v[i]) + 1;
         char *p = malloc(len);
@@ -444,10 +481,10 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
             char name[64];
             snprintf(name, sizeof(name), "stdout.%s", fmt);
             if ((ret = vkfx_file_format_for_output(name, &j->fmt)) < 0) {
-                ret = vkfx_fail(VKFX_E_USAGE,
-                                "--format '%s': the formats written are png, jpg, bmp, tga, "
-                                "hdr, exr",
-                                fmt);
+                char list[160];
+                vkfx_codec_extensions(true, list, sizeof(list));
+                ret = vkfx_fail(VKFX_E_USAGE, "--format '%s': the formats written are %s", fmt,
+                                list);
                 goto fail;
             }
             continue;
@@ -544,9 +581,13 @@ static void decode(batch *b, job *j)
 {
     int ret = strcmp(j->input, "-") == 0 ? vkfx_file_load_fd(STDIN_FILENO, "standard input", &j->in)
                                          : vkfx_file_load(j->input, &j->in);
-    (void)b;
-    if (ret < 0)
+    if (ret < 0) {
         job_fail(j, ret);
+        return;
+    }
+    const char *note = vkfx_file_note();
+    snprintf(j->note, sizeof(j->note), "%s", note ? note : "");
+    j->precision = b->o->run.precision ? b->o->run.precision : vkfx_auto_precision(j->chain, &j->in);
 }
 
 static void encode(batch *b, job *j)
@@ -622,6 +663,11 @@ static void finish_job(batch *b, size_t i)
     j->t_end = now_s();
     b->in_flight--;
     b->done++;
+    if (j->note[0]) {
+        if (b->progress_tty)
+            fputs("\r\033[K", stderr);
+        fprintf(stderr, "vkfx: note: %s\n", j->note);
+    }
     if (j->state == JOB_FAILED) {
         b->failed++;
         if (b->progress_tty)
@@ -774,6 +820,7 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
         if (next < b->n) {
             job *j = &b->jobs[next];
             vkfx_run_opts run = b->o->run;
+            run.precision = j->precision;
             run.premultiplied_out = j->fmt == VKFX_FILE_EXR;
             run.input_path = strcmp(j->input, "-") == 0 ? NULL : j->input;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,

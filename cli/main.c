@@ -26,13 +26,15 @@ static const char usage_text[] =
     "                         escapes the next character, so file names in\n"
     "                         options may hold , : = (quote the chain in the shell)\n"
     "  -o, --output FILE      output image; format from the extension: png, jpg,\n"
-    "                         jpeg, bmp, tga, hdr, exr. Written atomically (a temporary\n"
+    "                         jpeg, tif, tiff, webp, exr, bmp, hdr, tga. Written\n"
+    "                         atomically (a temporary\n"
     "                         file renamed on success); never an input file. With\n"
     "                         several inputs, a TEMPLATE (below). '-' writes the\n"
     "                         image to standard output (one input; --format)\n"
     "      --outdir DIR       write each output into DIR under its input's name\n"
     "                         (GIF, PSD and standard input become NAME.png)\n"
-    "      --format EXT       what -o - writes: png (default), jpg, bmp, tga, hdr, exr\n"
+    "      --format EXT       what -o - writes: png (default), jpg, tif, webp, exr,\n"
+    "                         bmp, hdr, tga\n"
     "  -j, --jobs N           threads that decode and encode files while the GPU\n"
     "                         works (default: one per core)\n"
     "      --progress         files done, files/s and time left on stderr, also when\n"
@@ -42,11 +44,24 @@ static const char usage_text[] =
     "                         FILE: index, input, output, width, height, gpu_ms (per\n"
     "                         pass), gpu_ms_total, notes (counts filters report),\n"
     "                         wall_ms, status (ok or error) and error (the message)\n"
-    "  -q, --quality N        JPEG quality 1..100 (default 90)\n"
+    "  -q, --quality N        JPEG and lossy WebP quality 1..100 (default 90)\n"
+    "      --jpeg-subsampling 444|422|420\n"
+    "                         JPEG chroma subsampling (default 444 at quality 90\n"
+    "                         and above, 420 below)\n"
+    "      --jpeg-progressive JPEG output in progressive scans (default baseline);\n"
+    "                         Huffman tables are always optimised for the image\n"
+    "      --png-level N      PNG zlib compression level 0..9 (default 6)\n"
+    "      --tiff-compression none|lzw|deflate\n"
+    "                         TIFF output compression (default deflate: lossless,\n"
+    "                         the smallest of the three, read by every TIFF reader)\n"
+    "      --lossless         WebP output lossless (default lossy at -q)\n"
     "      --exr-float        OpenEXR output in float channels (default half)\n"
     "      --max-pixels N     refuse inputs (and maps) whose header declares more\n"
     "                         than N pixels, before decoding (default 268435456)\n"
-    "      --precision 16|32  internal format rgba16f (default) or rgba32f\n"
+    "      --precision auto|16|32\n"
+    "                         internal format: auto (default) is rgba32f when the\n"
+    "                         input or a map the chain reads has 16-bit or float\n"
+    "                         samples, else rgba16f; 16 and 32 force one\n"
     "      --linear           treat 8/16-bit files as linear light: no sRGB decode\n"
     "                         on input, no encode on output\n"
     "      --timings          GPU milliseconds per pass on stderr\n"
@@ -59,8 +74,9 @@ static const char usage_text[] =
     "      --version          print the version\n"
     "  -h, --help             this text\n"
     "\n"
-    "Batches: INPUT may be several files, a directory (the .png .jpg .jpeg .bmp .tga\n"
-    ".gif .psd .hdr .exr files directly in it, by name) or '-' (standard input, once).\n"
+    "Batches: INPUT may be several files, a directory (the files directly in it\n"
+    "whose content is in a format vkfx reads; files named as images that are not\n"
+    "are reported) or '-' (standard input, once).\n"
     "One GPU context and one set of pipelines serve the whole batch. In -o and in\n"
     "the chain's option values, {stem} (file name without extension), {name} (with\n"
     "it), {ext} (extension, no dot), {dir} (the input's directory, '.' if none) and\n"
@@ -78,13 +94,19 @@ static const char usage_text[] =
     "single quotes so the shell keeps the backslashes. '#' picks an OpenEXR channel\n"
     "(depth=r.exr#Z) only after an .exr name; elsewhere it is part of the name.\n"
     "\n"
-    "Inputs: PNG (8/16-bit gray, gray+alpha, RGB, RGBA, palette), JPEG, BMP, TGA,\n"
-    "GIF (first frame), PSD, Radiance HDR, OpenEXR (scanline or tiled, half, float\n"
-    "or uint channels: R, G, B, A or Y, also with a layer prefix such as 'beauty.R').\n"
+    "Inputs, recognised by content: PNG (8/16-bit gray, gray+alpha, RGB, RGBA,\n"
+    "palette), JPEG (libjpeg-turbo: gray, YCbCr, CMYK, YCCK; baseline or\n"
+    "progressive; a damaged scan is an error), TIFF (8/16-bit and float gray,\n"
+    "gray+alpha, RGB, RGBA; strips or tiles, contiguous or planar, any compression\n"
+    "libtiff reads; the first page), WebP (lossy, lossless, alpha; the first frame\n"
+    "of an animation), BMP, TGA, GIF (first frame), PSD, Radiance HDR, OpenEXR\n"
+    "(scanline or tiled, half, float or uint channels: R, G, B, A or Y, also with a\n"
+    "layer prefix such as 'beauty.R'). A page or frame left unread is noted on\n"
+    "stderr.\n"
     "8/16-bit files are sRGB unless --linear; processing is in linear light with\n"
     "premultiplied alpha. PNG and TGA outputs keep the input's channels (PNG also\n"
-    "its bit depth; float input gives 16-bit); JPEG is 8-bit RGB, BMP 8-bit RGB or\n"
-    "RGBA, HDR float RGB. OpenEXR input and output are linear, premultiplied and\n"
+    "its bit depth; float input gives 16-bit); TIFF keeps channels and depth (float\n"
+    "too); JPEG is 8-bit gray or RGB, WebP and BMP 8-bit RGB or RGBA, HDR float RGB. OpenEXR input and output are linear, premultiplied and\n"
     "unclamped, the image being the display window (pixels outside the data window\n"
     "are transparent black); output keeps the input's channels as Y, YA, RGB or RGBA.\n"
     "\n"
@@ -226,7 +248,21 @@ enum {
     OPT_PROGRESS,
     OPT_JSON,
     OPT_FORMAT,
+    OPT_JPEG_SUBSAMPLING,
+    OPT_JPEG_PROGRESSIVE,
+    OPT_PNG_LEVEL,
+    OPT_TIFF_COMPRESSION,
+    OPT_LOSSLESS,
 };
+
+/* The index of word in the NULL-terminated words, or -1. */
+static int choice(const char *word, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(word, words[i]) == 0)
+            return i;
+    return -1;
+}
 
 int main(int argc, char **argv)
 {
@@ -255,10 +291,19 @@ int main(int argc, char **argv)
         {"progress", no_argument, NULL, OPT_PROGRESS},
         {"json", optional_argument, NULL, OPT_JSON},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"jpeg-subsampling", required_argument, NULL, OPT_JPEG_SUBSAMPLING},
+        {"jpeg-progressive", no_argument, NULL, OPT_JPEG_PROGRESSIVE},
+        {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
+        {"tiff-compression", required_argument, NULL, OPT_TIFF_COMPRESSION},
+        {"lossless", no_argument, NULL, OPT_LOSSLESS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    cli_batch_opts o = {.run = {.precision = 16}};
+    /* Indexed by vkfx_jpeg_subsampling and vkfx_tiff_compression. */
+    static const char *const subsamplings[] = {"auto", "444", "422", "420", NULL};
+    static const char *const tiff_compressions[] = {"deflate", "lzw", "none", NULL};
+    cli_batch_opts o = {.run = {.precision = 0}};
+    int k;
     long v = 0;
     int c;
     opterr = 0;
@@ -293,9 +338,34 @@ int main(int argc, char **argv)
             o.format = optarg;
             break;
         case OPT_PRECISION:
-            if (!parse_int(optarg, 16, 32, &v) || (v != 16 && v != 32))
-                return usage_error("--precision '%s' must be 16 (rgba16f) or 32 (rgba32f)", optarg);
+            if (strcmp(optarg, "auto") == 0)
+                v = 0;
+            else if (!parse_int(optarg, 16, 32, &v) || (v != 16 && v != 32))
+                return usage_error("--precision '%s' must be auto, 16 (rgba16f) or 32 (rgba32f)",
+                                   optarg);
             o.run.precision = (int)v;
+            break;
+        case OPT_JPEG_SUBSAMPLING:
+            if ((k = choice(optarg, subsamplings)) <= 0)
+                return usage_error("--jpeg-subsampling '%s' must be 444, 422 or 420", optarg);
+            o.save.jpeg_subsampling = (vkfx_jpeg_subsampling)k;
+            break;
+        case OPT_JPEG_PROGRESSIVE:
+            o.save.jpeg_progressive = true;
+            break;
+        case OPT_PNG_LEVEL:
+            if (!parse_int(optarg, 0, 9, &v))
+                return usage_error("--png-level '%s' must be an integer 0..9", optarg);
+            o.save.png_level_set = true;
+            o.save.png_level = (int)v;
+            break;
+        case OPT_TIFF_COMPRESSION:
+            if ((k = choice(optarg, tiff_compressions)) < 0)
+                return usage_error("--tiff-compression '%s' must be none, lzw or deflate", optarg);
+            o.save.tiff_compression = (vkfx_tiff_compression)k;
+            break;
+        case OPT_LOSSLESS:
+            o.save.webp_lossless = true;
             break;
         case OPT_LINEAR:
             o.run.linear = true;

@@ -267,6 +267,29 @@ fail:
 }
 
 
+int vkfx_file_map_sample(const char *spec, vkfx_sample *sample)
+{
+    unsigned char *buf = NULL;
+    size_t size = 0;
+    const vkfx_codec *codec;
+    vkfx_image_info info;
+    const char *hash = strrchr(spec, '#');
+    char *path = hash && hash - spec >= 4 && strncasecmp(hash - 4, ".exr", 4) == 0
+                     ? strndup(spec, (size_t)(hash - spec))
+                     : strdup(spec);
+    int ret = path ? read_all(path, &buf, &size) : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    if (ret == VKFX_OK)
+        ret = pick_codec(buf, size, path, &codec);
+    /* Every OpenEXR channel reads as float: no need to decode to know. */
+    if (ret == VKFX_OK && codec == VKFX_FILE_EXR)
+        *sample = VKFX_SAMPLE_F32;
+    else if (ret == VKFX_OK && (ret = codec->probe(buf, size, path, &info)) == VKFX_OK)
+        *sample = info.sample;
+    free(buf);
+    free(path);
+    return ret;
+}
+
 int vkfx_file_probe(const char *path, vkfx_image_info *info)
 {
     unsigned char *buf = NULL;

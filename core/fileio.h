@@ -15,10 +15,13 @@
 /* A format is its codec (core/codecs/codec.h); these name the ones
  * callers pick directly. */
 typedef const vkfx_codec *vkfx_file_format;
-extern const vkfx_codec vkfx_codec_png, vkfx_codec_jpeg, vkfx_codec_exr, vkfx_codec_gif,
-    vkfx_codec_bmp, vkfx_codec_psd, vkfx_codec_hdr, vkfx_codec_tga;
+extern const vkfx_codec vkfx_codec_png, vkfx_codec_jpeg, vkfx_codec_tiff, vkfx_codec_webp,
+    vkfx_codec_exr, vkfx_codec_gif, vkfx_codec_bmp, vkfx_codec_psd, vkfx_codec_hdr,
+    vkfx_codec_tga;
 #define VKFX_FILE_PNG  (&vkfx_codec_png)
 #define VKFX_FILE_JPEG (&vkfx_codec_jpeg)
+#define VKFX_FILE_TIFF (&vkfx_codec_tiff)
+#define VKFX_FILE_WEBP (&vkfx_codec_webp)
 #define VKFX_FILE_EXR  (&vkfx_codec_exr)
 #define VKFX_FILE_GIF  (&vkfx_codec_gif)
 #define VKFX_FILE_BMP  (&vkfx_codec_bmp)
@@ -56,6 +59,9 @@ const char *vkfx_file_note(void);
 /* The header of a file: size, channels and sample type, without decoding
  * (OpenEXR decodes: its header does not say which channels are colour). */
 int vkfx_file_probe(const char *path, vkfx_image_info *info);
+/* The sample type of an auxiliary map (vkfx_file_load_map's spec), from
+ * its header. */
+int vkfx_file_map_sample(const char *spec, vkfx_sample *sample);
 /* Whether the file's content is in a format vkfx reads (from its first
  * bytes; the file may still be corrupt further on). */
 bool vkfx_file_is_image(const void *data, size_t size);
