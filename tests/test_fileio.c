@@ -1089,12 +1089,27 @@ Test(fileio, gif_loads_first_frame)
     }
     const unsigned char first[] = {0, 1, 2, 3, 3, 0}, second[] = {3, 3, 3, 3, 3, 3};
     n += gif_frame(gif + n, 3, 2, first);
+    size_t one = n;
     n += gif_frame(gif + n, 3, 2, second);
     gif[n++] = 0x3B;
+
+    /* The first frame alone, ended there: a still GIF, no note. */
+    unsigned char still[sizeof(gif)];
+    memcpy(still, gif, one);
+    still[one] = 0x3B;
+    vkfx_pixels px1;
+    cr_assert_eq(vkfx_file_load_memory(still, one + 1, "one.gif", &px1), 0, "%s",
+                 vkfx_error_message());
+    cr_assert_null(vkfx_file_note(), "a still GIF got a note: %s", vkfx_file_note());
+    vkfx_pixels_free(&px1);
 
     vkfx_pixels px;
     cr_assert_eq(vkfx_file_load_memory(gif, n, "two.gif", &px), 0, "%s", vkfx_error_message());
     check_loaded_layout(&px, 3, 2, 4, VKFX_SAMPLE_U8, "GIF");
+    /* The second frame is left unread, and the caller is told so. */
+    cr_assert(vkfx_file_note() && strstr(vkfx_file_note(), "two.gif: an animated GIF") &&
+                  strstr(vkfx_file_note(), "first frame"),
+              "note: %s", vkfx_file_note() ? vkfx_file_note() : "(none)");
     const unsigned char *d = px.data;
     for (int i = 0; i < 6; i++) {
         const png_color *c = &palette[first[i]];

@@ -212,6 +212,10 @@ static int load_stb(const unsigned char *data, size_t size, const char *name, vk
                         stb_reason());
         goto fail;
     }
+    /* stb reports a top-down BMP's height as it is stored, negative; -2^31
+     * never gets here (check_bmp). */
+    if (h < 0 && h != INT_MIN)
+        h = -h;
     if (w > 0 && h > 0 && (ret = vkfx_check_pixels(name, (uint64_t)w, (uint64_t)h)) < 0)
         goto fail;
     if ((uint64_t)w * (uint64_t)h > (uint64_t)size * max_ratio) {

@@ -439,10 +439,19 @@ static int tiff_encode_body(TIFF *tif, const vkfx_pixels *px, const vkfx_save_op
         TIFFSetField(tif, TIFFTAG_PREDICTOR,
                      fl ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
     TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
-    for (uint32_t y = 0; y < px->height; y++)
-        if (TIFFWriteScanline(tif, (unsigned char *)px->data + stride * y, y, 0) < 0)
-            return -1;
-    return TIFFWriteDirectory(tif) ? 0 : -1;
+    /* libtiff applies the predictor (and byte swapping) in the buffer it is
+     * given: each row goes through a copy, never the caller's pixels. */
+    unsigned char *row = malloc(stride);
+    if (!row)
+        return -1;
+    int ret = 0;
+    for (uint32_t y = 0; y < px->height && ret == 0; y++) {
+        memcpy(row, (const unsigned char *)px->data + stride * y, stride);
+        if (TIFFWriteScanline(tif, row, y, 0) < 0)
+            ret = -1;
+    }
+    free(row);
+    return ret == 0 && TIFFWriteDirectory(tif) ? 0 : -1;
 }
 
 static int encode_tiff(FILE *f, const char *path, const vkfx_pixels *px,
