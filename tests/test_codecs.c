@@ -61,8 +61,8 @@ static void expect_same(const vkfx_pixels *got, const vkfx_pixels *want, const c
     tc_diff d = tc_compare(got, want, 0);
     if (!tc_diff_ok(&d))
         tc_report(&d, what);
-    cr_assert(tc_diff_ok(&d), "%s: not identical (worst %.0f at %u,%u channel %u)", what,
-              d.max_abs, d.x, d.y, d.c);
+    cr_assert(tc_diff_ok(&d), "%s: not identical (worst %.0f at %u,%u channel %u)", what, d.max_abs,
+              d.x, d.y, d.c);
 }
 
 static void load_memory_ok(const unsigned char *data, size_t size, const char *name,
@@ -268,7 +268,8 @@ Test(codecs, jpeg_made_here_identical_to_libjpeg)
         {"ycc-440", 3, {JCS_RGB, JCS_YCbCr, 1, 2, 80, false, true, false, false, 0}},
         {"ycc-411", 3, {JCS_RGB, JCS_YCbCr, 4, 1, 80, false, true, false, false, 0}},
         {"progressive-420", 3, {JCS_RGB, JCS_YCbCr, 2, 2, 88, true, true, false, false, 0}},
-        {"progressive-gray", 1,
+        {"progressive-gray",
+         1,
          {JCS_GRAYSCALE, JCS_GRAYSCALE, 0, 0, 70, true, true, false, false, 0}},
         {"restarts", 3, {JCS_RGB, JCS_YCbCr, 2, 2, 90, false, false, false, false, 1}},
         {"arithmetic", 3, {JCS_RGB, JCS_YCbCr, 2, 1, 90, false, false, true, false, 0}},
@@ -315,8 +316,8 @@ Test(codecs, jpeg_cmyk_colours)
         load_memory_ok(jpg, size, "cmyk.jpg", &got);
         const unsigned char *d = got.data;
         for (int c = 0; c < 3; c++)
-            cr_assert(abs((int)d[c] - rgb[i][c]) <= 1, "ink %d channel %d: %u, want %u", i, c,
-                      d[c], rgb[i][c]);
+            cr_assert(abs((int)d[c] - rgb[i][c]) <= 1, "ink %d channel %d: %u, want %u", i, c, d[c],
+                      rgb[i][c]);
         vkfx_pixels_free(&px);
         vkfx_pixels_free(&got);
         free(jpg);
@@ -345,15 +346,16 @@ Test(codecs, jpeg_damaged_is_an_error, .timeout = 60)
                      cut, size);
             expect_format_error(jpg, cut, what);
         }
-        expect_format_error(jpg, size - 2, prog ? "progressive without EOI" : "baseline without EOI");
+        expect_format_error(jpg, size - 2,
+                            prog ? "progressive without EOI" : "baseline without EOI");
         /* A marker in the middle of the entropy-coded data. */
         unsigned char *bad = malloc(size);
         memcpy(bad, jpg, size);
         size_t mid = sos + (size - sos) / 2;
         bad[mid] = 0xFF;
         bad[mid + 1] = 0xD3;
-        expect_format_error(bad, size, prog ? "progressive with a stray marker"
-                                            : "baseline with a stray marker");
+        expect_format_error(
+            bad, size, prog ? "progressive with a stray marker" : "baseline with a stray marker");
         /* The frame kept, every scan removed: SOF then EOI. */
         memcpy(bad, jpg, sos);
         bad[sos] = 0xFF;
@@ -410,8 +412,8 @@ Test(codecs, jpeg_encoder_options)
         int h, v, quality;
         bool progressive;
     } cases[] = {
-        {{0}, 1, 1, 90, false},                                         /* default: q90, 4:4:4 */
-        {{.jpeg_quality = 89}, 2, 2, 89, false},                        /* below 90: 4:2:0 */
+        {{0}, 1, 1, 90, false},                  /* default: q90, 4:4:4 */
+        {{.jpeg_quality = 89}, 2, 2, 89, false}, /* below 90: 4:2:0 */
         {{.jpeg_quality = 95, .jpeg_subsampling = VKFX_JPEG_SUBSAMPLING_420}, 2, 2, 95, false},
         {{.jpeg_quality = 60, .jpeg_subsampling = VKFX_JPEG_SUBSAMPLING_444}, 1, 1, 60, false},
         {{.jpeg_subsampling = VKFX_JPEG_SUBSAMPLING_422}, 2, 1, 90, false},
@@ -429,8 +431,9 @@ Test(codecs, jpeg_encoder_options)
         cr_assert(h == cases[i].h && v == cases[i].v && prog == cases[i].progressive,
                   "case %zu: sampling %dx%d progressive %d, want %dx%d %d", i, h, v, prog,
                   cases[i].h, cases[i].v, cases[i].progressive);
-        jpeg_make m = {JCS_RGB,         JCS_YCbCr, cases[i].h, cases[i].v,
-                       cases[i].quality, cases[i].progressive, true, false, false, 0};
+        jpeg_make m = {
+            JCS_RGB, JCS_YCbCr, cases[i].h, cases[i].v, cases[i].quality, cases[i].progressive,
+            true,    false,     false,      0};
         unsigned char *want = libjpeg_encode(&src, &m, &want_size);
         cr_assert(size == want_size && !memcmp(got, want, size),
                   "case %zu: %zu bytes, libjpeg with the same settings %zu", i, size, want_size);
@@ -461,8 +464,8 @@ static void tiff_test_handler(const char *module, const char *fmt, va_list ap)
 typedef struct tiff_make {
     uint16_t bits, format, channels;
     uint16_t planar, compression;
-    uint32_t tile;   /* tile side, 0 for strips */
-    uint16_t extra;  /* EXTRASAMPLE_* of the sample after the colour, if any */
+    uint32_t tile;     /* tile side, 0 for strips */
+    uint16_t extra;    /* EXTRASAMPLE_* of the sample after the colour, if any */
     bool min_is_white; /* gray stored inverted (PHOTOMETRIC_MINISWHITE is 0) */
     int pages;
 } tiff_make;
@@ -482,9 +485,10 @@ static void libtiff_write(const char *path, const vkfx_pixels *px, const tiff_ma
         TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, m->channels);
         TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, m->bits);
         TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, m->format);
-        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, m->min_is_white ? PHOTOMETRIC_MINISWHITE
-                                             : colour == 3   ? PHOTOMETRIC_RGB
-                                                             : PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(t, TIFFTAG_PHOTOMETRIC,
+                     m->min_is_white ? PHOTOMETRIC_MINISWHITE
+                     : colour == 3   ? PHOTOMETRIC_RGB
+                                     : PHOTOMETRIC_MINISBLACK);
         TIFFSetField(t, TIFFTAG_PLANARCONFIG, m->planar);
         TIFFSetField(t, TIFFTAG_COMPRESSION, m->compression);
         if (m->compression == COMPRESSION_JPEG)
@@ -523,10 +527,10 @@ static void libtiff_write(const char *path, const vkfx_pixels *px, const tiff_ma
                         }
                     tmsize_t n = (tmsize_t)((size_t)bw * rows * per);
                     tmsize_t w =
-                        m->tile ? TIFFWriteEncodedTile(t, TIFFComputeTile(t, x, y, 0, (uint16_t)p),
-                                                       blk, n)
-                                : TIFFWriteEncodedStrip(t, TIFFComputeStrip(t, y, (uint16_t)p), blk,
-                                                        n);
+                        m->tile
+                            ? TIFFWriteEncodedTile(t, TIFFComputeTile(t, x, y, 0, (uint16_t)p), blk,
+                                                   n)
+                            : TIFFWriteEncodedStrip(t, TIFFComputeStrip(t, y, (uint16_t)p), blk, n);
                     cr_assert_geq(w, 0);
                 }
         free(blk);
@@ -638,7 +642,8 @@ Test(codecs, tiff_alpha_as_tiff_defines_it)
         /* Premultiply the integer colour so it is valid associated data. */
         uint32_t max = t == 0 ? 255 : 65535;
         for (size_t i = 0; t < 2 && i < 19 * 11; i++) {
-            uint32_t a = t == 0 ? ((uint8_t *)src.data)[4 * i + 3] : ((uint16_t *)src.data)[4 * i + 3];
+            uint32_t a =
+                t == 0 ? ((uint8_t *)src.data)[4 * i + 3] : ((uint16_t *)src.data)[4 * i + 3];
             for (int c = 0; c < 3; c++) {
                 if (t == 0) {
                     uint8_t *p = (uint8_t *)src.data + 4 * i + c;
@@ -649,8 +654,9 @@ Test(codecs, tiff_alpha_as_tiff_defines_it)
                 }
             }
         }
-        tiff_make m = {bits, format, 4, PLANARCONFIG_CONTIG, COMPRESSION_NONE, 0,
-                       EXTRASAMPLE_ASSOCALPHA, 0, 1};
+        tiff_make m = {
+            bits, format, 4, PLANARCONFIG_CONTIG, COMPRESSION_NONE, 0, EXTRASAMPLE_ASSOCALPHA,
+            0,    1};
         libtiff_write(tc_tpath("a.tif"), &src, &m);
         cr_assert_eq(vkfx_file_load(tc_tpath("a.tif"), &got), VKFX_OK, "%s", vkfx_error_message());
         cr_assert_eq(got.straight, t < 2, "%u-bit: straight %d", bits, got.straight);
@@ -660,16 +666,16 @@ Test(codecs, tiff_alpha_as_tiff_defines_it)
                     cr_assert_eq(((float *)got.data)[4 * i + c], ((float *)src.data)[4 * i + c]);
                     continue;
                 }
-                uint32_t a = t == 0 ? ((uint8_t *)src.data)[4 * i + 3]
-                                    : ((uint16_t *)src.data)[4 * i + 3];
-                uint32_t v = t == 0 ? ((uint8_t *)src.data)[4 * i + c]
-                                    : ((uint16_t *)src.data)[4 * i + c];
+                uint32_t a =
+                    t == 0 ? ((uint8_t *)src.data)[4 * i + 3] : ((uint16_t *)src.data)[4 * i + 3];
+                uint32_t v =
+                    t == 0 ? ((uint8_t *)src.data)[4 * i + c] : ((uint16_t *)src.data)[4 * i + c];
                 uint32_t want = c == 3 ? a : a ? (uint32_t)(((uint64_t)v * max + a / 2) / a) : 0;
                 want = want > max ? max : want;
-                uint32_t g = t == 0 ? ((uint8_t *)got.data)[4 * i + c]
-                                    : ((uint16_t *)got.data)[4 * i + c];
-                cr_assert_eq(g, want, "%u-bit pixel %zu channel %d: %u, want %u (a %u)", bits, i,
-                             c, g, want, a);
+                uint32_t g =
+                    t == 0 ? ((uint8_t *)got.data)[4 * i + c] : ((uint16_t *)got.data)[4 * i + c];
+                cr_assert_eq(g, want, "%u-bit pixel %zu channel %d: %u, want %u (a %u)", bits, i, c,
+                             g, want, a);
             }
         vkfx_pixels_free(&got);
 
@@ -691,8 +697,7 @@ Test(codecs, tiff_min_is_white)
 {
     vkfx_pixels src = {0}, got = {0};
     random_samples(&src, 9, 5, 1, VKFX_SAMPLE_U16, 5);
-    tiff_make m = {16, SAMPLEFORMAT_UINT, 1, PLANARCONFIG_CONTIG, COMPRESSION_NONE, 0, 0,
-                   true, 1};
+    tiff_make m = {16, SAMPLEFORMAT_UINT, 1, PLANARCONFIG_CONTIG, COMPRESSION_NONE, 0, 0, true, 1};
     libtiff_write(tc_tpath("w.tif"), &src, &m);
     cr_assert_eq(vkfx_file_load(tc_tpath("w.tif"), &got), VKFX_OK, "%s", vkfx_error_message());
     for (size_t i = 0; i < 45; i++)
@@ -732,8 +737,9 @@ Test(codecs, tiff_write_read_back_by_libtiff)
             for (int k = 0; k < 3; k++) {
                 vkfx_pixels src = {0};
                 random_samples(&src, 29, 17, c, types[t], 100 + (uint64_t)(t * 16 + c * 4 + k));
-                cr_assert_eq(vkfx_file_save(tc_tpath("w.tif"), VKFX_FILE_TIFF, &src, &comps[k].opts),
-                             VKFX_OK, "%s", vkfx_error_message());
+                cr_assert_eq(
+                    vkfx_file_save(tc_tpath("w.tif"), VKFX_FILE_TIFF, &src, &comps[k].opts),
+                    VKFX_OK, "%s", vkfx_error_message());
                 TIFF *tif = TIFFOpen(tc_tpath("w.tif"), "r");
                 cr_assert(tif);
                 uint16_t spp, bits, comp, format, nextra = 0, *extra = NULL;
@@ -746,8 +752,8 @@ Test(codecs, tiff_write_read_back_by_libtiff)
                               comp == comps[k].want &&
                               format == (types[t] == VKFX_SAMPLE_F32 ? SAMPLEFORMAT_IEEEFP
                                                                      : SAMPLEFORMAT_UINT),
-                          "%u channels type %d: spp %u bits %u compression %u format %u", c, t,
-                          spp, bits, comp, format);
+                          "%u channels type %d: spp %u bits %u compression %u format %u", c, t, spp,
+                          bits, comp, format);
                 cr_assert(c % 2 == 1 || (nextra == 1 && extra[0] == EXTRASAMPLE_UNASSALPHA),
                           "alpha is not marked unassociated");
                 size_t stride = (size_t)29 * c * vkfx_sample_size(types[t]);
@@ -781,8 +787,8 @@ Test(codecs, tiff_errors_in_the_message_not_on_stderr)
 {
     vkfx_pixels src = {0};
     random_samples(&src, 40, 30, 3, VKFX_SAMPLE_U8, 2);
-    tiff_make m = {8, SAMPLEFORMAT_UINT, 3, PLANARCONFIG_CONTIG, COMPRESSION_ADOBE_DEFLATE, 0, 0,
-                   0, 1};
+    tiff_make m = {8, SAMPLEFORMAT_UINT, 3, PLANARCONFIG_CONTIG, COMPRESSION_ADOBE_DEFLATE, 0, 0, 0,
+                   1};
     libtiff_write(tc_tpath("b.tif"), &src, &m);
     size_t size;
     unsigned char *data = slurp(tc_tpath("b.tif"), &size);
@@ -846,7 +852,8 @@ Test(codecs, webp_both_ways)
             size_t size;
             unsigned char *data = slurp(tc_tpath("x.webp"), &size);
             cr_assert_eq(riff_has_chunk(data, size, "VP8L"), (bool)lossless,
-                         "%u channels lossless %d: the file's coding is the other one", c, lossless);
+                         "%u channels lossless %d: the file's coding is the other one", c,
+                         lossless);
             int w, h;
             unsigned char *want = libwebp_decode(data, size, c == 4, &w, &h);
             cr_assert(w == 50 && h == 30);

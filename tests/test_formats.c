@@ -108,8 +108,8 @@ Test(formats, identity_keeps_16_bit_and_float_samples, .timeout = 120)
             vkfx_pixels_free(&got);
             if (cases[i].s == VKFX_SAMPLE_U16) {
                 /* --precision 16 still forces rgba16f, which rounds. */
-                VKFX(&r, tc_tpath(cases[i].in), "-f", chain, "-o", tc_tpath(out16),
-                     "--precision", "16");
+                VKFX(&r, tc_tpath(cases[i].in), "-f", chain, "-o", tc_tpath(out16), "--precision",
+                     "16");
                 expect_ok(&r);
                 run_free(&r);
                 load_ok(tc_tpath(out16), &got);
@@ -273,7 +273,7 @@ Test(formats, pages_left_unread_are_noted, .timeout = 120)
     VKFX(&r, tc_tpath("two.tif"), "-f", "box:radius=0", "-o", tc_tpath("one.png"));
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     cr_assert(strstr(r.err, "vkfx: note: ") && strstr(r.err, "two.tif: a TIFF of 2 pages; only "
-                                                              "the first is read\n"),
+                                                             "the first is read\n"),
               "stderr:\n%s", r.err);
     run_free(&r);
     vkfx_pixels got = {0};

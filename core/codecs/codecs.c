@@ -6,14 +6,21 @@
 #include "codec.h"
 
 extern const vkfx_codec vkfx_codec_png, vkfx_codec_jpeg, vkfx_codec_tiff, vkfx_codec_webp,
-    vkfx_codec_exr, vkfx_codec_gif, vkfx_codec_bmp, vkfx_codec_psd, vkfx_codec_hdr,
-    vkfx_codec_tga;
+    vkfx_codec_exr, vkfx_codec_gif, vkfx_codec_bmp, vkfx_codec_psd, vkfx_codec_hdr, vkfx_codec_tga;
 
 /* Signatures are tried in this order; TGA, which has none (stb_image's
  * test is a plausibility check of its header), comes last. */
 const vkfx_codec *const vkfx_codecs[] = {
-    &vkfx_codec_png, &vkfx_codec_jpeg, &vkfx_codec_tiff, &vkfx_codec_webp, &vkfx_codec_exr,
-    &vkfx_codec_gif, &vkfx_codec_bmp,  &vkfx_codec_psd,  &vkfx_codec_hdr,  &vkfx_codec_tga,
+    &vkfx_codec_png,
+    &vkfx_codec_jpeg,
+    &vkfx_codec_tiff,
+    &vkfx_codec_webp,
+    &vkfx_codec_exr,
+    &vkfx_codec_gif,
+    &vkfx_codec_bmp,
+    &vkfx_codec_psd,
+    &vkfx_codec_hdr,
+    &vkfx_codec_tga,
     NULL,
 };
 

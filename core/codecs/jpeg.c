@@ -270,8 +270,7 @@ static int jpeg_encode_body(struct jpeg_write *w, FILE *f, const vkfx_pixels *px
     return 0;
 }
 
-static int encode_jpeg(FILE *f, const char *path, const vkfx_pixels *px,
-                       const vkfx_save_opts *opts)
+static int encode_jpeg(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     int ret = VKFX_OK;
     struct jpeg_write w = {0};

@@ -51,8 +51,7 @@ static bool fits_exr(uint32_t width, uint32_t height)
 }
 
 /* vkfx_exr_write writes to the descriptor; nothing is buffered in f yet. */
-static int encode_exr(FILE *f, const char *path, const vkfx_pixels *px,
-                      const vkfx_save_opts *opts)
+static int encode_exr(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     if (fflush(f) != 0)
         return vkfx_fail(VKFX_E_IO, "%s: cannot write", path);

@@ -14,7 +14,6 @@
 #include "../pngwrite.h"
 #include "codec.h"
 
-
 /* One struct carries all libpng state so that nothing the setjmp function
  * needs after a longjmp lives in its own (clobberable) locals. */
 struct png_ctx {

@@ -49,7 +49,6 @@
 #include <stb_image_write.h>
 #pragma GCC diagnostic pop
 
-
 /* ------------------------------------------------------------------------ */
 /* Other formats through stb_image */
 
@@ -115,7 +114,6 @@ static struct stb_src *stb_rewind(struct stb_src *s)
     s->overrun = false;
     return s;
 }
-
 
 /* stbi_is_16_bit is no help here: in stb_image 2.27 its PSD check reads the
  * height where the depth is (STBI_NOTUSED does not evaluate the reads meant
@@ -219,9 +217,9 @@ static int load_stb(const unsigned char *data, size_t size, const char *name, vk
     if (w > 0 && h > 0 && (ret = vkfx_check_pixels(name, (uint64_t)w, (uint64_t)h)) < 0)
         goto fail;
     if ((uint64_t)w * (uint64_t)h > (uint64_t)size * max_ratio) {
-        ret = vkfx_fail(VKFX_E_FORMAT,
-                        "%s: corrupt or truncated image (a %dx%d image in %zu bytes)", name, w, h,
-                        size);
+        ret =
+            vkfx_fail(VKFX_E_FORMAT, "%s: corrupt or truncated image (a %dx%d image in %zu bytes)",
+                      name, w, h, size);
         goto fail;
     }
     if (stbi_is_hdr_from_callbacks(&stb_io, stb_rewind(&src))) {
@@ -299,7 +297,6 @@ static float hdr_clamp(float v)
     return v >= 0.0f ? v : 0.0f;
 }
 
-
 static int encode_stb_status(const char *path, const char *format, int ok,
                              const struct stb_sink *sink)
 {
@@ -334,8 +331,8 @@ static int probe_stb(const unsigned char *data, size_t size, const char *name,
     info->height = (uint32_t)h;
     info->channels = (uint32_t)comp;
     info->sample = stbi_is_hdr_from_memory(data, n) ? VKFX_SAMPLE_F32
-                   : psd_is_16_bit(data, size)     ? VKFX_SAMPLE_U16
-                                                   : VKFX_SAMPLE_U8;
+                   : psd_is_16_bit(data, size)      ? VKFX_SAMPLE_U16
+                                                    : VKFX_SAMPLE_U8;
     return VKFX_OK;
 }
 
@@ -419,8 +416,7 @@ static bool fits_bmp(uint32_t width, uint32_t height)
     return fits_int(width, height, 4);
 }
 
-static int encode_bmp(FILE *f, const char *path, const vkfx_pixels *px,
-                      const vkfx_save_opts *opts)
+static int encode_bmp(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     (void)opts;
     struct stb_sink sink = {.file = f};
@@ -472,8 +468,7 @@ static bool fits_tga(uint32_t width, uint32_t height)
     return width <= 65535 && height <= 65535 && fits_int(width, height, 4);
 }
 
-static int encode_tga(FILE *f, const char *path, const vkfx_pixels *px,
-                      const vkfx_save_opts *opts)
+static int encode_tga(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     (void)opts;
     struct stb_sink sink = {.file = f};
@@ -622,8 +617,7 @@ static bool fits_hdr(uint32_t width, uint32_t height)
     return fits_int(width, height, 16);
 }
 
-static int encode_hdr(FILE *f, const char *path, const vkfx_pixels *px,
-                      const vkfx_save_opts *opts)
+static int encode_hdr(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     (void)opts;
     int ret;

@@ -35,8 +35,7 @@ static int tiff_error_cb(TIFF *tif, void *user, const char *module, const char *
     if (!m->msg[0]) {
         char text[200];
         vsnprintf(text, sizeof(text), fmt, ap);
-        snprintf(m->msg, sizeof(m->msg), "%s%s%s", module ? module : "", module ? ": " : "",
-                 text);
+        snprintf(m->msg, sizeof(m->msg), "%s%s%s", module ? module : "", module ? ": " : "", text);
     }
     return 1; /* handled: libtiff's own handler, which prints, is not called */
 }
@@ -140,17 +139,17 @@ static bool sniff_tiff(const unsigned char *data, size_t size)
     static const unsigned char le[4] = {'I', 'I', 42, 0}, be[4] = {'M', 'M', 0, 42};
     static const unsigned char le_big[4] = {'I', 'I', 43, 0}, be_big[4] = {'M', 'M', 0, 43};
     size_t n = size < 4 ? size : 4;
-    return size >= 2 && (!memcmp(data, le, n) || !memcmp(data, be, n) ||
-                         !memcmp(data, le_big, n) || !memcmp(data, be_big, n));
+    return size >= 2 && (!memcmp(data, le, n) || !memcmp(data, be, n) || !memcmp(data, le_big, n) ||
+                         !memcmp(data, be_big, n));
 }
 
 /* The first page's layout as vkfx reads it. */
 struct tiff_layout {
     uint32_t width, height;
     uint16_t bits, spp, format, photometric, planar;
-    uint32_t colour;   /* 1 gray or 3 RGB */
-    int alpha;         /* the sample index of alpha, or -1 */
-    bool associated;   /* alpha is associated (premultiplied colour) */
+    uint32_t colour; /* 1 gray or 3 RGB */
+    int alpha;       /* the sample index of alpha, or -1 */
+    bool associated; /* alpha is associated (premultiplied colour) */
     vkfx_sample sample;
 };
 
@@ -362,15 +361,14 @@ static int decode_tiff(const unsigned char *data, size_t size, const char *name,
     size_t bytes;
     /* No codec libtiff has turns a byte into more than a few thousand:
      * deflate's limit is 1032, LZW's 4096 a 12-bit code. */
-    if (!vkfx_image_bytes(l.width, l.height, l.spp, l.sample, &bytes) ||
-        bytes / 4096 > size) {
-        ret = vkfx_fail(VKFX_E_FORMAT,
-                        "%s: corrupt or truncated TIFF (a %ux%u image in %zu bytes)", name,
-                        l.width, l.height, size);
+    if (!vkfx_image_bytes(l.width, l.height, l.spp, l.sample, &bytes) || bytes / 4096 > size) {
+        ret = vkfx_fail(VKFX_E_FORMAT, "%s: corrupt or truncated TIFF (a %ux%u image in %zu bytes)",
+                        name, l.width, l.height, size);
         goto fail;
     }
     img = malloc(bytes);
-    if (!img || vkfx_pixels_alloc(&px, l.width, l.height, l.colour + (l.alpha >= 0), l.sample) < 0) {
+    if (!img ||
+        vkfx_pixels_alloc(&px, l.width, l.height, l.colour + (l.alpha >= 0), l.sample) < 0) {
         ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory decoding the TIFF", name);
         goto fail;
     }
@@ -436,8 +434,7 @@ static int tiff_encode_body(TIFF *tif, const vkfx_pixels *px, const vkfx_save_op
     TIFFSetField(tif, TIFFTAG_COMPRESSION, compressions[which]);
     /* Differences between neighbours compress better than the samples. */
     if (which != VKFX_TIFF_NONE)
-        TIFFSetField(tif, TIFFTAG_PREDICTOR,
-                     fl ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
+        TIFFSetField(tif, TIFFTAG_PREDICTOR, fl ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
     TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
     /* libtiff applies the predictor (and byte swapping) in the buffer it is
      * given: each row goes through a copy, never the caller's pixels. */
@@ -454,15 +451,14 @@ static int tiff_encode_body(TIFF *tif, const vkfx_pixels *px, const vkfx_save_op
     return ret == 0 && TIFFWriteDirectory(tif) ? 0 : -1;
 }
 
-static int encode_tiff(FILE *f, const char *path, const vkfx_pixels *px,
-                       const vkfx_save_opts *opts)
+static int encode_tiff(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     int ret = VKFX_OK;
     struct tiff_mem m = {.writable = true};
     TIFF *tif = tiff_open(&m, "wm");
     if (!tif) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "%s: cannot create a TIFF encoder (libtiff: %s)", path,
-                        m.msg);
+        ret =
+            vkfx_fail(VKFX_E_NOMEM, "%s: cannot create a TIFF encoder (libtiff: %s)", path, m.msg);
         goto fail;
     }
     int body = tiff_encode_body(tif, px, opts);

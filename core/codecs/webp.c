@@ -73,8 +73,7 @@ static int decode_animation(const unsigned char *data, size_t size, const char *
         ret = vkfx_fail(VKFX_E_FORMAT, "%s: corrupt or truncated animated WebP", name);
         goto fail;
     }
-    if ((ret = vkfx_pixels_alloc(px, info.canvas_width, info.canvas_height, 4, VKFX_SAMPLE_U8)) <
-        0)
+    if ((ret = vkfx_pixels_alloc(px, info.canvas_width, info.canvas_height, 4, VKFX_SAMPLE_U8)) < 0)
         goto fail;
     memcpy(px->data, frame, vkfx_pixels_bytes(px));
     if (info.frame_count > 1)
@@ -132,8 +131,7 @@ static bool fits_webp(uint32_t width, uint32_t height)
     return width <= WEBP_MAX_DIMENSION && height <= WEBP_MAX_DIMENSION;
 }
 
-static int encode_webp(FILE *f, const char *path, const vkfx_pixels *px,
-                       const vkfx_save_opts *opts)
+static int encode_webp(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     int ret = VKFX_OK;
     WebPConfig config;
@@ -165,9 +163,9 @@ static int encode_webp(FILE *f, const char *path, const vkfx_pixels *px,
         goto fail;
     }
     if (!WebPEncode(&config, &pic)) {
-        ret = vkfx_fail(pic.error_code == VP8_ENC_ERROR_OUT_OF_MEMORY ? VKFX_E_NOMEM
-                                                                      : VKFX_E_FORMAT,
-                        "%s: WebP encoding failed (libwebp error %d)", path, (int)pic.error_code);
+        ret =
+            vkfx_fail(pic.error_code == VP8_ENC_ERROR_OUT_OF_MEMORY ? VKFX_E_NOMEM : VKFX_E_FORMAT,
+                      "%s: WebP encoding failed (libwebp error %d)", path, (int)pic.error_code);
         goto fail;
     }
     if (fwrite(mem.mem, 1, mem.size, f) != mem.size)

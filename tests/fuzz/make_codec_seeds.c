@@ -180,10 +180,10 @@ int main(int argc, char **argv)
          COMPRESSION_PACKBITS, 16, 0, 1);
     tiff(t, "f32-rgb-tiles-planar.tif", 32, SAMPLEFORMAT_IEEEFP, 3, PLANARCONFIG_SEPARATE,
          COMPRESSION_NONE, 16, 0, 1);
-    tiff(t, "u8-rgb-tiles-jpeg.tif", 8, SAMPLEFORMAT_UINT, 3, PLANARCONFIG_CONTIG,
-         COMPRESSION_JPEG, 16, 0, 1);
-    tiff(t, "u8-rgb-two-pages.tif", 8, SAMPLEFORMAT_UINT, 3, PLANARCONFIG_CONTIG,
-         COMPRESSION_LZW, 0, 0, 2);
+    tiff(t, "u8-rgb-tiles-jpeg.tif", 8, SAMPLEFORMAT_UINT, 3, PLANARCONFIG_CONTIG, COMPRESSION_JPEG,
+         16, 0, 1);
+    tiff(t, "u8-rgb-two-pages.tif", 8, SAMPLEFORMAT_UINT, 3, PLANARCONFIG_CONTIG, COMPRESSION_LZW,
+         0, 0, 2);
     webp(w, "lossy.webp", false, false);
     webp(w, "lossy-alpha.webp", true, false);
     webp(w, "lossless.webp", false, true);
