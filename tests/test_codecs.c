@@ -1026,6 +1026,7 @@ Test(codecs, format_from_signature_not_name)
     cr_assert_eq(rename(tc_tpath("p.png"), tc_tpath("p.jpg")), 0);
     cr_assert_eq(vkfx_file_load(tc_tpath("p.jpg"), &got), VKFX_OK, "%s", vkfx_error_message());
     expect_same(&got, &src, "PNG named .jpg");
+    vkfx_pixels_free(&got);
     FILE *f = fopen(tc_tpath("t.png"), "w");
     cr_assert(f && fputs("hello", f) >= 0 && fclose(f) == 0);
     cr_assert_eq(vkfx_file_load(tc_tpath("t.png"), &got), VKFX_E_FORMAT);
