@@ -79,7 +79,7 @@ set48 = os.path.join(work, "jpg48")
 os.makedirs(set48)
 subprocess.run([vkfx, "-f", "box:radius=0", "-q", "90", "-o", os.path.join(set48, "{stem}.jpg"),
                 pngs], check=True)
-set480 = os.path.join(work, "jpg%d" % (N * ROUNDS))
+set480 = os.path.join(work, "jpg_rounds")
 os.makedirs(set480)
 for r in range(ROUNDS):
     for f in sorted(os.listdir(set48)):
