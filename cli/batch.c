@@ -71,16 +71,13 @@ typedef struct batch {
     size_t progress_done; /* files done at the last progress line */
     FILE *json;
     bool show_progress, progress_tty;
-    bool lost; /* the GPU was lost: nothing more can run */
+    bool lost;        /* the GPU was lost: nothing more can run */
+    bool broken_pipe; /* standard output's reader went away */
+    int json_errno;   /* the first failure to write the report */
 } batch;
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+/* A stop signal arrived (cli/signals.c): no new work starts. */
+#define interrupted (cli_signal_received() != 0)
 
 static double now_s(void)
 {
@@ -150,11 +147,12 @@ static bool looks_like_image(const char *name)
     return false;
 }
 
-/* Whether the start of the file is in a format vkfx reads. */
-static bool reads_as_image(const char *path)
+/* Whether the start of the regular file name in dir is in a format vkfx
+ * reads. */
+static bool reads_as_image(DIR *dir, const char *name)
 {
     unsigned char head[4096];
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = openat(dirfd(dir), name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return false;
     struct stat st;
@@ -164,9 +162,10 @@ static bool reads_as_image(const char *path)
 }
 
 /* A directory stands for the image files directly in it, sorted by name:
- * each file whose content is in a format vkfx reads, whatever its name,
- * and each file named as an image that is not, so that the run reports it
- * instead of passing over it. */
+ * regular files only (a FIFO would block, a device never ends; others with
+ * an image's name are reported and skipped), each whose content is in a
+ * format vkfx reads, whatever its name, and each named as an image that is
+ * not, so that the run reports it instead of passing over it. */
 static int expand_dir(const char *dir, strv *out)
 {
     DIR *d = opendir(dir);
@@ -175,21 +174,19 @@ static int expand_dir(const char *dir, strv *out)
     strv names = {0};
     int ret = VKFX_OK;
     struct dirent *e;
-    size_t dl = strlen(dir);
-    bool slash = dl && dir[dl - 1] == '/';
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        size_t len = dl + 1 + strlen(e->d_name) + 1;
-        char *p = malloc(len);
-        if (!p) {
-            ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-            break;
+        bool named = looks_like_image(e->d_name);
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) {
+            if (named)
+                cli_message("vkfx: %s/%s: not a regular file; skipped", dir, e->d_name);
+            continue;
         }
-        snprintf(p, len, "%s%s%s", dir, slash ? "" : "/", e->d_name);
-        bool take = looks_like_image(e->d_name) || reads_as_image(p);
-        free(p);
-        if (take && (ret = strv_add(&names, strdup(e->d_name))) < 0)
+        if (!named && !reads_as_image(d, e->d_name))
+            continue;
+        if ((ret = strv_add(&names, strdup(e->d_name))) < 0)
             break;
     }
     closedir(d);
@@ -203,6 +200,8 @@ static int expand_dir(const char *dir, strv *out)
         goto done;
     }
     qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+    size_t dl = strlen(dir);
+    bool slash = dl && dir[dl - 1] == '/';
     for (size_t i = 0; i < names.n && ret == VKFX_OK; i++) {
         size_t len = dl + 1 + strlen(names.v[i]) + 1;
         char *p = malloc(len);
@@ -340,51 +339,6 @@ static int expand(const char *text, const fields *f, bool escape, const char *wh
     return VKFX_OK;
 }
 
-/* The output's directory and file name, with the directory resolved, so
- * that out/a.png and ./out/../out/a.png compare equal. */
-static char *canonical_output(const char *path)
-{
-    char *copy = strdup(path), *copy2 = strdup(path);
-    char *result = NULL;
-    if (copy && copy2) {
-        char *real = realpath(dirname(copy), NULL);
-        const char *base = basename(copy2);
-        if (real) {
-            size_t len = strlen(real) + strlen(base) + 2;
-            result = malloc(len);
-            if (result)
-                snprintf(result, len, "%s/%s", real, base);
-            free(real);
-        }
-    }
-    free(copy);
-    free(copy2);
-    return result;
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
-static int check_output_dir(const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    const char *dir = dirname(copy);
-    struct stat st;
-    int ret = VKFX_OK;
-    if (stat(dir, &st) != 0)
-        ret = vkfx_fail(VKFX_E_IO, "%s: output directory '%s' does not exist", path, dir);
-    else if (!S_ISDIR(st.st_mode))
-        ret = vkfx_fail(VKFX_E_IO, "%s: '%s' is not a directory", path, dir);
-    free(copy);
-    return ret;
-}
-
 /* With --outdir, an output keeps its input's name, or takes .png where the
  * input's format cannot be written (GIF, PSD) or the input is stdin. */
 static int outdir_name(const char *outdir, const fields *f, char **out)
@@ -404,22 +358,120 @@ static int outdir_name(const char *outdir, const fields *f, char **out)
     return VKFX_OK;
 }
 
-static int cmp_canon(const void *a, const void *b)
+/* The files a chain writes (its options' values), in order. */
+static int add_written(void *user, const vkfx_filter *f, const vkfx_option *o, const char *value)
 {
-    return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+    (void)f;
+    return o->writes ? strv_add(user, strdup(value)) : VKFX_OK;
+}
+
+/* A side output whose name takes nothing from the input would be written
+ * once per input, each over the last: compare the first two jobs'. */
+static int check_side_outputs(const job *jobs, size_t n)
+{
+    strv a = {0}, b = {0};
+    int ret = VKFX_OK;
+    if (n < 2)
+        return VKFX_OK;
+    CHECK(vkfx_chain_paths(jobs[0].chain, add_written, &a));
+    CHECK(vkfx_chain_paths(jobs[1].chain, add_written, &b));
+    for (size_t i = 0; i < a.n && i < b.n; i++)
+        if (strcmp(a.v[i], b.v[i]) == 0) {
+            ret = vkfx_fail(VKFX_E_USAGE,
+                            "-f: '%s' would be written once for each of the %zu inputs, each "
+                            "time over the last: put a template field in it, such as "
+                            "'{stem}.json'",
+                            a.v[i], n);
+            break;
+        }
+fail:
+    strv_free(&a);
+    strv_free(&b);
+    return ret;
+}
+
+/* Whether path's folder exists (a path without one is in ".", which does). */
+static bool folder_exists(const char *path)
+{
+    char *copy = strdup(path);
+    struct stat st;
+    bool ok = copy && stat(dirname(copy), &st) == 0 && S_ISDIR(st.st_mode);
+    free(copy);
+    return ok;
+}
+
+/* Every file written, as it stands: never a directory, a read-only file or
+ * (--no-clobber) an existing file; every one of those is named at once.
+ * Outputs of -o and --outdir may be in folders still to be created. */
+static int check_targets(const cli_paths *paths)
+{
+    int ret = VKFX_OK;
+    size_t kept = 0;
+    char names[512] = "";
+    for (size_t i = 0; i < paths->n; i++) {
+        const cli_path *p = &paths->v[i];
+        vkfx_target_kind kind;
+        if (!p->writes || (strncmp(p->label, "output", 6) == 0 && !folder_exists(p->path)))
+            continue;
+        int r = vkfx_safefile_target(p->path, &kind);
+        if (r < 0 && strstr(vkfx_error_message(), "--no-clobber")) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof(names) - len, "%s%s", kept ? ", " : "", p->path);
+            kept++;
+        } else if (r < 0) {
+            return r;
+        }
+    }
+    if (kept)
+        ret = vkfx_fail(VKFX_E_USAGE, "--no-clobber: %zu output(s) exist and are kept: %s", kept,
+                        names);
+    return ret;
+}
+
+/* The folders of -o and --outdir outputs, created with their parents. */
+static int make_output_folders(const job *jobs, size_t n)
+{
+    int ret = VKFX_OK;
+    for (size_t i = 0; i < n && ret == VKFX_OK; i++) {
+        if (strcmp(jobs[i].output, "-") == 0 || folder_exists(jobs[i].output))
+            continue;
+        char *copy = strdup(jobs[i].output);
+        ret = copy ? vkfx_safefile_make_dirs(dirname(copy))
+                   : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        free(copy);
+    }
+    return ret;
+}
+
+/* Every file the jobs read and write, and --json's. */
+static int list_paths(const cli_batch_opts *o, const job *jobs, size_t n, cli_paths *paths)
+{
+    int ret = VKFX_OK;
+    for (size_t i = 0; i < n; i++) {
+        const job *j = &jobs[i];
+        if (strcmp(j->input, "-") != 0)
+            CHECK(cli_paths_add(paths, j->input, false, "input", NULL));
+        if (strcmp(j->output, "-") != 0)
+            CHECK(cli_paths_add(paths, j->output, true, "output", j->input));
+        CHECK(cli_paths_add_chain(paths, j->chain, j->input));
+    }
+    if (o->json && strcmp(o->json, "-") != 0)
+        CHECK(cli_paths_add(paths, o->json, true, "--json", NULL));
+fail:
+    return ret;
 }
 
 /* Plans every job and checks all that can be checked before any work:
- * chains, output names and formats, directories, outputs that would
- * overwrite an input or each other. Usage errors come back as
+ * chains, output names and formats, every file written against every file
+ * read and against each other (cli/paths.c), what stands where a file will
+ * be written; then creates the outputs' folders. Usage errors come back as
  * VKFX_E_USAGE. */
 static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, job **jobs_out,
                 size_t *n_out)
 {
     int ret = VKFX_OK;
     job *jobs = NULL;
-    char **canon = NULL;
-    char ***order = NULL;
+    cli_paths paths = {0};
     size_t stdin_count = 0;
     for (int i = 0; i < nargs; i++) {
         struct stat st;
@@ -455,9 +507,7 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
         goto fail;
     }
     jobs = calloc(n, sizeof(*jobs));
-    canon = calloc(n, sizeof(*canon));
-    order = calloc(n, sizeof(*order));
-    if (!jobs || !canon || !order) {
+    if (!jobs) {
         ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
         goto fail;
     }
@@ -490,41 +540,17 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
             continue;
         }
         CHECK(vkfx_file_format_for_output(j->output, &j->fmt));
-        CHECK(check_output_dir(j->output));
-        for (size_t k = 0; k < n; k++)
-            if (strcmp(inputs->v[k], "-") != 0 && same_file(inputs->v[k], j->output)) {
-                ret = vkfx_fail(VKFX_E_USAGE, "%s: the output would overwrite the input%s%s",
-                                j->output, k == i ? "" : " ", k == i ? "" : inputs->v[k]);
-                goto fail;
-            }
-        canon[i] = canonical_output(j->output);
-        if (!canon[i]) {
-            ret = vkfx_fail(VKFX_E_IO, "%s: %s", j->output, strerror(errno));
-            goto fail;
-        }
-        order[i] = &canon[i];
     }
-    /* Two inputs writing one file: sort the names and compare neighbours. */
-    size_t nc = 0;
-    for (size_t i = 0; i < n; i++)
-        if (order[i])
-            order[nc++] = order[i];
-    qsort(order, nc, sizeof(*order), cmp_canon);
-    for (size_t i = 1; i < nc; i++)
-        if (strcmp(*order[i - 1], *order[i]) == 0) {
-            size_t a = (size_t)(order[i - 1] - canon), b = (size_t)(order[i] - canon);
-            ret = vkfx_fail(VKFX_E_USAGE, "'%s' and '%s' would both be written to %s",
-                            jobs[a < b ? a : b].input, jobs[a < b ? b : a].input, jobs[a].output);
-            goto fail;
-        }
+    CHECK(check_side_outputs(jobs, n));
+    CHECK(list_paths(o, jobs, n, &paths));
+    CHECK(cli_paths_check(&paths));
+    CHECK(check_targets(&paths));
+    CHECK(make_output_folders(jobs, n));
     *jobs_out = jobs;
     *n_out = n;
     jobs = NULL;
 fail:
-    for (size_t i = 0; canon && i < n; i++)
-        free(canon[i]);
-    free(canon);
-    free(order);
+    cli_paths_free(&paths);
     if (jobs) {
         for (size_t i = 0; i < n; i++) {
             free(jobs[i].output);
@@ -545,38 +571,6 @@ static void job_fail(job *j, int status)
     j->state = JOB_FAILED;
 }
 
-/* Encodes to a temporary file, then copies it to standard output. */
-static int write_stdout(const job *j, const vkfx_save_opts *save)
-{
-    const char *tmpdir = getenv("TMPDIR");
-    char dir[PATH_MAX], path[PATH_MAX + 32];
-    snprintf(dir, sizeof(dir), "%s/vkfx-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (!mkdtemp(dir))
-        return vkfx_fail(VKFX_E_IO, "a temporary directory for standard output: %s",
-                         strerror(errno));
-    snprintf(path, sizeof(path), "%s/out.%s", dir, vkfx_file_format_name(j->fmt));
-    int ret = vkfx_file_save(path, j->fmt, &j->out, save);
-    if (ret == VKFX_OK) {
-        FILE *f = fopen(path, "rb");
-        char buf[65536];
-        size_t got;
-        if (!f)
-            ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
-        while (f && (got = fread(buf, 1, sizeof(buf), f)) > 0)
-            if (fwrite(buf, 1, got, stdout) != got) {
-                ret = vkfx_fail(VKFX_E_IO, "standard output: %s", strerror(errno));
-                break;
-            }
-        if (f)
-            fclose(f);
-        if (ret == VKFX_OK && fflush(stdout) != 0)
-            ret = vkfx_fail(VKFX_E_IO, "standard output: %s", strerror(errno));
-    }
-    unlink(path);
-    rmdir(dir);
-    return ret;
-}
-
 static void decode(batch *b, job *j)
 {
     int ret = strcmp(j->input, "-") == 0 ? vkfx_file_load_fd(STDIN_FILENO, "standard input", &j->in)
@@ -592,8 +586,12 @@ static void decode(batch *b, job *j)
 
 static void encode(batch *b, job *j)
 {
-    int ret = strcmp(j->output, "-") == 0 ? write_stdout(j, &b->o->save)
-                                          : vkfx_file_save(j->output, j->fmt, &j->out, &b->o->save);
+    bool out = strcmp(j->output, "-") == 0;
+    int ret = out ? vkfx_file_save_fd(STDOUT_FILENO, "standard output", j->fmt, &j->out,
+                                      &b->o->save)
+                  : vkfx_file_save(j->output, j->fmt, &j->out, &b->o->save);
+    if (out && ret < 0 && errno == EPIPE)
+        b->broken_pipe = true;
     if (ret < 0)
         job_fail(j, ret);
     else
@@ -631,7 +629,8 @@ static void report_json(batch *b, size_t i)
     else
         fprintf(f, "null");
     fprintf(f, "}\n");
-    fflush(f);
+    if ((fflush(f) != 0 || ferror(f)) && !b->json_errno)
+        b->json_errno = errno ? errno : EIO;
 }
 
 /* "12/48 files, 5.3 files/s, 7 s left" on stderr: rewritten in place at
@@ -672,7 +671,9 @@ static void finish_job(batch *b, size_t i)
         b->failed++;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        fprintf(stderr, "vkfx: %s\n", j->error);
+        /* A reader that went away is the usual end of '-o - | head'. */
+        if (!b->broken_pipe)
+            cli_message("vkfx: %s", j->error);
     }
     if (b->json && j->state != JOB_SKIPPED)
         report_json(b, i);
@@ -744,11 +745,11 @@ static void print_timings(const job *j, bool name)
 {
     double total = 0;
     for (uint32_t i = 0; i < j->result.ntimes; i++) {
-        fprintf(stderr, "vkfx: %s%s%-16s %9.3f ms\n", name ? j->input : "", name ? ": " : "",
+        cli_message("vkfx: %s%s%-16s %9.3f ms", name ? j->input : "", name ? ": " : "",
                 j->result.times[i].label, j->result.times[i].ms);
         total += j->result.times[i].ms;
     }
-    fprintf(stderr, "vkfx: %s%s%-16s %9.3f ms (GPU)\n", name ? j->input : "", name ? ": " : "",
+    cli_message("vkfx: %s%s%-16s %9.3f ms (GPU)", name ? j->input : "", name ? ": " : "",
             "total", total);
 }
 
@@ -864,26 +865,22 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
     vkfx_staging *staging = NULL;
     pthread_t *threads = NULL;
     int nthreads = 0;
-    bool json_file = false;
+    vkfx_safefile *json_file = NULL;
+    cli_signals_graceful(true);
     if ((status = plan(o, args, nargs, &inputs, &b.jobs, &b.n)) < 0)
         goto done;
-    if (o->json) {
-        json_file = strcmp(o->json, "-") != 0;
-        b.json = json_file ? fopen(o->json, "w") : stdout;
-        if (!b.json) {
-            status = vkfx_fail(VKFX_E_IO, "--json=%s: %s", o->json, strerror(errno));
+    if (o->json && strcmp(o->json, "-") != 0) {
+        if ((status = vkfx_safefile_open(o->json, &json_file)) < 0) {
+            vkfx_fail_context(status, "--json");
             goto done;
         }
+        b.json = vkfx_safefile_stream(json_file);
+    } else if (o->json) {
+        b.json = stdout;
     }
     if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0 ||
         (status = vkfx_staging_create(ctx, 0, &staging)) < 0)
         goto done;
-
-    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
-    sigemptyset(&sa.sa_mask);
-    struct sigaction old_int, old_term;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
 
     int want = o->jobs > 0 ? o->jobs : cpu_count();
     nthreads = (size_t)want < b.n ? want : (int)b.n;
@@ -909,8 +906,6 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
     }
     pthread_cond_destroy(&b.cv);
     pthread_mutex_destroy(&b.mu);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     /* Each failure was reported as it happened. One input keeps its own
      * code (a usage error found while running is still exit 2); in a batch
      * any failure is exit 1. */
@@ -919,7 +914,7 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
 done:
     if (status < 0 && !(b.failed && b.n))
         cli_print_error();
-    int code = interrupted ? EXIT_INTERRUPTED : cli_exit_code(status);
+    int code = cli_exit_code(status);
     if (b.lost && b.n > 1) {
         size_t written = 0;
         for (size_t i = 0; i < b.n; i++)
@@ -933,10 +928,24 @@ done:
             written += b.jobs[i].state == JOB_DONE;
         fprintf(stderr, "vkfx: interrupted: %zu of %zu files written, no others\n", written, b.n);
     }
-    if (json_file && b.json && fclose(b.json) != 0 && code == EXIT_OK) {
-        fprintf(stderr, "vkfx: --json=%s: %s\n", o->json, strerror(errno));
-        code = EXIT_PROCESSING;
+    /* The report is the result too: losing it is a failure (exit 1). */
+    if (json_file && vkfx_safefile_commit(json_file) < 0) {
+        b.broken_pipe |= errno == EPIPE;
+        cli_message("vkfx: --json: %s", vkfx_error_message());
+        code = code == EXIT_OK ? EXIT_PROCESSING : code;
+    } else if (b.json == stdout && (b.json_errno || fflush(stdout) != 0)) {
+        int e = b.json_errno ? b.json_errno : errno;
+        b.broken_pipe |= e == EPIPE;
+        if (e != EPIPE)
+            fprintf(stderr, "vkfx: --json: standard output: %s\n", strerror(e));
+        code = code == EXIT_OK ? EXIT_PROCESSING : code;
     }
+    /* A reader that went away ends the run as SIGPIPE would have. */
+    if (b.broken_pipe)
+        code = 128 + SIGPIPE;
+    if (interrupted)
+        code = 128 + cli_signal_received();
+    cli_signals_graceful(false);
     for (size_t i = 0; b.jobs && i < b.n; i++) {
         free(b.jobs[i].output);
         free(b.jobs[i].chain_text);

@@ -15,6 +15,7 @@ static const char usage_text[] =
     "       vkfx INPUT... -f CHAIN (-o TEMPLATE | --outdir DIR) [options]\n"
     "       vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--json] [CHAIN...]\n"
     "       vkfx compare A B [--metric maxabs|psnr|ssim] [--tolerance X] [--diff DIFF.png]\n"
+    "       vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
     "       vkfx --filters | --help-filter NAME | --list-devices | --version | --help\n"
     "\n"
     "Runs a chain of image filters on the GPU (or on the software Vulkan device\n"
@@ -26,13 +27,18 @@ static const char usage_text[] =
     "                         escapes the next character, so file names in\n"
     "                         options may hold , : = (quote the chain in the shell)\n"
     "  -o, --output FILE      output image; format from the extension: png, jpg,\n"
-    "                         jpeg, tif, tiff, webp, exr, bmp, hdr, tga. Written\n"
-    "                         atomically (a temporary file renamed on success);\n"
-    "                         never an input file. With several inputs, a\n"
-    "                         TEMPLATE (below). '-' writes the image to standard\n"
-    "                         output (one input; --format)\n"
-    "      --outdir DIR       write each output into DIR under its input's name\n"
-    "                         (GIF, PSD and standard input become NAME.png)\n"
+    "                         jpeg, tif, tiff, webp, exr, bmp, hdr, tga. With\n"
+    "                         several inputs, a TEMPLATE (below); its folders are\n"
+    "                         created as needed. '-' writes the image to standard\n"
+    "                         output (one input; --format). How files are written:\n"
+    "                         see 'Files' below\n"
+    "      --outdir DIR       write each output into DIR (created as needed) under\n"
+    "                         its input's name (GIF, PSD, standard input: NAME.png)\n"
+    "  -n, --no-clobber       never replace an existing file: files to be written\n"
+    "                         (outputs, out=, plot=, --json) that exist are a usage\n"
+    "                         error before any work, naming them\n"
+    "      --no-fsync         do not flush each file to disk before renaming it\n"
+    "                         into place (faster; after a crash a file may be empty)\n"
     "      --format EXT       what -o - writes: png (default), jpg, tif, webp, exr,\n"
     "                         bmp, hdr, tga\n"
     "  -j, --jobs N           threads that decode and encode files while the GPU\n"
@@ -43,7 +49,8 @@ static const char usage_text[] =
     "      --json[=FILE]      one JSON object per input, a line each, on stdout or in\n"
     "                         FILE: index, input, output, width, height, gpu_ms (per\n"
     "                         pass), gpu_ms_total, notes (counts filters report),\n"
-    "                         wall_ms, status (ok or error) and error (the message)\n"
+    "                         wall_ms, status (ok or error) and error (the message);\n"
+    "                         on stdout line by line, FILE complete when the run ends\n"
     "  -q, --quality N        JPEG and lossy WebP quality 1..100 (default 90)\n"
     "      --jpeg-subsampling 444|422|420\n"
     "                         JPEG chroma subsampling (default 444 at quality 90\n"
@@ -57,7 +64,13 @@ static const char usage_text[] =
     "      --lossless         WebP output lossless (default lossy at -q)\n"
     "      --exr-float        OpenEXR output in float channels (default half)\n"
     "      --max-pixels N     refuse inputs (and maps) whose header declares more\n"
-    "                         than N pixels, before decoding (default 268435456)\n"
+    "                         than N pixels, before decoding (default 268435456).\n"
+    "                         It bounds memory too: a file or stream is read up to\n"
+    "                         17 x N bytes + 1 MiB and no further; an OpenEXR file's\n"
+    "                         channels (all of them, as float planes of its data\n"
+    "                         window) may take 16 x N bytes, its display window N\n"
+    "                         pixels; its chunk table is checked before that memory\n"
+    "                         is taken\n"
     "      --precision auto|16|32\n"
     "                         internal format: auto (default) is rgba32f when the\n"
     "                         input or a map the chain reads has 16-bit or float\n"
@@ -85,8 +98,25 @@ static const char usage_text[] =
     "'a,b.png' still pairs: -f 'dof:depth=depth/{stem}.png'. Outputs are checked\n"
     "before any work: two inputs writing one file, or an output that is an input,\n"
     "are usage errors. A file that fails is reported and skipped; the others are\n"
-    "written. Ctrl-C stops after the files in hand: every file written is complete,\n"
-    "no temporary is left, the exit status is 130.\n"
+    "written. Only regular files are taken from a directory; others are reported\n"
+    "and skipped.\n"
+    "\n"
+    "Files: every file vkfx writes (outputs, histogram's out= and plot=, --json=FILE,\n"
+    "the kernel cache) goes to a temporary beside it, created afresh, flushed to\n"
+    "disk and renamed over the target, which keeps its permission bits (and owner\n"
+    "and group where allowed); a character device or FIFO is written straight\n"
+    "through, as the shell's '>' would; a directory or a file without any write\n"
+    "bit is a usage error. Before any work every file written is checked against\n"
+    "every file read (inputs, depth and radius maps) and against each other, by\n"
+    "identity (links and other spellings included): a clash is a usage error\n"
+    "naming both. In a batch, a file named in the chain (out=, plot=) needs a\n"
+    "template field, or it would be written over once per input.\n"
+    "\n"
+    "Signals: SIGINT (Ctrl-C), SIGTERM, SIGHUP, SIGQUIT and SIGPIPE all stop the\n"
+    "run: no new work starts, the files in hand are finished within 3 seconds\n"
+    "(else dropped), every temporary is removed and the exit status is 128 + the\n"
+    "signal (130 for SIGINT). A file written is always complete. A write to a\n"
+    "closed pipe (vkfx ... -o - | head -c 10) ends the same way, with 141.\n"
     "\n"
     "File names: the shell's quoting is all a file argument needs (spaces, commas,\n"
     "colons, any UTF-8). In a chain, a backslash escapes the next character, so an\n"
@@ -116,6 +146,10 @@ static const char usage_text[] =
     "picks a channel; depth=self reads the input EXR's own depth channel. Float\n"
     "depth is in scene units, and so are focus and range then.\n"
     "\n"
+    "Preview: 'vkfx preview INPUT -f CHAIN -o FILE' serves a page on 127.0.0.1 that\n"
+    "renders the chain as its options change, with the equivalent command line;\n"
+    "'vkfx preview --help' has the details.\n"
+    "\n"
     "Environment: VKFX_VALIDATE=1 turns on the Khronos validation layer with\n"
     "synchronization validation; any message it reports makes the run fail.\n"
     "Compiled kernels are kept in $XDG_CACHE_HOME/vkfx (else ~/.cache/vkfx), one\n"
@@ -129,8 +163,9 @@ static const char usage_text[] =
     "same bytes.\n"
     "\n"
     "Exit status: 0 success, 1 processing error (unreadable or corrupt input,\n"
-    "unwritable output, GPU failure; in a batch, any file failed), 2 usage error\n"
-    "(bad arguments or chain), 130 interrupted.\n";
+    "unwritable output or report, standard output included, GPU failure; in a\n"
+    "batch, any file failed), 2 usage error (bad arguments or chain, clashing\n"
+    "files), 128 + N stopped by signal N (130 for Ctrl-C).\n";
 
 int cli_exit_code(int status)
 {
@@ -139,20 +174,25 @@ int cli_exit_code(int status)
 
 void cli_print_error(void)
 {
-    fprintf(stderr, "vkfx: %s\n", vkfx_error_message());
+    cli_message("vkfx: %s", vkfx_error_message());
 }
 
 void cli_log(void *user, const char *message)
 {
     (void)user;
-    fprintf(stderr, "vkfx: %s\n", message);
+    cli_message("vkfx: %s", message);
 }
 
+/* fmt holds one %s, for arg. */
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "vkfx: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'vkfx --help'.\n");
+    char text[2048];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(text, sizeof(text), fmt, arg);
+#pragma GCC diagnostic pop
+    cli_message("vkfx: %s", text);
+    fprintf(stderr, "Try 'vkfx --help'.\n");
     return EXIT_USAGE;
 }
 
@@ -180,10 +220,9 @@ static int help_filter(const char *name)
                 best = (*g)->name;
             }
         }
-        fprintf(stderr, "vkfx: unknown filter '%s'", name);
-        if (best && best_d <= 2)
-            fprintf(stderr, "; did you mean '%s'?", best);
-        fprintf(stderr, " (vkfx --filters lists them)\n");
+        cli_message("vkfx: unknown filter '%s'%s%s%s (vkfx --filters lists them)", name,
+                    best && best_d <= 2 ? "; did you mean '" : "", best && best_d <= 2 ? best : "",
+                    best && best_d <= 2 ? "'?" : "");
         return EXIT_USAGE;
     }
     char buf[8192];
@@ -253,6 +292,7 @@ enum {
     OPT_PNG_LEVEL,
     OPT_TIFF_COMPRESSION,
     OPT_LOSSLESS,
+    OPT_NO_FSYNC,
 };
 
 /* The index of word in the NULL-terminated words, or -1. */
@@ -266,10 +306,16 @@ static int choice(const char *word, const char *const *words)
 
 int main(int argc, char **argv)
 {
+    if (cli_signals_start() < 0) {
+        fprintf(stderr, "vkfx: cannot start the thread that handles signals\n");
+        return EXIT_PROCESSING;
+    }
     if (argc > 1 && strcmp(argv[1], "bench") == 0)
         return cli_bench_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return cli_compare_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "preview") == 0)
+        return cli_preview_main(argc - 1, argv + 1);
 
     static const struct option longopts[] = {
         {"filter", required_argument, NULL, 'f'},
@@ -296,6 +342,8 @@ int main(int argc, char **argv)
         {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
         {"tiff-compression", required_argument, NULL, OPT_TIFF_COMPRESSION},
         {"lossless", no_argument, NULL, OPT_LOSSLESS},
+        {"no-clobber", no_argument, NULL, 'n'},
+        {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -307,7 +355,7 @@ int main(int argc, char **argv)
     long v = 0;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":f:o:q:j:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:q:j:nh", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
             o.chain_text = optarg;
@@ -336,6 +384,12 @@ int main(int argc, char **argv)
             break;
         case OPT_FORMAT:
             o.format = optarg;
+            break;
+        case 'n':
+            vkfx_safefile_set_no_clobber(true);
+            break;
+        case OPT_NO_FSYNC:
+            vkfx_safefile_set_fsync(false);
             break;
         case OPT_PRECISION:
             if (strcmp(optarg, "auto") == 0)

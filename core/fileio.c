@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "exr.h"
+#include "safefile.h"
 
 /* ------------------------------------------------------------------------ */
 /* Formats and layouts */
@@ -121,12 +122,31 @@ int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_
     return ret;
 }
 
+uint64_t vkfx_file_max_bytes(void)
+{
+    return vkfx_file_max_pixels() * 17 + ((uint64_t)1 << 20);
+}
+
+static int fail_bytes(const char *name)
+{
+    return vkfx_fail(VKFX_E_LIMIT,
+                     "%s: longer than %llu bytes, the most --max-pixels %llu lets a file have "
+                     "(17 bytes a pixel and 1 MiB); not read further",
+                     name, (unsigned long long)vkfx_file_max_bytes(),
+                     (unsigned long long)vkfx_file_max_pixels());
+}
+
+/* All of an open file (or pipe) in *buf (malloc'd), its size in *size; name
+ * for messages. Read in growing pieces and cut off past
+ * vkfx_file_max_bytes, so /dev/zero or an endless pipe ends with an error
+ * instead of taking all memory. */
 static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *size_out)
 {
     int ret;
     unsigned char *buf = NULL;
     size_t size = 0, cap;
     struct stat st;
+    uint64_t max = vkfx_file_max_bytes();
 
     *buf_out = NULL;
     if (fstat(fd, &st) < 0) {
@@ -135,6 +155,10 @@ static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *si
     }
     if (S_ISDIR(st.st_mode)) {
         ret = vkfx_fail(VKFX_E_IO, "%s: %s", name, strerror(EISDIR));
+        goto fail;
+    }
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+        ret = fail_bytes(name);
         goto fail;
     }
     /* Pipes and devices report no size: read until EOF, growing as needed. */
@@ -146,13 +170,18 @@ static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *si
     }
     for (;;) {
         if (size == cap) {
-            unsigned char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if ((uint64_t)size > max) {
+                ret = fail_bytes(name);
+                goto fail;
+            }
+            size_t want = (uint64_t)cap * 2 > max + 1 ? (size_t)(max + 1) : cap * 2;
+            unsigned char *bigger = want > cap ? realloc(buf, want) : NULL;
             if (!bigger) {
                 ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading the file", name);
                 goto fail;
             }
             buf = bigger;
-            cap *= 2;
+            cap = want;
         }
         ssize_t n = read(fd, buf + size, cap - size);
         if (n < 0 && errno == EINTR)
@@ -164,6 +193,10 @@ static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *si
         if (n == 0)
             break;
         size += (size_t)n;
+    }
+    if ((uint64_t)size > max) {
+        ret = fail_bytes(name);
+        goto fail;
     }
     *buf_out = buf;
     *size_out = size;
@@ -226,30 +259,34 @@ int vkfx_file_load_depth_of(const char *path, vkfx_pixels *out)
     return ret;
 }
 
+int vkfx_file_map_split(const char *spec, char **path, const char **channel)
+{
+    *channel = NULL;
+    /* FILE.exr#NAME: only after an .exr name, so other paths may hold '#'. */
+    const char *hash = strrchr(spec, '#');
+    if (hash && hash - spec >= 4 && strncasecmp(hash - 4, ".exr", 4) == 0) {
+        *channel = hash + 1;
+        if (!**channel) {
+            *path = NULL;
+            return vkfx_fail(VKFX_E_USAGE, "%s: no channel name after '#'", spec);
+        }
+        *path = strndup(spec, (size_t)(hash - spec));
+    } else {
+        *path = strdup(spec);
+    }
+    return *path ? VKFX_OK : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+}
+
 int vkfx_file_load_map(const char *spec, vkfx_pixels *out)
 {
-    int ret = VKFX_OK;
     unsigned char *buf = NULL;
     size_t size = 0;
     char *path = NULL;
     const char *channel = NULL;
     out->data = NULL;
-    /* FILE.exr#NAME: only after an .exr name, so other paths may hold '#'. */
-    const char *hash = strrchr(spec, '#');
-    if (hash && hash - spec >= 4 && strncasecmp(hash - 4, ".exr", 4) == 0) {
-        path = strndup(spec, (size_t)(hash - spec));
-        channel = hash + 1;
-        if (!*channel) {
-            ret = vkfx_fail(VKFX_E_USAGE, "%s: no channel name after '#'", spec);
-            goto fail;
-        }
-    } else {
-        path = strdup(spec);
-    }
-    if (!path) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    int ret = vkfx_file_map_split(spec, &path, &channel);
+    if (ret < 0)
         goto fail;
-    }
     ret = read_all(path, &buf, &size);
     if (ret < 0)
         goto fail;
@@ -311,25 +348,6 @@ int vkfx_file_probe(const char *path, vkfx_image_info *info)
 /* The process umask, for giving the temporary file the mode a plain fopen()
  * would have. Linux reports it in /proc without changing it; the umask()
  * round trip is the fallback, briefly visible to other threads. */
-static mode_t current_umask(void)
-{
-    FILE *f = fopen("/proc/self/status", "re");
-    if (f) {
-        char line[256];
-        unsigned int mask;
-        while (fgets(line, sizeof(line), f)) {
-            if (sscanf(line, "Umask: %o", &mask) == 1) {
-                fclose(f);
-                return (mode_t)mask;
-            }
-        }
-        fclose(f);
-    }
-    mode_t mask = umask(022);
-    umask(mask);
-    return mask;
-}
-
 /* Checks what the encoders assume, so that a caller's mistake is an error
  * instead of a file of garbage. */
 static int check_save_args(const char *path, vkfx_file_format fmt, const vkfx_pixels *px,
@@ -365,111 +383,43 @@ static int check_save_args(const char *path, vkfx_file_format fmt, const vkfx_pi
     return VKFX_OK;
 }
 
+/* Encodes px into s, an open output of path. */
+static int encode_to(vkfx_safefile *s, const char *path, vkfx_file_format fmt,
+                     const vkfx_pixels *px, const vkfx_save_opts *opts)
+{
+    FILE *f = vkfx_safefile_stream(s);
+    return fmt->encode(f, path, px, opts);
+}
+
+static int save_to(vkfx_safefile *s, const char *path, vkfx_file_format fmt,
+                   const vkfx_pixels *px, const vkfx_save_opts *opts)
+{
+    int ret = encode_to(s, path, fmt, px, opts);
+    if (ret < 0) {
+        vkfx_safefile_abort(s);
+        return ret;
+    }
+    return vkfx_safefile_commit(s);
+}
+
 int vkfx_file_save(const char *path, vkfx_file_format fmt, const vkfx_pixels *px,
                    const vkfx_save_opts *opts)
 {
-    int ret;
-    char *dir = NULL, *tmp = NULL;
-    int fd = -1;
-    FILE *f = NULL;
-    bool created = false;
-    struct stat st;
+    vkfx_safefile *s;
+    int ret = check_save_args(path, fmt, px, opts);
+    /* Opened before encoding, so that a wrong folder costs nothing. */
+    if (ret == VKFX_OK)
+        ret = vkfx_safefile_open(path, &s);
+    return ret < 0 ? ret : save_to(s, path, fmt, px, opts);
+}
 
-    ret = check_save_args(path, fmt, px, opts);
-    if (ret < 0)
-        goto fail;
-
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (!*base) {
-        ret = vkfx_fail(VKFX_E_USAGE, "%s: names a directory, not a file", path);
-        goto fail;
-    }
-    if (!slash)
-        dir = strdup(".");
-    else if (slash == path)
-        dir = strdup("/");
-    else
-        dir = strndup(path, (size_t)(slash - path));
-    if (!dir) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory", path);
-        goto fail;
-    }
-    /* Checked before encoding so that a typo costs nothing. */
-    if (stat(dir, &st) < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            ret = vkfx_fail(VKFX_E_IO, "%s: output directory does not exist", path);
-        else
-            ret = vkfx_fail(VKFX_E_IO, "%s: %s: %s", path, dir, strerror(errno));
-        goto fail;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: output directory does not exist", path);
-        goto fail;
-    }
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(EISDIR));
-        goto fail;
-    }
-
-    /* Beside the target, so rename() stays on one file system and is atomic:
-     * readers see the old file or the new one, never a partial one. */
-    size_t len = strlen(dir) + strlen(base) + sizeof("/..vkfx-XXXXXX");
-    tmp = malloc(len);
-    if (!tmp) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory", path);
-        goto fail;
-    }
-    snprintf(tmp, len, "%s/.%s.vkfx-XXXXXX", dir, base);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: cannot create a temporary file in %s: %s", path, dir,
-                        strerror(errno));
-        goto fail;
-    }
-    created = true;
-    /* mkstemp makes the file 0600; the result should look like any other
-     * file this user creates. */
-    if (fchmod(fd, 0666 & ~current_umask()) < 0) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: %s", tmp, strerror(errno));
-        goto fail;
-    }
-    f = fdopen(fd, "wb");
-    if (!f) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: %s", tmp, strerror(errno));
-        goto fail;
-    }
-    fd = -1;
-
-    ret = fmt->encode(f, path, px, opts);
-    if (ret < 0)
-        goto fail;
-    /* Buffered data reaches the file only here; a full disk shows up now. */
-    if (fflush(f) != 0) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
-        goto fail;
-    }
-    int rc = fclose(f);
-    f = NULL;
-    if (rc != 0) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
-        goto fail;
-    }
-    if (rename(tmp, path) < 0) {
-        ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
-        goto fail;
-    }
-    created = false;
-    ret = VKFX_OK;
-fail:
-    if (f)
-        fclose(f);
-    if (fd >= 0)
-        close(fd);
-    if (created)
-        unlink(tmp);
-    free(tmp);
-    free(dir);
-    return ret;
+int vkfx_file_save_fd(int fd, const char *name, vkfx_file_format fmt, const vkfx_pixels *px,
+                      const vkfx_save_opts *opts)
+{
+    vkfx_safefile *s;
+    int ret = check_save_args(name, fmt, px, opts);
+    if (ret == VKFX_OK)
+        ret = vkfx_safefile_open_fd(fd, name, &s);
+    return ret < 0 ? ret : save_to(s, name, fmt, px, opts);
 }
 

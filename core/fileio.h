@@ -1,7 +1,6 @@
 /* Reading and writing image files: the layer over the codec table
  * (core/codecs/), which picks a codec by the file's signature to read and
- * by the output's extension to write. Writes are atomic: a temporary file
- * beside the target is renamed over it only once it is complete. */
+ * by the output's extension to write. Writes go through core/safefile.h. */
 #ifndef VKFX_FILEIO_H
 #define VKFX_FILEIO_H
 
@@ -29,6 +28,11 @@ extern const vkfx_codec vkfx_codec_png, vkfx_codec_jpeg, vkfx_codec_tiff, vkfx_c
 #define VKFX_FILE_HDR  (&vkfx_codec_hdr)
 #define VKFX_FILE_TGA  (&vkfx_codec_tga)
 
+/* The most bytes a file or stream is read to: 17 per pixel of the limit
+ * (four float samples a pixel and room for what files carry besides) and
+ * 1 MiB. Past it reading stops with VKFX_E_LIMIT. */
+uint64_t vkfx_file_max_bytes(void);
+
 /* Output format from the path's extension (case-insensitive). Unknown or
  * read-only extensions (.gif, .psd) fail with VKFX_E_USAGE naming the
  * extensions that can be written. */
@@ -48,6 +52,9 @@ int vkfx_file_load(const char *path, vkfx_pixels *out);
  * channel by name, an OpenEXR file without it its depth channel (see
  * vkfx_exr_load_channel_memory); other files load as vkfx_file_load does. */
 int vkfx_file_load_map(const char *spec, vkfx_pixels *out);
+/* The file a map spec reads in *path (malloc'd) and the channel it names
+ * (a pointer into spec) or NULL. */
+int vkfx_file_map_split(const char *spec, char **path, const char **channel);
 /* The depth channel of an OpenEXR file (depth=self); other files are
  * VKFX_E_USAGE. */
 int vkfx_file_load_depth_of(const char *path, vkfx_pixels *out);
@@ -79,9 +86,14 @@ void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sa
                              uint32_t *channels, vkfx_sample *sample);
 
 /* Encodes px (whose channels/sample must match vkfx_file_output_layout for
- * fmt) and writes it atomically to path. Fails with VKFX_E_IO if the
- * directory is missing or unwritable, leaving nothing behind. */
+ * fmt) and writes it to path through core/safefile.h: atomically for a
+ * regular file, straight through for a device or FIFO. A missing folder or
+ * a directory target is VKFX_E_USAGE; nothing is left behind on failure. */
 int vkfx_file_save(const char *path, vkfx_file_format fmt, const vkfx_pixels *px,
                    const vkfx_save_opts *opts);
+/* The same to an open descriptor (standard output), without a file on
+ * disk; name is for messages. On VKFX_E_IO errno holds the cause. */
+int vkfx_file_save_fd(int fd, const char *name, vkfx_file_format fmt, const vkfx_pixels *px,
+                      const vkfx_save_opts *opts);
 
 #endif

@@ -19,6 +19,7 @@ struct vkfx_graph {
     vkfx_context *ctx;
     vkfx_staging *staging;
     const char *input_path;
+    vkfx_maps *maps;
     uint32_t width, height;
     VkFormat format;
     VkCommandBuffer cmd;
@@ -73,6 +74,14 @@ void vkfx_graph_set_input_path(vkfx_graph *g, const char *path)
 const char *vkfx_graph_input_path(vkfx_graph *g)
 {
     return g->input_path;
+}
+void vkfx_graph_set_maps(vkfx_graph *g, vkfx_maps *maps)
+{
+    g->maps = maps;
+}
+vkfx_maps *vkfx_graph_maps(vkfx_graph *g)
+{
+    return g->maps;
 }
 
 static int add_pool(vkfx_graph *g)

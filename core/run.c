@@ -211,6 +211,7 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
                          opts->timings, &p->g));
     vkfx_graph_set_staging(p->g, staging);
     vkfx_graph_set_input_path(p->g, opts->input_path);
+    vkfx_graph_set_maps(p->g, opts->maps);
     TRY(vkfx_graph_buffer(p->g, raw_bytes(in), 0, &raw_in));
     TRY(vkfx_graph_buffer(p->g, raw_bytes(&p->out), 0, &p->raw_out));
     TRY(vkfx_graph_image(p->g, in->width, in->height, vkfx_graph_format(p->g), &img));

@@ -11,9 +11,12 @@
 #include "error.h"
 #include "fileio.h"
 #include "pixels.h"
+#include "safefile.h"
 
 typedef struct vkfx_context vkfx_context;
 typedef struct vkfx_staging vkfx_staging;
+/* Auxiliary maps decoded once and kept on the device (core/maps.h). */
+typedef struct vkfx_maps vkfx_maps;
 
 typedef void (*vkfx_log_fn)(void *user, const char *message);
 
@@ -80,6 +83,8 @@ typedef struct vkfx_run_opts {
     bool premultiplied_out;
     /* The input's file, for filter options that name it (depth=self); may be NULL. */
     const char *input_path;
+    /* Maps already decoded, used instead of reading the filters' map files; may be NULL. */
+    vkfx_maps *maps;
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit

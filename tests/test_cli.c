@@ -518,10 +518,13 @@ Test(cli, truncated_png)
           tc_tpath("cut.png"));
 }
 
-Test(cli, output_directory_missing)
+/* A missing output folder is created (tests/test_files.c); one that cannot
+ * be, because a file stands in its place, is a processing error naming it. */
+Test(cli, output_directory_cannot_be_created)
 {
-    FAILS(false, 1, ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("missing/out.png")),
-          tc_tpath("missing/out.png"));
+    spit(tc_tpath("blocker"), "x", 1);
+    FAILS(false, 1, ARGS(tc_tpath("in.png"), "-f", "sobel", "-o", tc_tpath("blocker/out.png")),
+          tc_tpath("blocker"));
 }
 
 Test(cli, processing_error_leaves_an_existing_output_intact)
