@@ -19,6 +19,9 @@ int cli_signals_start(void);
 void cli_signals_graceful(bool on);
 /* The first stop signal received, or 0. */
 int cli_signal_received(void);
+/* Blocks until a stop signal arrives and returns it (graceful mode: the
+ * caller then has GRACE_S seconds to end by itself). */
+int cli_signals_wait(void);
 
 /* Exit code for a library status: usage mistakes are 2, the rest 1. */
 int cli_exit_code(int status);

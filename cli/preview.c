@@ -436,13 +436,6 @@ static enum MHD_Result focus(struct MHD_Connection *c, server *s)
     return send_stream(c, &m, "application/json");
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 /* Whether the starting chain names path as option o of filter f. */
 static bool named_at_start(const server *s, const vkfx_filter *f, const vkfx_option *o,
                            const char *path)
@@ -455,29 +448,34 @@ static bool named_at_start(const server *s, const vkfx_filter *f, const vkfx_opt
     return false;
 }
 
-/* The files a save touches besides -o: a file the chain reads (a map) is
- * never -o, and files a filter writes after its run (histogram's out and
- * plot, from its finish hook) are written only where the -f chain names
- * them: the page never chooses a path that is written. */
+/* The files a save touches: -o is never the input nor a file the chain
+ * reads (a map), by identity as for any run (cli/paths.c), and files a
+ * filter writes after its run (histogram's out and plot, from its finish
+ * hook) are written only where the -f chain names them: the page never
+ * chooses a path that is written. */
 static int check_save_paths(const server *s, const vkfx_chain *chain)
 {
-    for (size_t i = 0; i < chain->count; i++) {
+    cli_paths paths = {0};
+    int ret = cli_paths_add(&paths, s->input, false, "input", NULL);
+    if (ret == VKFX_OK)
+        ret = cli_paths_add(&paths, s->output, true, "-o", NULL);
+    if (ret == VKFX_OK && chain)
+        ret = cli_paths_add_chain(&paths, chain, s->input);
+    if (ret == VKFX_OK)
+        ret = cli_paths_check(&paths);
+    cli_paths_free(&paths);
+    for (size_t i = 0; ret == VKFX_OK && chain && i < chain->count; i++) {
         const vkfx_chain_link *l = &chain->links[i];
         for (const vkfx_option *o = l->filter->options; o && o->name; o++) {
             const char *path = path_option(l, o);
-            if (!path)
-                continue;
-            if (same_file(path, s->output))
-                return vkfx_fail(VKFX_E_USAGE, "%s: the output would overwrite %s=%s of %s",
-                                 s->output, o->name, path, l->filter->name);
-            if (l->filter->finish && !named_at_start(s, l->filter, o, path))
+            if (path && l->filter->finish && !named_at_start(s, l->filter, o, path))
                 return vkfx_fail(VKFX_E_USAGE,
                                  "%s: %s=%s: Save writes only the files that the -f chain of "
                                  "vkfx preview names",
                                  l->filter->name, o->name, path);
         }
     }
-    return VKFX_OK;
+    return ret;
 }
 
 static enum MHD_Result save(struct MHD_Connection *c, server *s)
@@ -606,9 +604,9 @@ static int preview_usage_error(const char *fmt, const char *arg_text)
     return EXIT_USAGE;
 }
 
-/* -o checked at start as a file run checks it: a format vkfx writes, an
- * existing directory, not the input. */
-static int check_output(const char *output, const char *input)
+/* -o checked at start: a format vkfx writes, in an existing directory
+ * (check_save_paths compares it with what the run reads). */
+static int check_output(const char *output)
 {
     vkfx_file_format fmt;
     int ret = vkfx_file_format_for_output(output, &fmt);
@@ -622,8 +620,6 @@ static int check_output(const char *output, const char *input)
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         ret = vkfx_fail(VKFX_E_IO, "%s: output directory '%s' does not exist", output, dir);
-    else if (same_file(input, output))
-        ret = vkfx_fail(VKFX_E_USAGE, "%s: the output would overwrite the input", output);
     free(copy);
     return ret;
 }
@@ -684,15 +680,10 @@ int cli_preview_main(int argc, char **argv)
         return preview_usage_error("one input only; '%s' is a second", argv[optind + 1]);
     s.input = argv[optind];
 
-    /* SIGINT and SIGTERM are taken by sigwait below: blocked from here, so
-     * that the server's threads inherit the mask and one that comes during
-     * start-up ends the server as soon as it stands. */
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    /* A stop signal (cli/signals.c) ends the server cleanly, exit 0: it is
+     * taken gracefully from here on, so one that comes during start-up ends
+     * the server as soon as it stands. */
+    cli_signals_graceful(true);
 
     int status = EXIT_OK;
     vkfx_context *ctx = NULL;
@@ -702,9 +693,9 @@ int cli_preview_main(int argc, char **argv)
     if (*s.chain && (ret = vkfx_chain_parse(s.chain, &chain)) < 0)
         goto fail;
     s.start = chain;
-    if (s.output && (ret = check_output(s.output, s.input)) < 0)
+    if (s.output && (ret = check_output(s.output)) < 0)
         goto fail;
-    if (s.output && chain && (ret = check_save_paths(&s, chain)) < 0)
+    if (s.output && (ret = check_save_paths(&s, chain)) < 0)
         goto fail;
     if ((ret = make_token(s.token)) < 0)
         goto fail;
@@ -751,9 +742,7 @@ int cli_preview_main(int argc, char **argv)
     fflush(stdout);
     pid_t browser = no_browser ? 0 : open_browser(url);
 
-    int sig = 0;
-    while (sigwait(&stop, &sig) != 0)
-        ;
+    cli_signals_wait();
     if (browser > 0)
         waitpid(browser, NULL, WNOHANG);
     goto done;

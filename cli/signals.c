@@ -24,6 +24,8 @@ static const int stop_signals[] = {SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGQUIT};
 
 static volatile sig_atomic_t received;
 static volatile sig_atomic_t graceful;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t arrived = PTHREAD_COND_INITIALIZER;
 
 static const char *signal_name(int sig)
 {
@@ -59,7 +61,10 @@ static void *watch(void *arg)
     int sig = 0;
     while (sigwait(set, &sig) != 0)
         ;
+    pthread_mutex_lock(&lock);
     received = sig;
+    pthread_cond_broadcast(&arrived);
+    pthread_mutex_unlock(&lock);
     if (!graceful)
         end_now(sig);
     struct timespec grace = {GRACE_S, 0};
@@ -101,4 +106,14 @@ void cli_signals_graceful(bool on)
 int cli_signal_received(void)
 {
     return received;
+}
+
+int cli_signals_wait(void)
+{
+    pthread_mutex_lock(&lock);
+    while (!received)
+        pthread_cond_wait(&arrived, &lock);
+    int sig = received;
+    pthread_mutex_unlock(&lock);
+    return sig;
 }

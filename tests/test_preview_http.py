@@ -234,7 +234,7 @@ def run(tmp):
         check(st == 400, 'save with a bad chain: 400')
         shutil.copy(depth, saved)
         st, _, body = s.request('POST', '/save', {'chain': chain.replace(depth, saved)})
-        check(st == 400 and b'would overwrite depth=' in body,
+        check(st == 400 and b'would overwrite' in body and b'(dof:depth of' in body,
               'save refuses to write over a map the chain reads: %d %r' % (st, body))
         os.unlink(saved)
         written = os.path.join(tmp, 'counts.json')
