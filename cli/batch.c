@@ -55,6 +55,8 @@ typedef struct job {
     job_state state;
     int status; /* the library's code when the job failed */
     char error[1024];
+    char note[256];  /* what the decoder left unread, or "" */
+    int precision;   /* the internal format's, --precision auto resolved */
     double t_start, t_end; /* seconds, for wall time */
     double decode_ms, encode_ms;
 } job;
@@ -93,22 +95,10 @@ static double now_s(void)
 
 /* ---- planning: inputs, templates, output names ---- */
 
-static const char *const image_exts[] = {"png", "jpg", "jpeg", "bmp", "tga",
-                                         "gif", "psd", "hdr",  "exr", NULL};
-
 static const char *extension(const char *name)
 {
     const char *dot = strrchr(name, '.');
     return dot && dot != name ? dot + 1 : "";
-}
-
-static bool is_image_name(const char *name)
-{
-    const char *ext = extension(name);
-    for (const char *const *e = image_exts; *e; e++)
-        if (strcasecmp(ext, *e) == 0)
-            return true;
-    return false;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -116,9 +106,43 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Names that say "image" although no codec reads them: such a file in a
+ * folder is reported as unreadable rather than passed over. */
+static const char *const other_image_exts[] = {"heic", "heif", "avif", "jxl", "jp2", "j2k",
+                                               "ico",  "dng",  "cr2",  "nef", NULL};
+
+static bool looks_like_image(const char *name)
+{
+    const char *ext = extension(name);
+    if (!*ext)
+        return false;
+    if (vkfx_codec_for_extension(ext))
+        return true;
+    for (const char *const *e = other_image_exts; *e; e++)
+        if (strcasecmp(ext, *e) == 0)
+            return true;
+    return false;
+}
+
+/* Whether the start of the regular file name in dir is in a format vkfx
+ * reads. */
+static bool reads_as_image(DIR *dir, const char *name)
+{
+    unsigned char head[4096];
+    int fd = openat(dirfd(dir), name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof(head)) : -1;
+    close(fd);
+    return n > 0 && vkfx_file_is_image(head, (size_t)n);
+}
+
 /* A directory stands for the image files directly in it, sorted by name:
- * regular files only (a FIFO would block, a device never ends); others with
- * an image's name are reported and skipped. */
+ * regular files only (a FIFO would block, a device never ends; others with
+ * an image's name are reported and skipped), each whose content is in a
+ * format vkfx reads, whatever its name, and each named as an image that is
+ * not, so that the run reports it instead of passing over it. */
 static int expand_dir(const char *dir, cli_strv *out)
 {
     DIR *d = opendir(dir);
@@ -128,13 +152,17 @@ static int expand_dir(const char *dir, cli_strv *out)
     int ret = VKFX_OK;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || !is_image_name(e->d_name))
+        if (e->d_name[0] == '.')
             continue;
+        bool named = looks_like_image(e->d_name);
         struct stat st;
         if (fstatat(dirfd(d), e->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) {
-            cli_message("vkfx: %s/%s: not a regular file; skipped", dir, e->d_name);
+            if (named)
+                cli_message("vkfx: %s/%s: not a regular file; skipped", dir, e->d_name);
             continue;
         }
+        if (!named && !reads_as_image(d, e->d_name))
+            continue;
         if ((ret = cli_strv_add(&names, strdup(e->d_name))) < 0)
             break;
     }
@@ -142,8 +170,10 @@ static int expand_dir(const char *dir, cli_strv *out)
     if (ret < 0)
         goto done;
     if (names.n == 0) {
-        ret = vkfx_fail(VKFX_E_USAGE, "%s: no image files in this directory (looked for .%s)", dir,
-                        "png, .jpg, .jpeg, .bmp, .tga, .gif, .psd, .hdr, .exr");
+        char formats[160];
+        vkfx_codec_names(false, formats, sizeof(formats));
+        ret = vkfx_fail(VKFX_E_USAGE, "%s: no image files in this directory (formats read: %s)",
+                        dir, formats);
         goto done;
     }
     qsort(names.v, names.n, sizeof(*names.v), cmp_str);
@@ -517,10 +547,10 @@ static int plan_line(plan *p, const cli_job_line *l)
             char name[64];
             snprintf(name, sizeof(name), "stdout.%s", fmt);
             if ((ret = vkfx_file_format_for_output(name, &j->fmt)) < 0) {
-                ret = vkfx_fail(VKFX_E_USAGE,
-                                "--format '%s': the formats written are png, jpg, bmp, tga, "
-                                "hdr, exr",
-                                fmt);
+                char list[160];
+                vkfx_codec_extensions(true, list, sizeof(list));
+                ret = vkfx_fail(VKFX_E_USAGE, "--format '%s': the formats written are %s", fmt,
+                                list);
                 goto fail;
             }
             continue;
@@ -594,8 +624,13 @@ static void decode(batch *b, job *j)
     int ret = strcmp(j->input, "-") == 0 ? vkfx_file_load_fd(STDIN_FILENO, "standard input", &j->in)
                                          : vkfx_file_load(j->input, &j->in);
     j->decode_ms = vkfx_now_ms() - t;
-    if (ret < 0)
+    if (ret < 0) {
         job_fail(b, j, ret);
+        return;
+    }
+    const char *note = vkfx_file_note();
+    snprintf(j->note, sizeof(j->note), "%s", note ? note : "");
+    j->precision = j->opts->precision ? j->opts->precision : vkfx_auto_precision(j->chain, &j->in);
 }
 
 static void encode(batch *b, job *j)
@@ -685,6 +720,11 @@ static void finish_job(batch *b, size_t i)
     j->t_end = now_s();
     b->in_flight--;
     b->done++;
+    if (j->note[0]) {
+        if (b->progress_tty)
+            fputs("\r\033[K", stderr);
+        fprintf(stderr, "vkfx: note: %s\n", j->note);
+    }
     if (j->state == JOB_FAILED) {
         b->failed++;
         if (b->progress_tty)
@@ -839,7 +879,7 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
         if (next < b->n) {
             job *j = &b->jobs[next];
             vkfx_run_opts run = {
-                .precision = j->opts->precision,
+                .precision = j->precision,
                 .linear = j->opts->linear,
                 /* GPU times per pass are measured for --timings and for --json. */
                 .timings = b->o->timings || b->json,

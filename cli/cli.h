@@ -81,7 +81,7 @@ typedef struct cli_batch_opts {
 
 /* The options a command line or a job line may hold, by where they apply. */
 typedef enum cli_scope {
-    CLI_SCOPE_JOB = 1,  /* -f -o --outdir --format -q --exr-float --precision --linear */
+    CLI_SCOPE_JOB = 1,  /* -f -o --outdir --format --precision --linear and the encoders' options */
     CLI_SCOPE_RUN = 2,  /* -j --json --progress --timings --device --shard ... */
     CLI_SCOPE_INFO = 4, /* --filters --help-filter --list-devices --version --help */
 } cli_scope;

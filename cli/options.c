@@ -30,6 +30,11 @@ enum {
     OPT_SKIP_EXISTING,
     OPT_INIT_ONLY,
     OPT_NO_FSYNC,
+    OPT_JPEG_SUBSAMPLING,
+    OPT_JPEG_PROGRESSIVE,
+    OPT_PNG_LEVEL,
+    OPT_TIFF_COMPRESSION,
+    OPT_LOSSLESS,
 };
 
 static const struct option longopts[] = {
@@ -57,6 +62,11 @@ static const struct option longopts[] = {
     {"init-only", no_argument, NULL, OPT_INIT_ONLY},
     {"no-clobber", no_argument, NULL, 'n'},
     {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
+    {"jpeg-subsampling", required_argument, NULL, OPT_JPEG_SUBSAMPLING},
+    {"jpeg-progressive", no_argument, NULL, OPT_JPEG_PROGRESSIVE},
+    {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
+    {"tiff-compression", required_argument, NULL, OPT_TIFF_COMPRESSION},
+    {"lossless", no_argument, NULL, OPT_LOSSLESS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -72,6 +82,11 @@ static cli_scope scope_of(int c)
     case OPT_PRECISION:
     case OPT_LINEAR:
     case OPT_EXR_FLOAT:
+    case OPT_JPEG_SUBSAMPLING:
+    case OPT_JPEG_PROGRESSIVE:
+    case OPT_PNG_LEVEL:
+    case OPT_TIFF_COMPRESSION:
+    case OPT_LOSSLESS:
         return CLI_SCOPE_JOB;
     case OPT_FILTERS:
     case OPT_HELP_FILTER:
@@ -116,6 +131,15 @@ static int parse_shard(const char *s, unsigned *k, unsigned *n)
     return VKFX_OK;
 }
 
+/* The index of word in the NULL-terminated words, or -1. */
+static int choice(const char *word, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(word, words[i]) == 0)
+            return i;
+    return -1;
+}
+
 /* The option as the user wrote it, for messages. */
 static const char *option_name(char **argv, int c, char *buf, size_t len)
 {
@@ -145,8 +169,11 @@ static int misplaced(const char *name, unsigned scopes, cli_scope where)
 int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o, int *first,
                       cli_info *info, const char **info_arg)
 {
+    /* Indexed by vkfx_jpeg_subsampling and vkfx_tiff_compression. */
+    static const char *const subsamplings[] = {"auto", "444", "422", "420", NULL};
+    static const char *const tiff_compressions[] = {"deflate", "lzw", "none", NULL};
     long v = 0;
-    int c;
+    int c, k;
     char name[48];
     *info = CLI_INFO_NONE;
     opterr = 0;
@@ -193,10 +220,37 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             o->job.format = optarg;
             break;
         case OPT_PRECISION:
-            if (!parse_long(optarg, 16, 32, &v) || (v != 16 && v != 32))
+            if (strcmp(optarg, "auto") == 0)
+                v = 0;
+            else if (!parse_long(optarg, 16, 32, &v) || (v != 16 && v != 32))
                 return vkfx_fail(VKFX_E_USAGE,
-                                 "--precision '%s' must be 16 (rgba16f) or 32 (rgba32f)", optarg);
+                                 "--precision '%s' must be auto, 16 (rgba16f) or 32 (rgba32f)",
+                                 optarg);
             o->job.precision = (int)v;
+            break;
+        case OPT_JPEG_SUBSAMPLING:
+            if ((k = choice(optarg, subsamplings)) <= 0)
+                return vkfx_fail(VKFX_E_USAGE,
+                                 "--jpeg-subsampling '%s' must be 444, 422 or 420", optarg);
+            o->job.save.jpeg_subsampling = (vkfx_jpeg_subsampling)k;
+            break;
+        case OPT_JPEG_PROGRESSIVE:
+            o->job.save.jpeg_progressive = true;
+            break;
+        case OPT_PNG_LEVEL:
+            if (!parse_long(optarg, 0, 9, &v))
+                return vkfx_fail(VKFX_E_USAGE, "--png-level '%s' must be an integer 0..9", optarg);
+            o->job.save.png_level_set = true;
+            o->job.save.png_level = (int)v;
+            break;
+        case OPT_TIFF_COMPRESSION:
+            if ((k = choice(optarg, tiff_compressions)) < 0)
+                return vkfx_fail(VKFX_E_USAGE,
+                                 "--tiff-compression '%s' must be none, lzw or deflate", optarg);
+            o->job.save.tiff_compression = (vkfx_tiff_compression)k;
+            break;
+        case OPT_LOSSLESS:
+            o->job.save.webp_lossless = true;
             break;
         case OPT_LINEAR:
             o->job.linear = true;

@@ -88,7 +88,7 @@ typedef struct vkfx_note {
 #define VKFX_MAX_NOTES 16
 
 typedef struct vkfx_run_opts {
-    int precision; /* 16 (rgba16f, the default) or 32 (rgba32f) */
+    int precision; /* 16 (rgba16f) or 32 (rgba32f); 0 (auto) is 16 here: see below */
     bool linear;   /* 8/16-bit samples are linear: no sRGB transfer either way */
     bool timings;  /* collect GPU time per pass */
     /* out keeps premultiplied colour (OpenEXR) instead of straight colour. */
@@ -98,6 +98,10 @@ typedef struct vkfx_run_opts {
     /* Maps already decoded, used instead of reading the filters' map files; may be NULL. */
     vkfx_maps *maps;
 } vkfx_run_opts;
+
+/* --precision auto: 32 where the input or a map the chain reads has 16-bit
+ * or float samples (rgba16f would round them), else 16. */
+int vkfx_auto_precision(const vkfx_chain *chain, const vkfx_pixels *in);
 
 typedef struct vkfx_run_result {
     vkfx_pass_time *times; /* owned: free() */
