@@ -256,8 +256,10 @@ int vkfx_preview_save(vkfx_preview *p, const vkfx_chain *chain, const char *path
     vkfx_pixels out = {0};
     vkfx_run_result result = {0};
     TRY(vkfx_file_format_for_output(path, &fmt));
+    /* The precision a file run of the same command takes (--precision
+     * auto), so that Save writes that run's bytes. */
     vkfx_run_opts opts = {
-        .precision = 16,
+        .precision = vkfx_auto_precision(chain, &p->in),
         .premultiplied_out = fmt == VKFX_FILE_EXR,
         .input_path = p->input_path,
         .maps = p->maps,
