@@ -61,7 +61,10 @@ static const vkfx_kernel_desc box_v_kernel = {
  * 64*run outputs in each of `rows` rows per group (glsl/box_row.comp), radius up to ROW_HALO.
  * (Blocks 8 rows tall of 192 outputs measured slower on the H200 than single rows of 448.)
  * box_v: COL_PER rows per invocation. */
-enum { SEG = 64, LOCAL = 64, ROW_HALO = 512, COL_PER = 16 };
+enum { SEG = 64, LOCAL = 64, ROW_HALO = 512, ROW_RUN = 7, ROW_ROWS = 1, COL_PER = 16 };
+
+/* The least shared memory Vulkan lets a device have (maxComputeSharedMemorySize). */
+enum { SHARED_LEAST = 16384 };
 
 static uint32_t row_shared_bytes(uint32_t run, uint32_t rows, uint32_t halo)
 {
@@ -77,8 +80,7 @@ static uint32_t row_shared_bytes(uint32_t run, uint32_t rows, uint32_t halo)
  * the H100 at rgba16f, 4096x4096 (tests/bench/RESULTS.md): mostly groups of 160 or 192
  * invocations, whose row phase leaves fewer of them idle than groups of 256 do and where the
  * compiler takes more registers (162 against 126 to 128); radius 15 0.160 ms against 0.175 in
- * groups of 256. Tiled runs start their tiles on multiples of the runs' strides (ALIGN_X and
- * ALIGN_Y in core/run.c). */
+ * groups of 256. Tiled runs start their tiles on multiples of the runs' strides (box_align). */
 enum { FUSED_MAX = 16 };
 static const uint8_t fused_shapes[FUSED_MAX + 1][3] = {
     {8, 8, 16},  /* radius 0 */
@@ -99,6 +101,16 @@ static const uint8_t fused_shapes[FUSED_MAX + 1][3] = {
     {10, 6, 16}, /* radius 15 */
     {10, 6, 16}, /* radius 16 */
 };
+
+/* The shared tile of the row pass holds the radius rounded up to a power of two: one pipeline
+ * per octave of radii, and no more shared memory than that needs. */
+static uint32_t row_halo(int32_t radius)
+{
+    uint32_t halo = 4;
+    while (halo < (uint32_t)radius)
+        halo *= 2;
+    return halo;
+}
 
 static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                       vkfx_image *dst)
@@ -142,12 +154,8 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
     /* Row sums are stored like the output (rgba16f at --precision 16, as every image the chain
      * stores). */
     TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
-    /* The shared tile holds the radius rounded up to a power of two: one pipeline per octave
-     * of radii, and no more shared memory than that needs. */
-    uint32_t halo = 4;
-    while (halo < (uint32_t)p->radius)
-        halo *= 2;
-    uint32_t run = 7, rows = 1;
+    uint32_t halo = row_halo(p->radius);
+    uint32_t run = ROW_RUN, rows = ROW_ROWS;
     bool shared_rows =
         (uint32_t)p->radius <= ROW_HALO &&
         row_shared_bytes(run, rows, halo) <= ctx->props.limits.maxComputeSharedMemorySize;
@@ -197,6 +205,22 @@ static uint32_t box_reach(const void *params)
     return (uint32_t)((const box_params *)params)->radius;
 }
 
+/* Every kernel restarts its rolling sums at fixed strides from the image's origin: the one-pass
+ * kernel every RUN columns and PER rows of its shape for the radius, the row pass every ROW_RUN
+ * columns (box_h, where the row tile may not fit, every SEG), the column pass every COL_PER
+ * rows. Tiles start on multiples of all that may run, so that sums add in the same order. */
+static vkfx_align box_align(const void *params)
+{
+    const box_params *p = params;
+    vkfx_align a = {ROW_RUN, COL_PER};
+    if (p->radius <= FUSED_MAX)
+        a = vkfx_align_join(a, (vkfx_align){fused_shapes[p->radius][2], fused_shapes[p->radius][0]});
+    if ((uint32_t)p->radius > ROW_HALO ||
+        row_shared_bytes(ROW_RUN, ROW_ROWS, row_halo(p->radius)) > SHARED_LEAST)
+        a = vkfx_align_join(a, (vkfx_align){SEG, 1});
+    return a;
+}
+
 const vkfx_filter vkfx_filter_box = {
     .name = "box",
     .help = "box blur: mean over a (2r+1)x(2r+1) window, rolling sums",
@@ -206,4 +230,5 @@ const vkfx_filter vkfx_filter_box = {
     .params_size = sizeof(box_params),
     .record = box_record,
     .reach = box_reach,
+    .align = box_align,
 };

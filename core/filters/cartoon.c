@@ -77,6 +77,11 @@ static uint32_t cartoon_reach(const void *params)
     return (uint32_t)vkfx_gauss_default_radius(((const cartoon_params *)params)->sigma) + 1;
 }
 
+static vkfx_align cartoon_align(const void *params)
+{
+    return vkfx_gauss_align(vkfx_gauss_default_radius(((const cartoon_params *)params)->sigma));
+}
+
 const vkfx_filter vkfx_filter_cartoon = {
     .name = "cartoon",
     .help = "cartoon: Gaussian blur darkened along its Sobel edges",
@@ -86,4 +91,5 @@ const vkfx_filter vkfx_filter_cartoon = {
     .params_size = sizeof(cartoon_params),
     .record = cartoon_record,
     .reach = cartoon_reach,
+    .align = cartoon_align,
 };

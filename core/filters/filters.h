@@ -24,6 +24,9 @@ extern const vkfx_filter vkfx_filter_bokeh;
  * the default floor(3 sigma + 0.5), at least 1. */
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst);
 int vkfx_gauss_default_radius(double sigma);
+/* Where tiles through that Gaussian start (vkfx_filter.align): the one-pass kernel's runs of
+ * row results across and of outputs down a column at this radius. */
+vkfx_align vkfx_gauss_align(int radius);
 
 /* An auxiliary map of the image's size (a depth or radius map) read from
  * path into a device buffer of W x H floats: the first channel, integer

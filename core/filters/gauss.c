@@ -145,8 +145,8 @@ enum {
  * 16 at radius 0. No rule in the timings, which jump between neighbouring radii. The shapes
  * change which invocation makes which output, not the taps an output adds or their order; the
  * driver may still fuse multiplies and adds differently for another shape (on the H100 some
- * outputs differed by a half-precision step). Outputs down a column (6, 8 or 12) divide ALIGN_Y
- * and row results across (8 or 16) ALIGN_X in core/run.c, so tiles give the same bytes. */
+ * outputs differed by a half-precision step). Tiles start on multiples of the outputs down a column
+ * and the row results across (vkfx_gauss_align), so they give the same bytes. */
 enum { FUSED_MAX = 10 };
 /* PER, LY, RUN, BY_COLUMN by radius */
 static const uint32_t fused_shapes[FUSED_MAX + 1][4] = {
@@ -356,6 +356,18 @@ static uint32_t gauss_reach(const void *params)
     return (uint32_t)(p->radius < 0 ? vkfx_gauss_default_radius(p->sigma) : p->radius);
 }
 
+vkfx_align vkfx_gauss_align(int radius)
+{
+    if (radius > FUSED_MAX)
+        return (vkfx_align){1, 1};
+    return (vkfx_align){fused_shapes[radius][2], fused_shapes[radius][0]};
+}
+
+static vkfx_align gauss_align(const void *params)
+{
+    return vkfx_gauss_align((int)gauss_reach(params));
+}
+
 const vkfx_filter vkfx_filter_gauss = {
     .name = "gauss",
     .help = "separable Gaussian blur, horizontal then vertical",
@@ -368,4 +380,5 @@ const vkfx_filter vkfx_filter_gauss = {
     .params_size = sizeof(gauss_params),
     .record = gauss_record,
     .reach = gauss_reach,
+    .align = gauss_align,
 };
