@@ -17,6 +17,7 @@ typedef struct tracked {
 
 struct vkfx_graph {
     vkfx_context *ctx;
+    vkfx_caps caps;
     vkfx_staging *staging;
     const char *input_path;
     uint32_t width, height;
@@ -46,6 +47,19 @@ vkfx_context *vkfx_graph_context(vkfx_graph *g)
 {
     return g->ctx;
 }
+const vkfx_caps *vkfx_graph_caps(const vkfx_graph *g)
+{
+    return &g->caps;
+}
+int vkfx_graph_kernel(vkfx_graph *g, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
+                      vkfx_kernel **out)
+{
+    return vkfx_kernel_get(g->ctx, desc, spec, out);
+}
+int vkfx_graph_pack_rne(vkfx_graph *g, bool *rne)
+{
+    return vkfx_context_pack_rne(g->ctx, rne);
+}
 uint32_t vkfx_graph_width(vkfx_graph *g)
 {
     return g->width;
@@ -57,10 +71,6 @@ uint32_t vkfx_graph_height(vkfx_graph *g)
 VkFormat vkfx_graph_format(vkfx_graph *g)
 {
     return g->format;
-}
-VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g)
-{
-    return g->cmd;
 }
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging)
 {
@@ -108,6 +118,19 @@ int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkForma
     if (!g)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     g->ctx = ctx;
+    g->caps = (vkfx_caps){
+        .shared_memory = ctx->props.limits.maxComputeSharedMemorySize,
+        .storage_buffer_range = ctx->props.limits.maxStorageBufferRange,
+        .subgroup_size = ctx->subgroup_size,
+        .min_subgroup_size = ctx->min_subgroup_size,
+        .max_subgroup_size = ctx->max_subgroup_size,
+        .subgroup_arith = ctx->subgroup_arith,
+        .subgroup_size_control = ctx->subgroup_size_control,
+        .shader_int64 = ctx->shader_int64,
+        .int64_atomics = ctx->int64_atomics,
+        .subgroup_int64 = ctx->subgroup_int64,
+        .matrix16 = ctx->matrix16,
+    };
     g->width = width;
     g->height = height;
     g->format = format;
@@ -278,9 +301,31 @@ static int order_uses(vkfx_graph *g, const vkfx_use *uses, size_t n)
     return VKFX_OK;
 }
 
-int vkfx_graph_touch(vkfx_graph *g, const vkfx_use *use)
+int vkfx_graph_fill(vkfx_graph *g, vkfx_buffer *buf, uint32_t value)
 {
-    return order_uses(g, use, 1);
+    vkfx_use use = {.buffer = buf, .write = true};
+    int ret = order_uses(g, &use, 1);
+    if (ret == VKFX_OK)
+        vkCmdFillBuffer(g->cmd, buf->buffer, 0, VK_WHOLE_SIZE, value);
+    return ret;
+}
+
+int vkfx_graph_update(vkfx_graph *g, vkfx_buffer *buf, const void *data, VkDeviceSize size)
+{
+    vkfx_use use = {.buffer = buf, .write = true};
+    int ret = order_uses(g, &use, 1);
+    if (ret == VKFX_OK)
+        vkCmdUpdateBuffer(g->cmd, buf->buffer, 0, size, data);
+    return ret;
+}
+
+int vkfx_graph_copy(vkfx_graph *g, vkfx_buffer *src, vkfx_buffer *dst, VkDeviceSize size)
+{
+    vkfx_use uses[2] = {{.buffer = src}, {.buffer = dst, .write = true}};
+    int ret = order_uses(g, uses, 2);
+    if (ret == VKFX_OK)
+        vkCmdCopyBuffer(g->cmd, src->buffer, dst->buffer, 1, &(VkBufferCopy){.size = size});
+    return ret;
 }
 
 static void stamp(vkfx_graph *g, const char *label)

@@ -65,9 +65,7 @@ int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, b
         values[i] = (float)(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4));
     }
     TRY(vkfx_graph_buffer(g, sizeof(values), 0, &table));
-    vkfx_use fill = {.buffer = table, .write = true};
-    TRY(vkfx_graph_touch(g, &fill));
-    vkCmdUpdateBuffer(vkfx_graph_cmd(g), table->buffer, 0, sizeof(values), values);
+    TRY(vkfx_graph_update(g, table, values, sizeof(values)));
     struct {
         int32_t size[2];
         uint32_t channels, sample, srgb, premultiply;

@@ -80,17 +80,17 @@ static int bilateral_record(vkfx_graph *g, const void *params, void *state, vkfx
     (void)state;
     int ret = VKFX_OK;
     const bilateral_params *p = params;
-    vkfx_context *ctx = vkfx_graph_context(g);
+    const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *k = NULL;
     int32_t radius = p->radius >= 0 ? p->radius : bilateral_default_radius(p->sigma_s);
     vkfx_spec spec = {
         .local = {GROUP, GROUP, 1},
         .nextra = 1,
-        .extra = {pick_halo((uint32_t)radius, ctx->props.limits.maxComputeSharedMemorySize)},
+        .extra = {pick_halo((uint32_t)radius, caps->shared_memory)},
         .half_out = vkfx_half_out(dst->format),
     };
-    TRY(vkfx_kernel_get(ctx, &bilateral_kernel, &spec, &k));
+    TRY(vkfx_graph_kernel(g, &bilateral_kernel, &spec, &k));
     struct {
         int32_t size[2];
         int32_t radius;

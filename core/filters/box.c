@@ -118,7 +118,7 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
     (void)state;
     int ret = VKFX_OK;
     const box_params *p = params;
-    vkfx_context *ctx = vkfx_graph_context(g);
+    const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_image *tmp = NULL;
     vkfx_kernel *kh = NULL, *kv = NULL;
@@ -132,16 +132,16 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
     /* Rows of row sums in shared memory, odd (glsl/fusedtile.glsl, BY_COLUMN). */
     const uint32_t stride = (fly * fper + 2 * (uint32_t)p->radius) | 1;
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && p->radius <= FUSED_MAX &&
-        stride * 32 * 8 <= ctx->props.limits.maxComputeSharedMemorySize) {
+        stride * 32 * 8 <= caps->shared_memory) {
         bool rne;
-        TRY(vkfx_context_pack_rne(ctx, &rne));
+        TRY(vkfx_graph_pack_rne(g, &rne));
         vkfx_spec fs = {.local = {32, fly, 1},
                         .nextra = 6,
                         /* constants 4-7, none at 8, BY_COLUMN at 9 */
                         .extra = {(uint32_t)p->radius, fper, fly, frun, 0, 1},
                         .half_out = 1,
                         .pack_rne = rne};
-        TRY(vkfx_kernel_get(ctx, &box_fused_kernel, &fs, &kh));
+        TRY(vkfx_graph_kernel(g, &box_fused_kernel, &fs, &kh));
         vkfx_dispatch d = {
             .kernel = kh,
             .label = "box",
@@ -158,7 +158,7 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
     uint32_t run = ROW_RUN, rows = ROW_ROWS;
     bool shared_rows =
         (uint32_t)p->radius <= ROW_HALO &&
-        row_shared_bytes(run, rows, halo) <= ctx->props.limits.maxComputeSharedMemorySize;
+        row_shared_bytes(run, rows, halo) <= caps->shared_memory;
     vkfx_spec sh = {.local = {LOCAL, 1, 1},
                     .nextra = 1,
                     .extra = {SEG},
@@ -174,12 +174,12 @@ static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image
         groups[0] = vkfx_groups(w, 64 * run);
         groups[1] = vkfx_groups(h, rows);
     }
-    TRY(vkfx_kernel_get(ctx, shared_rows ? &box_row_kernel : &box_h_kernel, &sh, &kh));
+    TRY(vkfx_graph_kernel(g, shared_rows ? &box_row_kernel : &box_h_kernel, &sh, &kh));
     vkfx_spec sv = {.local = {32, 8, 1},
                     .nextra = 1,
                     .extra = {COL_PER},
                     .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(ctx, &box_v_kernel, &sv, &kv));
+    TRY(vkfx_graph_kernel(g, &box_v_kernel, &sv, &kv));
     vkfx_dispatch dh = {
         .kernel = kh,
         .label = "box.h",

@@ -49,7 +49,7 @@ static int box3_record(vkfx_graph *g, const void *params, void *state, vkfx_imag
                       .nextra = 1,
                       .extra = {(uint32_t)p->order},
                       .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &box3_kernel, &spec, &k));
+    TRY(vkfx_graph_kernel(g, &box3_kernel, &spec, &k));
     struct {
         int32_t size[2];
     } push = {{(int32_t)w, (int32_t)h}};

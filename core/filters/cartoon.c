@@ -50,7 +50,7 @@ static int cartoon_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     vkfx_kernel *k = NULL;
     vkfx_spec spec = {
         .local = {32, 8, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &cartoon_kernel, &spec, &k));
+    TRY(vkfx_graph_kernel(g, &cartoon_kernel, &spec, &k));
     /* The blur feeds a gradient whose gain magnifies rounding: keep it in float32 whatever the
      * chain's internal format (rgba16f here put dark pixels 10 codes off). */
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, &blurred));

@@ -62,7 +62,7 @@ static int dof_pass(vkfx_graph *g, const vkfx_coc_params *coc, double strength, 
                       .nextra = 1,
                       .extra = {vertical},
                       .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &dof_kernel, &spec, &k));
+    TRY(vkfx_graph_kernel(g, &dof_kernel, &spec, &k));
     struct {
         int32_t size[2];
         float coc[3], strength;

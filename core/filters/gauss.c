@@ -190,9 +190,9 @@ static uint32_t v_bytes(uint32_t halo, uint32_t shape)
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
 {
     int ret = VKFX_OK;
-    vkfx_context *ctx = vkfx_graph_context(g);
+    const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    uint32_t limit = ctx->props.limits.maxComputeSharedMemorySize;
+    uint32_t limit = caps->shared_memory;
     vkfx_image *tmp = NULL;
     vkfx_kernel *kh = NULL, *kv = NULL;
     if (radius < 0)
@@ -219,13 +219,13 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && radius <= FUSED_MAX &&
         frows * 32 * 8 <= limit) {
         bool rne;
-        TRY(vkfx_context_pack_rne(ctx, &rne));
+        TRY(vkfx_graph_pack_rne(g, &rne));
         vkfx_spec fs = {.local = {32, fly, 1},
                         .nextra = 6,
                         .extra = {(uint32_t)radius, fper, fly, frun, w_push, fcol},
                         .half_out = 1,
                         .pack_rne = rne};
-        TRY(vkfx_kernel_get(ctx, &gauss_fused_kernel, &fs, &kh));
+        TRY(vkfx_graph_kernel(g, &gauss_fused_kernel, &fs, &kh));
         vkfx_dispatch d = {
             .kernel = kh,
             .label = "gauss",
@@ -239,21 +239,21 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
      * chain stores): float32 there would add half again to the traffic of both passes. */
     TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
     const VkFormat f16 = VK_FORMAT_R16G16B16A16_SFLOAT;
-    if (ctx->matrix16 && ctx->subgroup_size == 32 && radius >= MMA_MIN && radius <= FIXED_MAX &&
+    if (caps->matrix16 && caps->subgroup_size == 32 && radius >= MMA_MIN && radius <= FIXED_MAX &&
         src->format == f16 && dst->format == f16) {
         /* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks mma_seg steps
          * of 32 outputs along the axis in a strip 16 pixels wide. */
         bool rne;
-        TRY(vkfx_context_pack_rne(ctx, &rne));
+        TRY(vkfx_graph_pack_rne(g, &rne));
         const uint32_t seg = mma_seg(radius);
         vkfx_spec fs = {.local = {128, 1, 1},
                         .nextra = 5,
                         .extra = {(uint32_t)radius, 1, seg, 0, w_push},
                         .half_out = 1,
                         .pack_rne = rne};
-        TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kh));
+        TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kh));
         fs.extra[1] = 0;
-        TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kv));
+        TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kv));
         vkfx_dispatch d = {
             .kernel = kh,
             .label = "gauss.h",
@@ -282,8 +282,8 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
                         .nextra = 5,
                         .extra = {(uint32_t)radius, COL_PER, 0, 0, w_push},
                         .half_out = vkfx_half_out(dst->format)};
-        TRY(vkfx_kernel_get(ctx, &gauss_row_kernel, &fh, &kh));
-        TRY(vkfx_kernel_get(ctx, &gauss_col_kernel, &fv, &kv));
+        TRY(vkfx_graph_kernel(g, &gauss_row_kernel, &fh, &kh));
+        TRY(vkfx_graph_kernel(g, &gauss_col_kernel, &fv, &kv));
         vkfx_dispatch d = {
             .kernel = kh,
             .label = "gauss.h",
@@ -319,8 +319,8 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
         if (halo)
             break;
     }
-    TRY(vkfx_kernel_get(ctx, &gauss_h_kernel, &sh, &kh));
-    TRY(vkfx_kernel_get(ctx, &gauss_v_kernel, &sv, &kv));
+    TRY(vkfx_graph_kernel(g, &gauss_h_kernel, &sh, &kh));
+    TRY(vkfx_graph_kernel(g, &gauss_v_kernel, &sv, &kv));
     vkfx_dispatch dh = {
         .kernel = kh,
         .label = "gauss.h",

@@ -48,7 +48,7 @@ static int sobel_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     vkfx_kernel *k = NULL;
     vkfx_spec spec = {
         .local = {32, 8, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &sobel_kernel, &spec, &k));
+    TRY(vkfx_graph_kernel(g, &sobel_kernel, &spec, &k));
     struct {
         int32_t size[2];
         float gain;
