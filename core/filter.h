@@ -10,6 +10,7 @@
 
 typedef struct vkfx_graph vkfx_graph;
 typedef struct vkfx_image vkfx_image;
+typedef struct vkfx_variants vkfx_variants; /* core/variant.h */
 
 typedef enum vkfx_opt_type {
     VKFX_OPT_INT,    /* int32_t */
@@ -86,6 +87,9 @@ typedef struct vkfx_filter {
      * their runs at fixed strides from the image's origin, and a tile must start on a multiple
      * of every such stride. NULL: anywhere. */
     vkfx_align (*align)(const void *params);
+    /* The families of kernel variants the filter's passes choose from (core/variant.h), NULL
+     * terminated; NULL when each pass has one kernel. */
+    const vkfx_variants *const *variants;
     /* The output is the input unchanged (histogram): record only reads src,
      * and the chain hands src itself to the next filter instead of a copy. */
     bool passes_through;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "variant.h"
 
 enum { HAZ_READ = 1, HAZ_WRITE = 2 };
 
@@ -38,6 +39,8 @@ struct vkfx_graph {
     uint32_t ntimes;
     vkfx_note notes[VKFX_MAX_NOTES];
     uint32_t nnotes;
+    char forced[256]; /* vkfx_graph_force_variants */
+    bool variant_refused;
     bool submitted;
     bool ended;
     uint64_t ticket; /* of the last submission */
@@ -83,6 +86,28 @@ void vkfx_graph_set_input_path(vkfx_graph *g, const char *path)
 const char *vkfx_graph_input_path(vkfx_graph *g)
 {
     return g->input_path;
+}
+int vkfx_graph_force_variants(vkfx_graph *g, const char *list)
+{
+    if (strlen(list) >= sizeof(g->forced))
+        return vkfx_fail(VKFX_E_USAGE, "VKFX_VARIANT: '%.40s...' is longer than %zu bytes", list,
+                         sizeof(g->forced) - 1);
+    int ret = vkfx_variants_check(list);
+    if (ret == VKFX_OK)
+        snprintf(g->forced, sizeof(g->forced), "%s", list);
+    return ret;
+}
+const char *vkfx_graph_forced_variants(const vkfx_graph *g)
+{
+    return g->forced;
+}
+void vkfx_graph_note_refused_variant(vkfx_graph *g)
+{
+    g->variant_refused = true;
+}
+bool vkfx_graph_variant_was_refused(const vkfx_graph *g)
+{
+    return g->variant_refused;
 }
 
 static int add_pool(vkfx_graph *g)
@@ -134,6 +159,9 @@ int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkForma
     g->width = width;
     g->height = height;
     g->format = format;
+    const char *forced = getenv("VKFX_VARIANT");
+    if (forced && *forced)
+        TRY(vkfx_graph_force_variants(g, forced));
     TRY(add_pool(g));
     TRY(vkfx_cmd_begin(ctx, false, &g->cmd));
     if (timings && ctx->timestamps) {
@@ -299,6 +327,25 @@ static int order_uses(vkfx_graph *g, const vkfx_use *uses, size_t n)
             find_track(g, res)->state |= uses[i].write ? HAZ_WRITE : HAZ_READ;
     }
     return VKFX_OK;
+}
+
+int vkfx_graph_pass(vkfx_graph *g, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
+                    const char *label, const void *push, vkfx_image *src, vkfx_image *dst,
+                    uint32_t tile_w, uint32_t tile_h)
+{
+    int ret = VKFX_OK;
+    vkfx_kernel *k = NULL;
+    TRY(vkfx_kernel_get(g->ctx, desc, spec, &k));
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = label,
+        .use = {{.image = src}, {.image = dst, .write = true}},
+        .push = push,
+        .groups = {vkfx_groups(g->width, tile_w), vkfx_groups(g->height, tile_h), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
 }
 
 int vkfx_graph_fill(vkfx_graph *g, vkfx_buffer *buf, uint32_t value)

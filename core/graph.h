@@ -76,6 +76,15 @@ VkFormat vkfx_graph_format(vkfx_graph *g);
 /* The staging memory vkfx_graph_upload copies through (set by whoever runs
  * the graph). */
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging);
+/* Variants to run instead of the first that applies, "family:variant[,family:variant]..."
+ * (core/variant.h); when the graph begins, VKFX_VARIANT's value. A name that no filter's
+ * family has is VKFX_E_USAGE. */
+int vkfx_graph_force_variants(vkfx_graph *g, const char *list);
+const char *vkfx_graph_forced_variants(const vkfx_graph *g);
+/* A forced variant did not apply (recording failed with VKFX_E_USAGE saying so): set by
+ * vkfx_variant_record, read by vkfx bench --variants to skip that case. */
+void vkfx_graph_note_refused_variant(vkfx_graph *g);
+bool vkfx_graph_variant_was_refused(const vkfx_graph *g);
 /* The file the chain's input came from (NULL if none): what depth=self reads. */
 void vkfx_graph_set_input_path(vkfx_graph *g, const char *path);
 const char *vkfx_graph_input_path(vkfx_graph *g);
@@ -91,6 +100,12 @@ int vkfx_graph_buffer(vkfx_graph *g, VkDeviceSize size, VkBufferUsageFlags extra
 int vkfx_graph_upload(vkfx_graph *g, const void *data, VkDeviceSize size, vkfx_buffer **out);
 
 int vkfx_graph_dispatch(vkfx_graph *g, const vkfx_dispatch *d);
+/* The one pass of a single-kernel filter: desc specialised with spec, from src (binding 0) to
+ * dst (binding 1) with push, in work groups that each make tile_w x tile_h outputs, enough of
+ * them to cover the graph's image. */
+int vkfx_graph_pass(vkfx_graph *g, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
+                    const char *label, const void *push, vkfx_image *src, vkfx_image *dst,
+                    uint32_t tile_w, uint32_t tile_h);
 /* Transfers, ordered against the passes before and after them like dispatches: every 32-bit
  * word of buf set to value; size bytes of data (a multiple of 4, at most 65536) copied into
  * the start of buf inside the command buffer; the first size bytes of src copied to dst. */

@@ -43,6 +43,13 @@ typedef struct vkfx_spec {
     uint32_t pack_rne; /* constant 14: let packHalf2x16 round (ctx->pack_rne; PACK_RNE) */
 } vkfx_spec;
 
+/* The halo a kernel's shared tile holds for radius r: the least power of two from first up
+ * that is at least r, so that one pipeline serves a range of radii, where bytes(halo, shape)
+ * is within limit; else r itself where that is; else 0 (the kernel reads through the texture
+ * cache). */
+uint32_t vkfx_pick_halo(uint32_t r, uint32_t first, uint32_t limit,
+                        uint32_t (*bytes)(uint32_t halo, uint32_t shape), uint32_t shape);
+
 /* half_out for a kernel writing an image of this format. */
 uint32_t vkfx_half_out(VkFormat output);
 

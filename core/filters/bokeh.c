@@ -355,6 +355,7 @@ const vkfx_filter vkfx_filter_bokeh = {
     .params_size = sizeof(bokeh_params),
     .check = bokeh_check,
     .create = bokeh_create,
+    .variants = (const vkfx_variants *const[]){&vkfx_sat_variants, NULL},
     .record = bokeh_record,
     .destroy = bokeh_destroy,
     .finish = bokeh_finish,

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "../error.h"
+#include "../variant.h"
 #include "filters.h"
 
 #include "box_fused.spv.h"
@@ -13,6 +14,13 @@
 typedef struct box_params {
     int32_t radius;
 } box_params;
+
+/* Push constants of every box kernel. */
+typedef struct box_push {
+    int32_t size[2];
+    int32_t radius;
+    float scale;
+} box_push;
 
 static const vkfx_option box_options[] = {
     {.name = "radius",
@@ -30,7 +38,7 @@ static const vkfx_kernel_desc box_h_kernel = {
     VKFX_SPV(box_h),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 16,
+    .push_size = sizeof(box_push),
 };
 
 static const vkfx_kernel_desc box_row_kernel = {
@@ -38,7 +46,7 @@ static const vkfx_kernel_desc box_row_kernel = {
     VKFX_SPV(box_row),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 16,
+    .push_size = sizeof(box_push),
 };
 
 static const vkfx_kernel_desc box_fused_kernel = {
@@ -46,7 +54,7 @@ static const vkfx_kernel_desc box_fused_kernel = {
     VKFX_SPV(box_fused),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 16,
+    .push_size = sizeof(box_push),
 };
 
 static const vkfx_kernel_desc box_v_kernel = {
@@ -54,7 +62,7 @@ static const vkfx_kernel_desc box_v_kernel = {
     VKFX_SPV(box_v),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 16,
+    .push_size = sizeof(box_push),
 };
 
 /* box_h: segments of SEG outputs, LOCAL per group, for radii beyond shared memory. box_row:
@@ -112,92 +120,145 @@ static uint32_t row_halo(int32_t radius)
     return halo;
 }
 
-static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
-                      vkfx_image *dst)
+/* What each variant records: the box of the radius from src to dst. */
+typedef struct box_job {
+    int32_t radius;
+    box_push push;
+    vkfx_image *src, *dst;
+} box_job;
+
+/* Rows of row sums the one-pass kernel keeps in shared memory, odd (glsl/fusedtile.glsl,
+ * BY_COLUMN). */
+static uint32_t fused_rows(int32_t radius)
 {
-    (void)state;
+    const uint8_t *f = fused_shapes[radius];
+    return ((uint32_t)f[1] * f[0] + 2 * (uint32_t)radius) | 1;
+}
+
+static bool one_pass_applies(const vkfx_caps *caps, const void *job)
+{
+    const box_job *j = job;
+    return j->dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && j->radius <= FUSED_MAX &&
+           fused_rows(j->radius) * 32 * 8 <= caps->shared_memory;
+}
+
+static int one_pass_record(vkfx_graph *g, const void *job)
+{
     int ret = VKFX_OK;
-    const box_params *p = params;
-    const vkfx_caps *caps = vkfx_graph_caps(g);
+    const box_job *j = job;
+    const uint8_t *shape = fused_shapes[j->radius];
+    const uint32_t fper = shape[0], fly = shape[1], frun = shape[2];
+    bool rne;
+    TRY(vkfx_graph_pack_rne(g, &rne));
+    vkfx_spec fs = {.local = {32, fly, 1},
+                    .nextra = 6,
+                    /* constants 4-7, none at 8, BY_COLUMN at 9 */
+                    .extra = {(uint32_t)j->radius, fper, fly, frun, 0, 1},
+                    .half_out = 1,
+                    .pack_rne = rne};
+    TRY(vkfx_graph_pass(g, &box_fused_kernel, &fs, "box", &j->push, j->src, j->dst, 32,
+                        fly * fper));
+fail:
+    return ret;
+}
+
+/* The row sums by kh (spec sh, groups gh) into a temporary stored like the output (rgba16f at
+ * --precision 16, as every image the chain stores), then the column pass. */
+static int two_passes(vkfx_graph *g, const box_job *j, const vkfx_kernel_desc *kh_desc,
+                      vkfx_spec sh, const uint32_t gh[2])
+{
+    int ret = VKFX_OK;
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_image *tmp = NULL;
     vkfx_kernel *kh = NULL, *kv = NULL;
-    struct {
-        int32_t size[2];
-        int32_t radius;
-        float scale;
-    } push = {{(int32_t)w, (int32_t)h}, p->radius, (float)(1.0 / (2.0 * p->radius + 1.0))};
-    const uint8_t *shape = fused_shapes[p->radius <= FUSED_MAX ? p->radius : 0];
-    const uint32_t fper = shape[0], fly = shape[1], frun = shape[2];
-    /* Rows of row sums in shared memory, odd (glsl/fusedtile.glsl, BY_COLUMN). */
-    const uint32_t stride = (fly * fper + 2 * (uint32_t)p->radius) | 1;
-    if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && p->radius <= FUSED_MAX &&
-        stride * 32 * 8 <= caps->shared_memory) {
-        bool rne;
-        TRY(vkfx_graph_pack_rne(g, &rne));
-        vkfx_spec fs = {.local = {32, fly, 1},
-                        .nextra = 6,
-                        /* constants 4-7, none at 8, BY_COLUMN at 9 */
-                        .extra = {(uint32_t)p->radius, fper, fly, frun, 0, 1},
-                        .half_out = 1,
-                        .pack_rne = rne};
-        TRY(vkfx_graph_kernel(g, &box_fused_kernel, &fs, &kh));
-        vkfx_dispatch d = {
-            .kernel = kh,
-            .label = "box",
-            .use = {{.image = src}, {.image = dst, .write = true}},
-            .push = &push,
-            .groups = {vkfx_groups(w, 32), vkfx_groups(h, fly * fper), 1},
-        };
-        return vkfx_graph_dispatch(g, &d);
-    }
-    /* Row sums are stored like the output (rgba16f at --precision 16, as every image the chain
-     * stores). */
-    TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
-    uint32_t halo = row_halo(p->radius);
-    uint32_t run = ROW_RUN, rows = ROW_ROWS;
-    bool shared_rows =
-        (uint32_t)p->radius <= ROW_HALO &&
-        row_shared_bytes(run, rows, halo) <= caps->shared_memory;
-    vkfx_spec sh = {.local = {LOCAL, 1, 1},
-                    .nextra = 1,
-                    .extra = {SEG},
-                    .half_out = vkfx_half_out(tmp->format)};
-    uint32_t groups[2] = {vkfx_groups(vkfx_groups(w, SEG), LOCAL), h};
-    if (shared_rows) {
-        /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl). */
-        uint32_t half_tile = vkfx_half_out(src->format) && vkfx_half_out(tmp->format);
-        sh = (vkfx_spec){.local = {64, rows, 1},
-                         .nextra = 4,
-                         .extra = {halo, run, rows, half_tile},
-                         .half_out = vkfx_half_out(tmp->format)};
-        groups[0] = vkfx_groups(w, 64 * run);
-        groups[1] = vkfx_groups(h, rows);
-    }
-    TRY(vkfx_graph_kernel(g, shared_rows ? &box_row_kernel : &box_h_kernel, &sh, &kh));
+    TRY(vkfx_graph_image(g, w, h, j->dst->format, &tmp));
+    sh.half_out = vkfx_half_out(tmp->format);
+    TRY(vkfx_graph_kernel(g, kh_desc, &sh, &kh));
     vkfx_spec sv = {.local = {32, 8, 1},
                     .nextra = 1,
                     .extra = {COL_PER},
-                    .half_out = vkfx_half_out(dst->format)};
+                    .half_out = vkfx_half_out(j->dst->format)};
     TRY(vkfx_graph_kernel(g, &box_v_kernel, &sv, &kv));
     vkfx_dispatch dh = {
         .kernel = kh,
         .label = "box.h",
-        .use = {{.image = src}, {.image = tmp, .write = true}},
-        .push = &push,
-        .groups = {groups[0], groups[1], 1},
+        .use = {{.image = j->src}, {.image = tmp, .write = true}},
+        .push = &j->push,
+        .groups = {gh[0], gh[1], 1},
     };
     TRY(vkfx_graph_dispatch(g, &dh));
     vkfx_dispatch dv = {
         .kernel = kv,
         .label = "box.v",
-        .use = {{.image = tmp}, {.image = dst, .write = true}},
-        .push = &push,
+        .use = {{.image = tmp}, {.image = j->dst, .write = true}},
+        .push = &j->push,
         .groups = {vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, COL_PER), 8), 1},
     };
     TRY(vkfx_graph_dispatch(g, &dv));
 fail:
     return ret;
+}
+
+static bool rows_applies(const vkfx_caps *caps, const void *job)
+{
+    const box_job *j = job;
+    return (uint32_t)j->radius <= ROW_HALO &&
+           row_shared_bytes(ROW_RUN, ROW_ROWS, row_halo(j->radius)) <= caps->shared_memory;
+}
+
+/* Row sums from a row tile in shared memory (glsl/box_row.comp). */
+static int rows_record(vkfx_graph *g, const void *job)
+{
+    const box_job *j = job;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl); the temporary is
+     * stored like the output. */
+    uint32_t half_tile = vkfx_half_out(j->src->format) && vkfx_half_out(j->dst->format);
+    vkfx_spec sh = {.local = {64, ROW_ROWS, 1},
+                    .nextra = 4,
+                    .extra = {row_halo(j->radius), ROW_RUN, ROW_ROWS, half_tile}};
+    return two_passes(g, j, &box_row_kernel, sh,
+                      (const uint32_t[2]){vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS)});
+}
+
+static bool segments_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)caps;
+    (void)job;
+    return true;
+}
+
+/* Row sums read through the texture cache, SEG outputs an invocation: any radius. */
+static int segments_record(vkfx_graph *g, const void *job)
+{
+    const box_job *j = job;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_spec sh = {.local = {LOCAL, 1, 1}, .nextra = 1, .extra = {SEG}};
+    return two_passes(g, j, &box_h_kernel, sh,
+                      (const uint32_t[2]){vkfx_groups(vkfx_groups(w, SEG), LOCAL), h});
+}
+
+static const vkfx_variant box_variant_list[] = {
+    {"one-pass", one_pass_applies, one_pass_record},
+    {"rows", rows_applies, rows_record},
+    {"segments", segments_applies, segments_record},
+    {0},
+};
+
+static const vkfx_variants box_variants = {"box", box_variant_list};
+
+static int box_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                      vkfx_image *dst)
+{
+    (void)state;
+    const box_params *p = params;
+    box_job j = {.radius = p->radius,
+                 .push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)},
+                          p->radius,
+                          (float)(1.0 / (2.0 * p->radius + 1.0))},
+                 .src = src,
+                 .dst = dst};
+    return vkfx_variant_record(g, &box_variants, &j);
 }
 
 static uint32_t box_reach(const void *params)
@@ -231,4 +292,5 @@ const vkfx_filter vkfx_filter_box = {
     .record = box_record,
     .reach = box_reach,
     .align = box_align,
+    .variants = (const vkfx_variants *const[]){&box_variants, NULL},
 };

@@ -23,6 +23,8 @@ extern const vkfx_filter vkfx_filter_bokeh;
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst);
+/* Its kernels: one-pass, matrix, unrolled, generic (core/variant.h). */
+extern const vkfx_variants vkfx_gauss_variants;
 int vkfx_gauss_default_radius(double sigma);
 /* Where tiles through that Gaussian start (vkfx_filter.align): the one-pass kernel's runs of
  * row results across and of outputs down a column at this radius. */
@@ -106,6 +108,8 @@ typedef struct vkfx_sat {
  * sum of samples within +-65504 inside int64, at most 24. */
 int vkfx_sat_shift(uint32_t width, uint32_t height);
 int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out);
+/* Its kernels: subgroup64, subgroup, shared (core/variant.h). */
+extern const vkfx_variants vkfx_sat_variants;
 /* Copies table rows [first, first + rows) into out as int64 RGBA, row-major. */
 int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, uint32_t rows,
                            vkfx_buffer *out);

@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "../error.h"
+#include "../variant.h"
 #include "filters.h"
 
 #include "gauss_col.spv.h"
@@ -160,21 +161,6 @@ int vkfx_gauss_default_radius(double sigma)
     return r < 1 ? 1 : r;
 }
 
-/* Halo capacity for radius r: a power of two, so one pipeline serves a range
- * of radii; 0 when even r itself does not fit in shared memory. */
-static uint32_t pick_halo(uint32_t r, uint32_t limit, uint32_t (*bytes)(uint32_t, uint32_t),
-                          uint32_t shape)
-{
-    uint32_t h = 8;
-    while (h < r)
-        h *= 2;
-    if (bytes(h, shape) <= limit)
-        return h;
-    if (bytes(r, shape) <= limit)
-        return r;
-    return 0;
-}
-
 static uint32_t h_bytes(uint32_t halo, uint32_t tile)
 {
     return (tile + 2 * halo) * 16 + (halo + 1) * 4;
@@ -187,130 +173,169 @@ static uint32_t v_bytes(uint32_t halo, uint32_t shape)
     return (ly * rows + 2 * halo) * w * 16 + (halo + 1) * 4;
 }
 
-int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
+/* What each variant records: the Gaussian of the radius from src to dst, with the push
+ * constants every kernel takes. */
+typedef struct gauss_job {
+    int radius;
+    gauss_push push;
+    uint32_t w_push; /* the weights ride in push (W_PUSH) */
+    vkfx_image *src, *dst;
+} gauss_job;
+
+static const VkFormat F16 = VK_FORMAT_R16G16B16A16_SFLOAT;
+
+/* Rows of row results the one-pass kernel keeps in shared memory: odd where they lie column by
+ * column. */
+static uint32_t fused_rows(int radius)
+{
+    const uint32_t *f = fused_shapes[radius];
+    return (f[1] * f[0] + 2 * (uint32_t)radius) | f[3];
+}
+
+static bool one_pass_applies(const vkfx_caps *caps, const void *job)
+{
+    const gauss_job *j = job;
+    return j->dst->format == F16 && j->radius <= FUSED_MAX &&
+           fused_rows(j->radius) * 32 * 8 <= caps->shared_memory;
+}
+
+static int one_pass_record(vkfx_graph *g, const void *job)
 {
     int ret = VKFX_OK;
-    const vkfx_caps *caps = vkfx_graph_caps(g);
-    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    uint32_t limit = caps->shared_memory;
-    vkfx_image *tmp = NULL;
-    vkfx_kernel *kh = NULL, *kv = NULL;
-    if (radius < 0)
-        radius = vkfx_gauss_default_radius(sigma);
-    double taps[PUSH_TAPS] = {1.0}, sum = 1.0;
-    for (int k = 1; k <= radius; k++) {
-        double e = exp(-(double)k * k / (2.0 * sigma * sigma));
-        sum += 2.0 * e;
-        if (k < PUSH_TAPS)
-            taps[k] = e;
-    }
-    gauss_push push = {.size = {(int32_t)w, (int32_t)h},
-                       .radius = radius,
-                       .inv_two_sigma2 = (float)(1.0 / (2.0 * sigma * sigma)),
-                       .norm = (float)(1.0 / sum)};
-    const uint32_t w_push = radius < PUSH_TAPS;
-    for (int k = 0; k <= radius && k < PUSH_TAPS; k++)
-        push.w[k] = (float)(taps[k] / sum);
+    const gauss_job *j = job;
+    const uint32_t *f = fused_shapes[j->radius];
+    const uint32_t fper = f[0], fly = f[1], frun = f[2], fcol = f[3];
+    bool rne;
+    TRY(vkfx_graph_pack_rne(g, &rne));
+    vkfx_spec fs = {.local = {32, fly, 1},
+                    .nextra = 6,
+                    .extra = {(uint32_t)j->radius, fper, fly, frun, j->w_push, fcol},
+                    .half_out = 1,
+                    .pack_rne = rne};
+    TRY(vkfx_graph_pass(g, &gauss_fused_kernel, &fs, "gauss", &j->push, j->src, j->dst, 32,
+                        fly * fper));
+fail:
+    return ret;
+}
 
-    const uint32_t *fshape = fused_shapes[radius <= FUSED_MAX ? radius : 0];
-    const uint32_t fper = fshape[0], fly = fshape[1], frun = fshape[2], fcol = fshape[3];
-    /* Rows of row results in shared memory: odd where they lie column by column. */
-    const uint32_t frows = (fly * fper + 2 * (uint32_t)radius) | fcol;
-    if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && radius <= FUSED_MAX &&
-        frows * 32 * 8 <= limit) {
-        bool rne;
-        TRY(vkfx_graph_pack_rne(g, &rne));
-        vkfx_spec fs = {.local = {32, fly, 1},
-                        .nextra = 6,
-                        .extra = {(uint32_t)radius, fper, fly, frun, w_push, fcol},
-                        .half_out = 1,
-                        .pack_rne = rne};
-        TRY(vkfx_graph_kernel(g, &gauss_fused_kernel, &fs, &kh));
-        vkfx_dispatch d = {
-            .kernel = kh,
-            .label = "gauss",
-            .use = {{.image = src}, {.image = dst, .write = true}},
-            .push = &push,
-            .groups = {vkfx_groups(w, 32), vkfx_groups(h, fly * fper), 1},
-        };
-        return vkfx_graph_dispatch(g, &d);
-    }
-    /* The row result is stored like the output (rgba16f at --precision 16, as every image the
-     * chain stores): float32 there would add half again to the traffic of both passes. */
-    TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
-    const VkFormat f16 = VK_FORMAT_R16G16B16A16_SFLOAT;
-    if (caps->matrix16 && caps->subgroup_size == 32 && radius >= MMA_MIN && radius <= FIXED_MAX &&
-        src->format == f16 && dst->format == f16) {
-        /* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks mma_seg steps
-         * of 32 outputs along the axis in a strip 16 pixels wide. */
-        bool rne;
-        TRY(vkfx_graph_pack_rne(g, &rne));
-        const uint32_t seg = mma_seg(radius);
-        vkfx_spec fs = {.local = {128, 1, 1},
-                        .nextra = 5,
-                        .extra = {(uint32_t)radius, 1, seg, 0, w_push},
-                        .half_out = 1,
-                        .pack_rne = rne};
-        TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kh));
-        fs.extra[1] = 0;
-        TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kv));
-        vkfx_dispatch d = {
-            .kernel = kh,
-            .label = "gauss.h",
-            .use = {{.image = src}, {.image = tmp, .write = true}},
-            .push = &push,
-            .groups = {vkfx_groups(h, 16), vkfx_groups(w, 32 * seg), 1},
-        };
-        TRY(vkfx_graph_dispatch(g, &d));
-        d.kernel = kv;
-        d.label = "gauss.v";
-        d.use[0] = (vkfx_use){.image = tmp};
-        d.use[1] = (vkfx_use){.image = dst, .write = true};
-        d.groups[0] = vkfx_groups(w, 16);
-        d.groups[1] = vkfx_groups(h, 32 * seg);
-        TRY(vkfx_graph_dispatch(g, &d));
-        return VKFX_OK;
-    }
-    if (radius <= FIXED_MAX && ROW_SHARED <= limit) {
-        /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl). */
-        uint32_t half_tile = vkfx_half_out(src->format) && vkfx_half_out(tmp->format);
-        vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
-                        .nextra = 5,
-                        .extra = {(uint32_t)radius, ROW_RUN, ROW_ROWS, half_tile, w_push},
-                        .half_out = vkfx_half_out(tmp->format)};
-        vkfx_spec fv = {.local = {32, 8, 1},
-                        .nextra = 5,
-                        .extra = {(uint32_t)radius, COL_PER, 0, 0, w_push},
-                        .half_out = vkfx_half_out(dst->format)};
-        TRY(vkfx_graph_kernel(g, &gauss_row_kernel, &fh, &kh));
-        TRY(vkfx_graph_kernel(g, &gauss_col_kernel, &fv, &kv));
-        vkfx_dispatch d = {
-            .kernel = kh,
-            .label = "gauss.h",
-            .use = {{.image = src}, {.image = tmp, .write = true}},
-            .push = &push,
-            .groups = {vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS), 1},
-        };
-        TRY(vkfx_graph_dispatch(g, &d));
-        d.kernel = kv;
-        d.label = "gauss.v";
-        d.use[0] = (vkfx_use){.image = tmp};
-        d.use[1] = (vkfx_use){.image = dst, .write = true};
-        d.groups[0] = vkfx_groups(w, 32);
-        d.groups[1] = vkfx_groups(vkfx_groups(h, COL_PER), 8);
-        TRY(vkfx_graph_dispatch(g, &d));
-        return VKFX_OK;
-    }
+/* The two passes of a separable variant, through a temporary stored like the output (rgba16f
+ * at --precision 16, as every image the chain stores: float32 there would add half again to
+ * the traffic of both passes): kh along rows in groups gh, kv along columns in groups gv. */
+static int two_passes(vkfx_graph *g, const gauss_job *j, vkfx_kernel *kh, const uint32_t gh[2],
+                      vkfx_kernel *kv, const uint32_t gv[2])
+{
+    int ret = VKFX_OK;
+    vkfx_image *tmp = NULL;
+    TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g), j->dst->format, &tmp));
+    vkfx_dispatch d = {
+        .kernel = kh,
+        .label = "gauss.h",
+        .use = {{.image = j->src}, {.image = tmp, .write = true}},
+        .push = &j->push,
+        .groups = {gh[0], gh[1], 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+    d.kernel = kv;
+    d.label = "gauss.v";
+    d.use[0] = (vkfx_use){.image = tmp};
+    d.use[1] = (vkfx_use){.image = j->dst, .write = true};
+    d.groups[0] = gv[0];
+    d.groups[1] = gv[1];
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}
+
+static bool matrix_applies(const vkfx_caps *caps, const void *job)
+{
+    const gauss_job *j = job;
+    return caps->matrix16 && caps->subgroup_size == 32 && j->radius >= MMA_MIN &&
+           j->radius <= FIXED_MAX && j->src->format == F16 && j->dst->format == F16;
+}
+
+/* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks mma_seg steps of 32
+ * outputs along the axis in a strip 16 pixels wide. */
+static int matrix_record(vkfx_graph *g, const void *job)
+{
+    int ret = VKFX_OK;
+    const gauss_job *j = job;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *kh = NULL, *kv = NULL;
+    bool rne;
+    TRY(vkfx_graph_pack_rne(g, &rne));
+    const uint32_t seg = mma_seg(j->radius);
+    vkfx_spec fs = {.local = {128, 1, 1},
+                    .nextra = 5,
+                    .extra = {(uint32_t)j->radius, 1, seg, 0, j->w_push},
+                    .half_out = 1,
+                    .pack_rne = rne};
+    TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kh));
+    fs.extra[1] = 0;
+    TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kv));
+    TRY(two_passes(g, j, kh, (const uint32_t[2]){vkfx_groups(h, 16), vkfx_groups(w, 32 * seg)},
+                   kv, (const uint32_t[2]){vkfx_groups(w, 16), vkfx_groups(h, 32 * seg)}));
+fail:
+    return ret;
+}
+
+static bool unrolled_applies(const vkfx_caps *caps, const void *job)
+{
+    const gauss_job *j = job;
+    return j->radius <= FIXED_MAX && ROW_SHARED <= caps->shared_memory;
+}
+
+static int unrolled_record(vkfx_graph *g, const void *job)
+{
+    int ret = VKFX_OK;
+    const gauss_job *j = job;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *kh = NULL, *kv = NULL;
+    /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl); the temporary is
+     * stored like the output. */
+    uint32_t half_tile = vkfx_half_out(j->src->format) && vkfx_half_out(j->dst->format);
+    vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
+                    .nextra = 5,
+                    .extra = {(uint32_t)j->radius, ROW_RUN, ROW_ROWS, half_tile, j->w_push},
+                    .half_out = vkfx_half_out(j->dst->format)};
+    vkfx_spec fv = {.local = {32, 8, 1},
+                    .nextra = 5,
+                    .extra = {(uint32_t)j->radius, COL_PER, 0, 0, j->w_push},
+                    .half_out = vkfx_half_out(j->dst->format)};
+    TRY(vkfx_graph_kernel(g, &gauss_row_kernel, &fh, &kh));
+    TRY(vkfx_graph_kernel(g, &gauss_col_kernel, &fv, &kv));
+    TRY(two_passes(g, j, kh,
+                   (const uint32_t[2]){vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS)},
+                   kv, (const uint32_t[2]){vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, COL_PER), 8)}));
+fail:
+    return ret;
+}
+
+static bool generic_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)caps;
+    (void)job;
+    return true;
+}
+
+/* Any radius: the window in shared memory where it fits, read through the texture cache
+ * where it does not. */
+static int generic_record(vkfx_graph *g, const void *job)
+{
+    int ret = VKFX_OK;
+    const gauss_job *j = job;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    uint32_t limit = vkfx_graph_caps(g)->shared_memory;
+    vkfx_kernel *kh = NULL, *kv = NULL;
     const uint32_t tile = 256;
-    vkfx_spec sh = {.local = {tile, 1, 1}, .nextra = 2, .half_out = vkfx_half_out(tmp->format)};
+    vkfx_spec sh = {.local = {tile, 1, 1}, .nextra = 2, .half_out = vkfx_half_out(j->dst->format)};
     sh.extra[0] = tile;
-    sh.extra[1] = pick_halo((uint32_t)radius, limit, h_bytes, tile);
+    sh.extra[1] = vkfx_pick_halo((uint32_t)j->radius, 8, limit, h_bytes, tile);
     /* Narrower tiles leave room for larger radii in shared memory. */
     static const uint32_t shapes[][3] = {{32, 4, 8}, {16, 4, 8}, {8, 8, 8}};
-    vkfx_spec sv = {.nextra = 2, .half_out = vkfx_half_out(dst->format)};
+    vkfx_spec sv = {.nextra = 2, .half_out = vkfx_half_out(j->dst->format)};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         uint32_t shape = shapes[i][0] | shapes[i][1] << 8 | shapes[i][2] << 16;
-        uint32_t halo = pick_halo((uint32_t)radius, limit, v_bytes, shape);
+        uint32_t halo = vkfx_pick_halo((uint32_t)j->radius, 8, limit, v_bytes, shape);
         sv.local[0] = shapes[i][0];
         sv.local[1] = shapes[i][2];
         sv.local[2] = 1;
@@ -321,25 +346,43 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     }
     TRY(vkfx_graph_kernel(g, &gauss_h_kernel, &sh, &kh));
     TRY(vkfx_graph_kernel(g, &gauss_v_kernel, &sv, &kv));
-    vkfx_dispatch dh = {
-        .kernel = kh,
-        .label = "gauss.h",
-        .use = {{.image = src}, {.image = tmp, .write = true}},
-        .push = &push,
-        .groups = {vkfx_groups(w, tile), h, 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &dh));
     uint32_t th = sv.local[1] * sv.extra[0];
-    vkfx_dispatch dv = {
-        .kernel = kv,
-        .label = "gauss.v",
-        .use = {{.image = tmp}, {.image = dst, .write = true}},
-        .push = &push,
-        .groups = {vkfx_groups(w, sv.local[0]), vkfx_groups(h, th), 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &dv));
+    TRY(two_passes(g, j, kh, (const uint32_t[2]){vkfx_groups(w, tile), h}, kv,
+                   (const uint32_t[2]){vkfx_groups(w, sv.local[0]), vkfx_groups(h, th)}));
 fail:
     return ret;
+}
+
+static const vkfx_variant gauss_variant_list[] = {
+    {"one-pass", one_pass_applies, one_pass_record},
+    {"matrix", matrix_applies, matrix_record},
+    {"unrolled", unrolled_applies, unrolled_record},
+    {"generic", generic_applies, generic_record},
+    {0},
+};
+
+const vkfx_variants vkfx_gauss_variants = {"gauss", gauss_variant_list};
+
+int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
+{
+    gauss_job j = {.radius = radius < 0 ? vkfx_gauss_default_radius(sigma) : radius,
+                   .src = src,
+                   .dst = dst};
+    double taps[PUSH_TAPS] = {1.0}, sum = 1.0;
+    for (int k = 1; k <= j.radius; k++) {
+        double e = exp(-(double)k * k / (2.0 * sigma * sigma));
+        sum += 2.0 * e;
+        if (k < PUSH_TAPS)
+            taps[k] = e;
+    }
+    j.push = (gauss_push){.size = {(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)},
+                          .radius = j.radius,
+                          .inv_two_sigma2 = (float)(1.0 / (2.0 * sigma * sigma)),
+                          .norm = (float)(1.0 / sum)};
+    j.w_push = j.radius < PUSH_TAPS;
+    for (int k = 0; k <= j.radius && k < PUSH_TAPS; k++)
+        j.push.w[k] = (float)(taps[k] / sum);
+    return vkfx_variant_record(g, &vkfx_gauss_variants, &j);
 }
 
 static int gauss_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -381,4 +424,5 @@ const vkfx_filter vkfx_filter_gauss = {
     .record = gauss_record,
     .reach = gauss_reach,
     .align = gauss_align,
+    .variants = (const vkfx_variants *const[]){&vkfx_gauss_variants, NULL},
 };

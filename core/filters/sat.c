@@ -9,6 +9,7 @@
  * one subgroup (a band); work groups hold GROUP invocations (one band at 32
  * lanes, several at fewer), or one band of up to MAX_LANES. */
 #include "../error.h"
+#include "../variant.h"
 #include "filters.h"
 
 #include "sat_carry.spv.h"
@@ -77,14 +78,17 @@ static bool use_subgroups(const vkfx_caps *caps)
            (caps->subgroup_size_control || caps->min_subgroup_size == caps->max_subgroup_size);
 }
 
-int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out)
+/* The table by the kernels of path: 0 shared memory, 1 32-bit subgroup pieces, 2 64-bit subgroup
+ * scans. */
+static int record_path(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe,
+                       vkfx_sat *out, int path)
 {
     int ret = VKFX_OK;
     const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *sums = NULL, *table = NULL, *across = NULL, *down = NULL;
     vkfx_buffer *cols = NULL, *rows = NULL;
-    bool sg = use_subgroups(caps);
+    const bool sg = path > 0;
     /* A band of lanes is one subgroup on the subgroup paths; each band walks
      * down its own tile. */
     uint32_t lanes = sg ? caps->subgroup_size : SHARED_LANES;
@@ -112,9 +116,6 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
     vkfx_spec tspec = {.local = {lanes, bands, 1}, .subgroup = sg ? lanes : 0, .nextra = 2};
     tspec.extra[0] = (uint32_t)shift;
     tspec.extra[1] = STEPS;
-    /* 64-bit subgroup scans where the device has them, 32-bit pieces where it
-     * only has subgroup arithmetic, shared memory otherwise. */
-    int path = sg && caps->subgroup_int64 ? 2 : sg ? 1 : 0;
     TRY(vkfx_graph_kernel(g, &tile_kernels[0][path], &tspec, &sums));
     TRY(vkfx_graph_kernel(g, &tile_kernels[1][path], &tspec, &table));
     vkfx_spec cspec = {.local = {CARRY_LINES, CARRY_PARTS, 1}, .nextra = 1};
@@ -182,6 +183,68 @@ fail:
     if (ret < 0)
         vkfx_fail_context(ret, "building the summed-area table");
     return ret;
+}
+
+typedef struct sat_job {
+    vkfx_image *src;
+    int shift;
+    vkfx_buffer *probe;
+    vkfx_sat *out;
+} sat_job;
+
+static bool subgroup64_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)job;
+    return use_subgroups(caps) && caps->subgroup_int64;
+}
+
+static int subgroup64_record(vkfx_graph *g, const void *job)
+{
+    const sat_job *j = job;
+    return record_path(g, j->src, j->shift, j->probe, j->out, 2);
+}
+
+static bool subgroup_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)job;
+    return use_subgroups(caps);
+}
+
+static int subgroup_record(vkfx_graph *g, const void *job)
+{
+    const sat_job *j = job;
+    return record_path(g, j->src, j->shift, j->probe, j->out, 1);
+}
+
+static bool shared_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)caps;
+    (void)job;
+    return true;
+}
+
+static int shared_record(vkfx_graph *g, const void *job)
+{
+    const sat_job *j = job;
+    return record_path(g, j->src, j->shift, j->probe, j->out, 0);
+}
+
+/* 64-bit subgroup scans where the device has them, 32-bit pieces where it only has subgroup
+ * arithmetic, shared memory otherwise. */
+static const vkfx_variant sat_variant_list[] = {
+    {"subgroup64", subgroup64_applies, subgroup64_record},
+    {"subgroup", subgroup_applies, subgroup_record},
+    {"shared", shared_applies, shared_record},
+    {0},
+};
+
+const vkfx_variants vkfx_sat_variants = {"sat", sat_variant_list};
+
+int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out)
+{
+    sat_job j = {src, shift, probe, out};
+    out->lo = out->hi = NULL;
+    return vkfx_variant_record(g, &vkfx_sat_variants, &j);
 }
 
 int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, uint32_t rows,

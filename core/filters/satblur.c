@@ -181,6 +181,7 @@ const vkfx_filter vkfx_filter_satblur = {
     .params_size = sizeof(satblur_params),
     .record = satblur_record,
     .reach = satblur_reach,
+    .variants = (const vkfx_variants *const[]){&vkfx_sat_variants, NULL},
 };
 
 const vkfx_filter vkfx_filter_satdof = {
@@ -199,4 +200,5 @@ const vkfx_filter vkfx_filter_satdof = {
     .options = satdof_options,
     .params_size = sizeof(satdof_params),
     .record = satdof_record,
+    .variants = (const vkfx_variants *const[]){&vkfx_sat_variants, NULL},
 };
