@@ -1,24 +1,10 @@
-/* Host sides of the filters: each file defines one vkfx_filter descriptor
- * that core/registry.c lists, plus what other filters reuse of it. */
+/* Host sides of the filters: each file defines vkfx_filter descriptors that core/registry.c
+ * lists (filter_files in meson.build), plus what other filters reuse of it. */
 #ifndef VKFX_FILTERS_H
 #define VKFX_FILTERS_H
 
 #include "../filter.h"
 #include "../graph.h"
-
-extern const vkfx_filter vkfx_filter_gauss;
-extern const vkfx_filter vkfx_filter_box;
-extern const vkfx_filter vkfx_filter_sobel;
-extern const vkfx_filter vkfx_filter_cartoon;
-extern const vkfx_filter vkfx_filter_ripple;
-extern const vkfx_filter vkfx_filter_bilateral;
-extern const vkfx_filter vkfx_filter_box3;
-extern const vkfx_filter vkfx_filter_histogram;
-extern const vkfx_filter vkfx_filter_tonemap;
-extern const vkfx_filter vkfx_filter_satblur;
-extern const vkfx_filter vkfx_filter_satdof;
-extern const vkfx_filter vkfx_filter_dof;
-extern const vkfx_filter vkfx_filter_bokeh;
 
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
