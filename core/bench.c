@@ -52,9 +52,8 @@ static double seconds_now(void)
 }
 
 /* Warm-up before the timed runs of a case: at least one run and WARM_UP_S seconds of them, so
- * that the GPU's clocks are up again after compiling the case's pipelines left it idle (on an
- * H100 cases timed after one warm-up run right after new pipelines sometimes ran at a third
- * of their speed; see tests/bench/RESULTS.md). */
+ * that the GPU's clocks are up again after compiling the case's pipelines left it idle: a case
+ * timed right after its pipelines were built can run far slower (tests/bench/RESULTS.md). */
 #define WARM_UP_S 0.25
 
 /* One case: decode random pixels, then the chain (or, text NULL, the

@@ -2,8 +2,7 @@
 // (gauss_row, gauss_col, gauss_fused, gauss_mma), 128 bytes (core/filters/gauss.c).
 // For radii below PUSH_TAPS the host sends the weights too (W_PUSH): the
 // multiply-adds can then read them where the device keeps push constants
-// instead of holding them in registers (on an H100 the row kernel went from
-// 64 registers to 46); larger radii compute them here.
+// instead of holding them in registers; larger radii compute them here.
 layout(constant_id = 8) const bool W_PUSH = false;
 const int PUSH_TAPS = 27;
 

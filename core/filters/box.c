@@ -66,8 +66,8 @@ static const vkfx_kernel_desc box_v_kernel = {
 };
 
 /* box_h: segments of SEG outputs, LOCAL per group, for radii beyond shared memory. box_row:
- * 64*run outputs in each of `rows` rows per group (glsl/box_row.comp), radius up to ROW_HALO.
- * (Blocks 8 rows tall of 192 outputs measured slower on the H200 than single rows of 448.)
+ * 64*run outputs in each of `rows` rows per group (glsl/box_row.comp), radius up to ROW_HALO;
+ * single rows of 448 outputs measured faster than taller blocks (tests/bench/RESULTS.md).
  * box_v: COL_PER rows per invocation. */
 enum { SEG = 64, LOCAL = 64, ROW_HALO = 512, ROW_RUN = 7, ROW_ROWS = 1, COL_PER = 16 };
 
@@ -82,13 +82,11 @@ static uint32_t row_shared_bytes(uint32_t run, uint32_t rows, uint32_t halo)
 /* The one-pass kernel (glsl/box_fused.comp, rgba16f only): 32 x LY groups of 32 x LY*PER
  * outputs, each group keeping the row sums of its rows and R more on each side (8 bytes a
  * pixel) in shared memory, column by column (BY_COLUMN), rounded to halves by the device's
- * conversion where it rounds to nearest (PACK_RNE): faster together than either alone. Each
- * invocation of the row phase makes RUN row sums from 1 + 2R/RUN texel reads a sum, and of the
- * column phase PER outputs down a column. The shape is the fastest measured at each radius on
- * the H100 at rgba16f, 4096x4096 (tests/bench/RESULTS.md): mostly groups of 160 or 192
- * invocations, whose row phase leaves fewer of them idle than groups of 256 do and where the
- * compiler takes more registers (162 against 126 to 128); radius 15 0.160 ms against 0.175 in
- * groups of 256. Tiled runs start their tiles on multiples of the runs' strides (box_align). */
+ * conversion where it rounds to nearest (PACK_RNE). Each invocation of the row phase makes RUN
+ * row sums from 1 + 2R/RUN texel reads a sum, and of the column phase PER outputs down a
+ * column. The shape is the fastest measured at each radius (tests/bench/RESULTS.md): mostly
+ * groups of 160 or 192 invocations, whose row phase leaves fewer of them idle than groups of
+ * 256 do. Tiled runs start their tiles on multiples of the runs' strides (box_align). */
 enum { FUSED_MAX = 16 };
 static const uint8_t fused_shapes[FUSED_MAX + 1][3] = {
     {8, 8, 16},  /* radius 0 */

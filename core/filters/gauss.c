@@ -88,20 +88,15 @@ static const vkfx_kernel_desc gauss_col_kernel = {
 
 /* The matrix-unit passes (glsl/gauss_mma.comp, rgba16f, devices with VK_NV_cooperative_matrix):
  * groups of 128 walk mma_seg() steps of 32 outputs; their ring of input blocks takes at most
- * 13.8 KiB (radius 32), within the 16 KiB every device allows a group. On the H100 (4096x4096) they
- * beat the multiply-add passes at every radius the one-pass kernel leaves them (radius 11 0.214 ms
- * against 0.265, 24 0.219 against 0.358, 32 0.251 against 0.519): their cost hardly depends on the
- * radius (tests/bench/RESULTS.md). */
+ * 13.8 KiB (radius 32), within the 16 KiB every device allows a group. Where they apply they
+ * were measured faster than the multiply-add passes at every radius the one-pass kernel leaves
+ * them, their cost hardly depending on the radius (tests/bench/RESULTS.md). */
 enum { MMA_MIN = 11 }; /* above the one-pass kernel's FUSED_MAX */
 
 /* Steps per group of the matrix-unit passes, by the blocks of weights a radius needs (NK in
- * glsl/gauss_mma.comp: 3 up to radius 16, 4 up to 24, 5 up to 32), the fastest of 16, 24, 32,
- * 48 and 64 steps on the H100 at 4096x4096 for each (whole filter, ms: 24 steps at radius 15
- * 0.222 against 0.233 for 16; 32 at radius 24 0.254 against 0.259; 48 at radius 32 0.266
- * against 0.280; with the ring in the order of the accumulators, the same choices: radius 13
- * 0.214 against 0.224, 24 0.229 against 0.235, 32 0.257 against 0.262 for 24;
- * tests/bench/RESULTS.md). The step count changes which group makes which output, not what an
- * output adds. */
+ * glsl/gauss_mma.comp: 3 up to radius 16, 4 up to 24, 5 up to 32): the fastest step count
+ * measured for each (tests/bench/RESULTS.md). It trades groups in flight against the ring's
+ * reloads; it changes which group makes which output, not what an output adds. */
 static uint32_t mma_seg(int radius)
 {
     return radius <= 16 ? 24 : radius <= 24 ? 32 : 48;
@@ -117,14 +112,8 @@ static const vkfx_kernel_desc gauss_mma_kernel = {
 
 /* Radii up to FIXED_MAX are unrolled with the radius as a specialization constant. The row
  * kernel's segment is 64*ROW_RUN outputs in each of ROW_ROWS rows (glsl/gauss_row.comp);
- * each column invocation makes COL_PER outputs. On the H100 (rgba16f, 4096x4096, sigma 8)
- * with a tile of floats, shorter runs in more rows made the row pass faster: runs of 3 in 4
- * rows 0.245 ms, of 7 in 2 rows 0.259, of 11 in 2 rows 0.273, of 15 in 1 row 0.339; with a tile
- * of halves (rgba16f) runs of 5 in 4 rows 0.215, of 3 in 4 rows 0.235, of 7 in 2 rows 0.216,
- * of 3 in 8 rows 0.247. 16 column outputs per invocation instead of 8 took 0.205 ms instead
- * of 0.180 (tests/bench/RESULTS.md). With the weights in push constants (fewer registers:
- * the row kernel went from 64 to 46), runs of 5 and 8 column outputs still won: rows
- * 0.189 ms, columns 0.170; runs of 7 0.221, 12 or 16 column outputs 0.189 / 0.199. */
+ * each column invocation makes COL_PER outputs. Run length, rows and column outputs are the
+ * fastest measured (tests/bench/RESULTS.md): longer runs save texel reads and cost registers. */
 enum {
     FIXED_MAX = 32,
     ROW_RUN = 5,
@@ -135,19 +124,16 @@ enum {
 
 /* The one-pass kernel (glsl/gauss_fused.comp, rgba16f only): 32 x LY groups of 32 x LY*PER
  * outputs, each keeping the row results of its rows and R more on each side (8 bytes a pixel)
- * in shared memory, each invocation of the row phase making RUN of them. On the H200 at rgba16f,
- * 4096x4096, it beats the two passes up to about radius 12 (sigma 2: 0.198 ms against 0.271; sigma
- * 4: 0.307 against 0.313); tests/bench/RESULTS.md. The shape (PER, LY, RUN: outputs down per
- * invocation, rows of 32 invocations, row results across per invocation) is the fastest of
- * nine measured at each radius on the H100 (RESULTS.md): 6, 8, 8 at radius 1, 2 and 6 to 8
- * (sigma 2, radius 6: 0.150 ms, 0.166 with the shape before); groups of 192 (12 outputs down,
- * 6 rows of invocations) with the row results column by column in shared memory (BY_COLUMN in
- * glsl/fusedtile.glsl) at radius 3, 4, 5, 9 and 10 (radius 9: 0.185 ms against 0.205); 8, 8,
- * 16 at radius 0. No rule in the timings, which jump between neighbouring radii. The shapes
- * change which invocation makes which output, not the taps an output adds or their order; the
- * driver may still fuse multiplies and adds differently for another shape (on the H100 some
- * outputs differed by a half-precision step). Tiles start on multiples of the outputs down a column
- * and the row results across (vkfx_gauss_align), so they give the same bytes. */
+ * in shared memory, each invocation of the row phase making RUN of them; FUSED_MAX is the
+ * largest radius where it was measured to beat the two passes. The shape by radius (PER, LY,
+ * RUN: outputs down per invocation, rows of 32 invocations, row results across per
+ * invocation; BY_COLUMN: row results column by column in shared memory, glsl/fusedtile.glsl)
+ * is the fastest measured at each radius (tests/bench/RESULTS.md); the timings follow no rule
+ * between neighbouring radii, hence a table. The shapes change which invocation makes which
+ * output, not the taps an output adds or their order; the driver may still fuse multiplies and
+ * adds differently for another shape, so a shape change may move an output by a half-precision
+ * step. Tiles start on multiples of the outputs down a column and the row results across
+ * (vkfx_gauss_align), so they give the same bytes. */
 enum { FUSED_MAX = 10 };
 /* PER, LY, RUN, BY_COLUMN by radius */
 static const uint32_t fused_shapes[FUSED_MAX + 1][4] = {

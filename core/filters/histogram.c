@@ -18,7 +18,7 @@
 
 /* Rows each invocation walks: a group covers 16 x 16*PER pixels, so the merge of its 1024
  * bins into the global counts (atomics that all groups aim at the same addresses) is paid once
- * per 16K pixels; at PER = 4 the merges made the H200 run 2.06 ms on 4096x4096. */
+ * per 16K pixels: with few rows per group the merges dominate (tests/bench/RESULTS.md). */
 enum { PER = 64, BINS = 256, NCH = 4, PLOT_W = 512, PLOT_H = 256 };
 
 typedef struct histogram_params {
