@@ -18,7 +18,7 @@ const int ROWS_AT_ONCE = LY * 32 / SLOTS;
 // (c * STRIDE + r, STRIDE odd) those stores fall on distinct banks, and so do
 // the column phase's reads (32 columns of one row); it takes one more row of
 // shared memory where ROWS is even.
-layout(constant_id = 9) const bool BY_COLUMN = false;
+layout(constant_id = FUSED_SPEC_BY_COLUMN) const bool BY_COLUMN = false;
 const int STRIDE = ROWS | 1;
 
 shared uvec2 row_result[BY_COLUMN ? 32 * STRIDE : 32 * ROWS];

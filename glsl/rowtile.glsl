@@ -12,7 +12,7 @@ const int ROW_CAP = 64 * RUN + 2 * HALO;
 // halves, which hold those values exactly (the results rounded by to_stored
 // first), in half the shared memory and half the reads (measured faster:
 // tests/bench/RESULTS.md).
-layout(constant_id = 7) const bool HALF_TILE = false;
+layout(constant_id = ROW_SPEC_HALF_TILE) const bool HALF_TILE = false;
 shared vec4 row_tile32[HALF_TILE ? 1 : ROWS * ROW_CAP];
 shared uvec2 row_tile16[HALF_TILE ? ROWS * ROW_CAP : 1];
 

@@ -15,12 +15,9 @@ typedef struct box_params {
     int32_t radius;
 } box_params;
 
-/* Push constants of every box kernel. */
-typedef struct box_push {
-    int32_t size[2];
-    int32_t radius;
-    float scale;
-} box_push;
+/* Push constants and specialization-constant ids, shared with the kernels. */
+#include "../../glsl/box.h"
+_Static_assert(sizeof(box_push) == BOX_PUSH_BYTES, "box_push is the kernels' push block");
 
 static const vkfx_option box_options[] = {
     {.name = "radius",
@@ -149,9 +146,12 @@ static int one_pass_record(vkfx_graph *g, const void *job)
     bool rne;
     TRY(vkfx_graph_pack_rne(g, &rne));
     vkfx_spec fs = {.local = {32, fly, 1},
-                    .nextra = 6,
-                    /* constants 4-7, none at 8, BY_COLUMN at 9 */
-                    .extra = {(uint32_t)j->radius, fper, fly, frun, 0, 1},
+                    .nextra = VKFX_SPEC_COUNT(FUSED_SPEC_BY_COLUMN),
+                    .extra = {[VKFX_SPEC(FUSED_SPEC_R)] = (uint32_t)j->radius,
+                              [VKFX_SPEC(FUSED_SPEC_PER)] = fper,
+                              [VKFX_SPEC(FUSED_SPEC_LY)] = fly,
+                              [VKFX_SPEC(FUSED_SPEC_RUN)] = frun,
+                              [VKFX_SPEC(FUSED_SPEC_BY_COLUMN)] = 1},
                     .half_out = 1,
                     .pack_rne = rne};
     TRY(vkfx_graph_pass(g, &box_fused_kernel, &fs, "box", &j->push, j->src, j->dst, 32,
@@ -173,8 +173,8 @@ static int two_passes(vkfx_graph *g, const box_job *j, const vkfx_kernel_desc *k
     sh.half_out = vkfx_half_out(tmp->format);
     TRY(vkfx_graph_kernel(g, kh_desc, &sh, &kh));
     vkfx_spec sv = {.local = {32, 8, 1},
-                    .nextra = 1,
-                    .extra = {COL_PER},
+                    .nextra = VKFX_SPEC_COUNT(BOX_V_SPEC_PER),
+                    .extra = {[VKFX_SPEC(BOX_V_SPEC_PER)] = COL_PER},
                     .half_out = vkfx_half_out(j->dst->format)};
     TRY(vkfx_graph_kernel(g, &box_v_kernel, &sv, &kv));
     vkfx_dispatch dh = {
@@ -213,8 +213,11 @@ static int rows_record(vkfx_graph *g, const void *job)
      * stored like the output. */
     uint32_t half_tile = vkfx_half_out(j->src->format) && vkfx_half_out(j->dst->format);
     vkfx_spec sh = {.local = {64, ROW_ROWS, 1},
-                    .nextra = 4,
-                    .extra = {row_halo(j->radius), ROW_RUN, ROW_ROWS, half_tile}};
+                    .nextra = VKFX_SPEC_COUNT(ROW_SPEC_HALF_TILE),
+                    .extra = {[VKFX_SPEC(ROW_SPEC_R)] = row_halo(j->radius),
+                              [VKFX_SPEC(ROW_SPEC_RUN)] = ROW_RUN,
+                              [VKFX_SPEC(ROW_SPEC_ROWS)] = ROW_ROWS,
+                              [VKFX_SPEC(ROW_SPEC_HALF_TILE)] = half_tile}};
     return two_passes(g, j, &box_row_kernel, sh,
                       (const uint32_t[2]){vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS)});
 }
@@ -231,7 +234,9 @@ static int segments_record(vkfx_graph *g, const void *job)
 {
     const box_job *j = job;
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_spec sh = {.local = {LOCAL, 1, 1}, .nextra = 1, .extra = {SEG}};
+    vkfx_spec sh = {.local = {LOCAL, 1, 1},
+                    .nextra = VKFX_SPEC_COUNT(BOX_H_SPEC_SEG),
+                    .extra = {[VKFX_SPEC(BOX_H_SPEC_SEG)] = SEG}};
     return two_passes(g, j, &box_h_kernel, sh,
                       (const uint32_t[2]){vkfx_groups(vkfx_groups(w, SEG), LOCAL), h});
 }

@@ -12,15 +12,10 @@
 #include "gauss_row.spv.h"
 #include "gauss_v.spv.h"
 
-/* Push constants of every Gaussian kernel: 128 bytes, the least any device allows. The
- * weights ride along for radii below PUSH_TAPS (spec constant W_PUSH, glsl/gauss_push.glsl). */
-enum { PUSH_TAPS = 27 };
-typedef struct gauss_push {
-    int32_t size[2];
-    int32_t radius;
-    float inv_two_sigma2, norm;
-    float w[PUSH_TAPS];
-} gauss_push;
+/* Push constants and specialization-constant ids, shared with the kernels. */
+#include "../../glsl/gauss.h"
+_Static_assert(sizeof(gauss_push) == GAUSS_PUSH_BYTES, "gauss_push is the kernels' push block");
+enum { PUSH_TAPS = GAUSS_PUSH_TAPS };
 
 typedef struct gauss_params {
     double sigma;
@@ -194,8 +189,13 @@ static int one_pass_record(vkfx_graph *g, const void *job)
     bool rne;
     TRY(vkfx_graph_pack_rne(g, &rne));
     vkfx_spec fs = {.local = {32, fly, 1},
-                    .nextra = 6,
-                    .extra = {(uint32_t)j->radius, fper, fly, frun, j->w_push, fcol},
+                    .nextra = VKFX_SPEC_COUNT(FUSED_SPEC_BY_COLUMN),
+                    .extra = {[VKFX_SPEC(FUSED_SPEC_R)] = (uint32_t)j->radius,
+                              [VKFX_SPEC(FUSED_SPEC_PER)] = fper,
+                              [VKFX_SPEC(FUSED_SPEC_LY)] = fly,
+                              [VKFX_SPEC(FUSED_SPEC_RUN)] = frun,
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
+                              [VKFX_SPEC(FUSED_SPEC_BY_COLUMN)] = fcol},
                     .half_out = 1,
                     .pack_rne = rne};
     TRY(vkfx_graph_pass(g, &gauss_fused_kernel, &fs, "gauss", &j->push, j->src, j->dst, 32,
@@ -251,12 +251,15 @@ static int matrix_record(vkfx_graph *g, const void *job)
     TRY(vkfx_graph_pack_rne(g, &rne));
     const uint32_t seg = mma_seg(j->radius);
     vkfx_spec fs = {.local = {128, 1, 1},
-                    .nextra = 5,
-                    .extra = {(uint32_t)j->radius, 1, seg, 0, j->w_push},
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .extra = {[VKFX_SPEC(MMA_SPEC_R)] = (uint32_t)j->radius,
+                              [VKFX_SPEC(MMA_SPEC_ROWS)] = 1,
+                              [VKFX_SPEC(MMA_SPEC_SEG)] = seg,
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
                     .half_out = 1,
                     .pack_rne = rne};
     TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kh));
-    fs.extra[1] = 0;
+    fs.extra[VKFX_SPEC(MMA_SPEC_ROWS)] = 0;
     TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kv));
     TRY(two_passes(g, j, kh, (const uint32_t[2]){vkfx_groups(h, 16), vkfx_groups(w, 32 * seg)},
                    kv, (const uint32_t[2]){vkfx_groups(w, 16), vkfx_groups(h, 32 * seg)}));
@@ -280,12 +283,18 @@ static int unrolled_record(vkfx_graph *g, const void *job)
      * stored like the output. */
     uint32_t half_tile = vkfx_half_out(j->src->format) && vkfx_half_out(j->dst->format);
     vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
-                    .nextra = 5,
-                    .extra = {(uint32_t)j->radius, ROW_RUN, ROW_ROWS, half_tile, j->w_push},
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .extra = {[VKFX_SPEC(ROW_SPEC_R)] = (uint32_t)j->radius,
+                              [VKFX_SPEC(ROW_SPEC_RUN)] = ROW_RUN,
+                              [VKFX_SPEC(ROW_SPEC_ROWS)] = ROW_ROWS,
+                              [VKFX_SPEC(ROW_SPEC_HALF_TILE)] = half_tile,
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
                     .half_out = vkfx_half_out(j->dst->format)};
     vkfx_spec fv = {.local = {32, 8, 1},
-                    .nextra = 5,
-                    .extra = {(uint32_t)j->radius, COL_PER, 0, 0, j->w_push},
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .extra = {[VKFX_SPEC(COL_SPEC_R)] = (uint32_t)j->radius,
+                              [VKFX_SPEC(COL_SPEC_PER)] = COL_PER,
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
                     .half_out = vkfx_half_out(j->dst->format)};
     TRY(vkfx_graph_kernel(g, &gauss_row_kernel, &fh, &kh));
     TRY(vkfx_graph_kernel(g, &gauss_col_kernel, &fv, &kv));
@@ -313,26 +322,29 @@ static int generic_record(vkfx_graph *g, const void *job)
     uint32_t limit = vkfx_graph_caps(g)->shared_memory;
     vkfx_kernel *kh = NULL, *kv = NULL;
     const uint32_t tile = 256;
-    vkfx_spec sh = {.local = {tile, 1, 1}, .nextra = 2, .half_out = vkfx_half_out(j->dst->format)};
-    sh.extra[0] = tile;
-    sh.extra[1] = vkfx_pick_halo((uint32_t)j->radius, 8, limit, h_bytes, tile);
+    vkfx_spec sh = {.local = {tile, 1, 1},
+                    .nextra = VKFX_SPEC_COUNT(H_SPEC_HALO),
+                    .extra = {[VKFX_SPEC(H_SPEC_TILE)] = tile,
+                              [VKFX_SPEC(H_SPEC_HALO)] =
+                                  vkfx_pick_halo((uint32_t)j->radius, 8, limit, h_bytes, tile)},
+                    .half_out = vkfx_half_out(j->dst->format)};
     /* Narrower tiles leave room for larger radii in shared memory. */
     static const uint32_t shapes[][3] = {{32, 4, 8}, {16, 4, 8}, {8, 8, 8}};
-    vkfx_spec sv = {.nextra = 2, .half_out = vkfx_half_out(j->dst->format)};
+    vkfx_spec sv = {.nextra = VKFX_SPEC_COUNT(V_SPEC_HALO), .half_out = vkfx_half_out(j->dst->format)};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         uint32_t shape = shapes[i][0] | shapes[i][1] << 8 | shapes[i][2] << 16;
         uint32_t halo = vkfx_pick_halo((uint32_t)j->radius, 8, limit, v_bytes, shape);
         sv.local[0] = shapes[i][0];
         sv.local[1] = shapes[i][2];
         sv.local[2] = 1;
-        sv.extra[0] = shapes[i][1];
-        sv.extra[1] = halo;
+        sv.extra[VKFX_SPEC(V_SPEC_ROWS)] = shapes[i][1];
+        sv.extra[VKFX_SPEC(V_SPEC_HALO)] = halo;
         if (halo)
             break;
     }
     TRY(vkfx_graph_kernel(g, &gauss_h_kernel, &sh, &kh));
     TRY(vkfx_graph_kernel(g, &gauss_v_kernel, &sv, &kv));
-    uint32_t th = sv.local[1] * sv.extra[0];
+    uint32_t th = sv.local[1] * sv.extra[VKFX_SPEC(V_SPEC_ROWS)];
     TRY(two_passes(g, j, kh, (const uint32_t[2]){vkfx_groups(w, tile), h}, kv,
                    (const uint32_t[2]){vkfx_groups(w, sv.local[0]), vkfx_groups(h, th)}));
 fail:
