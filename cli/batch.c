@@ -325,13 +325,6 @@ static char *canonical_output(const char *path)
     return result;
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 static int check_output_dir(const char *path)
 {
     char *copy = strdup(path);
@@ -455,7 +448,7 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
         CHECK(vkfx_file_format_for_output(j->output, &j->fmt));
         CHECK(check_output_dir(j->output));
         for (size_t k = 0; k < n; k++)
-            if (strcmp(inputs->v[k], "-") != 0 && same_file(inputs->v[k], j->output)) {
+            if (strcmp(inputs->v[k], "-") != 0 && cli_same_file(inputs->v[k], j->output)) {
                 ret = vkfx_fail(VKFX_E_USAGE, "%s: the output would overwrite the input%s%s",
                                 j->output, k == i ? "" : " ", k == i ? "" : inputs->v[k]);
                 goto fail;

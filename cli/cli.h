@@ -38,5 +38,7 @@ typedef struct cli_batch_opts {
  * exit code. */
 int cli_batch(const cli_batch_opts *o, char **inputs, int ninputs);
 int cli_compare_main(int argc, char **argv);
+/* Whether a and b name one existing file (the same device and inode). */
+bool cli_same_file(const char *a, const char *b);
 
 #endif
