@@ -34,6 +34,14 @@ typedef struct vkfx_kernel_desc {
 /* The embedded SPIR-V arrays are named vkfx_spv_NAME. */
 #define VKFX_SPV(name) .code = vkfx_spv_##name, .code_size = sizeof(vkfx_spv_##name)
 
+/* The descriptor of kernel NAME (glsl/NAME.comp) that reads one image at binding 0 and writes
+ * one at binding 1, with push constants of type push_type. */
+#define VKFX_IMAGE_KERNEL(kname, push_type)                                                        \
+    {                                                                                              \
+        .name = #kname, VKFX_SPV(kname), .nbind = 2,                                               \
+        .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE}, .push_size = sizeof(push_type),      \
+    }
+
 typedef struct vkfx_spec {
     uint32_t local[3];
     uint32_t subgroup; /* 0: let the device choose (no required size) */

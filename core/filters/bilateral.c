@@ -43,13 +43,7 @@ typedef struct bilateral_push {
     float inv_two_s2, inv_two_t2;
 } bilateral_push;
 
-static const vkfx_kernel_desc bilateral_kernel = {
-    .name = "bilateral",
-    VKFX_SPV(bilateral),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(bilateral_push),
-};
+static const vkfx_kernel_desc bilateral_kernel = VKFX_IMAGE_KERNEL(bilateral, bilateral_push);
 
 /* The work group is GROUP x GROUP outputs (glsl/bilateral.comp). */
 enum { GROUP = 16 };

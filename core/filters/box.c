@@ -30,37 +30,13 @@ static const vkfx_option box_options[] = {
     {0},
 };
 
-static const vkfx_kernel_desc box_h_kernel = {
-    .name = "box_h",
-    VKFX_SPV(box_h),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(box_push),
-};
+static const vkfx_kernel_desc box_h_kernel = VKFX_IMAGE_KERNEL(box_h, box_push);
 
-static const vkfx_kernel_desc box_row_kernel = {
-    .name = "box_row",
-    VKFX_SPV(box_row),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(box_push),
-};
+static const vkfx_kernel_desc box_row_kernel = VKFX_IMAGE_KERNEL(box_row, box_push);
 
-static const vkfx_kernel_desc box_fused_kernel = {
-    .name = "box_fused",
-    VKFX_SPV(box_fused),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(box_push),
-};
+static const vkfx_kernel_desc box_fused_kernel = VKFX_IMAGE_KERNEL(box_fused, box_push);
 
-static const vkfx_kernel_desc box_v_kernel = {
-    .name = "box_v",
-    VKFX_SPV(box_v),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(box_push),
-};
+static const vkfx_kernel_desc box_v_kernel = VKFX_IMAGE_KERNEL(box_v, box_push);
 
 /* box_h: segments of SEG outputs, LOCAL per group, for radii beyond shared memory. box_row:
  * 64*run outputs in each of `rows` rows per group (glsl/box_row.comp), radius up to ROW_HALO;

@@ -33,13 +33,7 @@ typedef struct box3_push {
     int32_t size[2];
 } box3_push;
 
-static const vkfx_kernel_desc box3_kernel = {
-    .name = "box3",
-    VKFX_SPV(box3),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(box3_push),
-};
+static const vkfx_kernel_desc box3_kernel = VKFX_IMAGE_KERNEL(box3, box3_push);
 
 static int box3_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                        vkfx_image *dst)

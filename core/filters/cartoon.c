@@ -36,13 +36,7 @@ typedef struct cartoon_push {
     float gain;
 } cartoon_push;
 
-static const vkfx_kernel_desc cartoon_kernel = {
-    .name = "cartoon",
-    VKFX_SPV(cartoon),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(cartoon_push),
-};
+static const vkfx_kernel_desc cartoon_kernel = VKFX_IMAGE_KERNEL(cartoon, cartoon_push);
 
 static int cartoon_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                           vkfx_image *dst)

@@ -41,45 +41,15 @@ static const vkfx_option gauss_options[] = {
     {0},
 };
 
-static const vkfx_kernel_desc gauss_h_kernel = {
-    .name = "gauss_h",
-    VKFX_SPV(gauss_h),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_h_kernel = VKFX_IMAGE_KERNEL(gauss_h, gauss_push);
 
-static const vkfx_kernel_desc gauss_v_kernel = {
-    .name = "gauss_v",
-    VKFX_SPV(gauss_v),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_v_kernel = VKFX_IMAGE_KERNEL(gauss_v, gauss_push);
 
-static const vkfx_kernel_desc gauss_row_kernel = {
-    .name = "gauss_row",
-    VKFX_SPV(gauss_row),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_row_kernel = VKFX_IMAGE_KERNEL(gauss_row, gauss_push);
 
-static const vkfx_kernel_desc gauss_fused_kernel = {
-    .name = "gauss_fused",
-    VKFX_SPV(gauss_fused),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_fused_kernel = VKFX_IMAGE_KERNEL(gauss_fused, gauss_push);
 
-static const vkfx_kernel_desc gauss_col_kernel = {
-    .name = "gauss_col",
-    VKFX_SPV(gauss_col),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_col_kernel = VKFX_IMAGE_KERNEL(gauss_col, gauss_push);
 
 /* The matrix-unit passes (glsl/gauss_mma.comp, rgba16f, devices with VK_NV_cooperative_matrix):
  * groups of 128 walk mma_seg() steps of 32 outputs; their ring of input blocks takes at most
@@ -97,13 +67,7 @@ static uint32_t mma_seg(int radius)
     return radius <= 16 ? 24 : radius <= 24 ? 32 : 48;
 }
 
-static const vkfx_kernel_desc gauss_mma_kernel = {
-    .name = "gauss_mma",
-    VKFX_SPV(gauss_mma),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_mma_kernel = VKFX_IMAGE_KERNEL(gauss_mma, gauss_push);
 
 /* Radii up to FIXED_MAX are unrolled with the radius as a specialization constant. The row
  * kernel's segment is 64*ROW_RUN outputs in each of ROW_ROWS rows (glsl/gauss_row.comp);

@@ -35,13 +35,7 @@ typedef struct sobel_push {
     uint32_t invert;
 } sobel_push;
 
-static const vkfx_kernel_desc sobel_kernel = {
-    .name = "sobel",
-    VKFX_SPV(sobel),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(sobel_push),
-};
+static const vkfx_kernel_desc sobel_kernel = VKFX_IMAGE_KERNEL(sobel, sobel_push);
 
 static int sobel_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                         vkfx_image *dst)
