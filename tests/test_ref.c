@@ -381,6 +381,187 @@ Test(ref_box, hand_computed)
     ref_image_free(&in);
 }
 
+/* ---- Geometry ---- */
+
+static void random_ref(ref_image *img, uint32_t w, uint32_t h, uint64_t seed)
+{
+    vkfx_pixels px = {0};
+    tc_random_pixels(&px, w, h, 4, VKFX_SAMPLE_F32, seed);
+    cr_assert_eq(ref_decode(&px, false, img), 0);
+    vkfx_pixels_free(&px);
+}
+
+/* Interpolating kernels at the same size give the input back: their taps
+ * fall on whole offsets, where lanczos3 and linear are 0 but at 0, and
+ * box covers one sample. Mitchell (B = C = 1/3) is not interpolating: 1/18
+ * of each neighbour, 8/9 of the sample itself. */
+Test(ref_geometry, same_size)
+{
+    ref_image in = {0}, out = {0};
+    random_ref(&in, 13, 9, 3);
+    static const ref_resize_kind exact[] = {REF_RESIZE_LANCZOS3, REF_RESIZE_LINEAR, REF_RESIZE_BOX};
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(ref_resize(&in, 13, 9, exact[k], &out), 0);
+        cr_expect_leq(max_diff(&in, &out), eps, "kernel %d", exact[k]);
+        ref_image_free(&out);
+    }
+    cr_assert_eq(ref_resize(&in, 13, 9, REF_RESIZE_MITCHELL, &out), 0);
+    for (int c = 0; c < 4; c++) {
+        double want = 0;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+                want += (dx ? 1.0 / 18 : 8.0 / 9) * (dy ? 1.0 / 18 : 8.0 / 9) *
+                        ref_px(&in, 5 + dx, 4 + dy)[c];
+        cr_expect(fabs(ref_px(&out, 5, 4)[c] - want) < eps, "channel %d", c);
+    }
+    ref_image_free(&out);
+    ref_image_free(&in);
+}
+
+Test(ref_geometry, kernels_by_hand)
+{
+    cr_expect(fabs(ref_resize_kernel(REF_RESIZE_LANCZOS3, 0.5) -
+                   (sin(M_PI / 2) / (M_PI / 2)) * (sin(M_PI / 6) / (M_PI / 6))) < eps);
+    cr_expect_eq(ref_resize_kernel(REF_RESIZE_LANCZOS3, 3.0), 0.0);
+    cr_expect(fabs(ref_resize_kernel(REF_RESIZE_MITCHELL, 0.0) - 8.0 / 9) < eps);
+    cr_expect(fabs(ref_resize_kernel(REF_RESIZE_MITCHELL, 1.0) - 1.0 / 18) < eps);
+    cr_expect_eq(ref_resize_kernel(REF_RESIZE_MITCHELL, 2.0), 0.0);
+    cr_expect(fabs(ref_resize_kernel(REF_RESIZE_LINEAR, -0.25) - 0.75) < eps);
+    cr_expect_eq(ref_resize_kernel(REF_RESIZE_BOX, 0.5), 1.0);
+    cr_expect_eq(ref_resize_kernel(REF_RESIZE_BOX, -0.5), 0.0);
+}
+
+/* Box halving averages 2x2 blocks; linear doubling puts 3/4 of the nearer
+ * sample and 1/4 of the other; an odd shrink to one pixel weighs every
+ * sample alike with box; constant images stay constant at any factor. */
+Test(ref_geometry, shrink_and_grow_by_hand)
+{
+    ref_image in = {0}, out = {0};
+    random_ref(&in, 8, 6, 5);
+    cr_assert_eq(ref_resize(&in, 4, 3, REF_RESIZE_BOX, &out), 0);
+    for (uint32_t y = 0; y < 3; y++)
+        for (uint32_t x = 0; x < 4; x++)
+            for (int c = 0; c < 4; c++) {
+                double want =
+                    (ref_px(&in, 2 * x, 2 * y)[c] + ref_px(&in, 2 * x + 1, 2 * y)[c] +
+                     ref_px(&in, 2 * x, 2 * y + 1)[c] + ref_px(&in, 2 * x + 1, 2 * y + 1)[c]) /
+                    4;
+                cr_expect(fabs(ref_px(&out, x, y)[c] - want) < eps, "(%u, %u) %d", x, y, c);
+            }
+    ref_image_free(&out);
+
+    cr_assert_eq(ref_resize(&in, 16, 6, REF_RESIZE_LINEAR, &out), 0);
+    /* output 3: centre 1.75, between the centres of inputs 1 (1.5) and 2 (2.5) */
+    for (int c = 0; c < 4; c++) {
+        double want = 0.75 * ref_px(&in, 1, 2)[c] + 0.25 * ref_px(&in, 2, 2)[c];
+        cr_expect(fabs(ref_px(&out, 3, 2)[c] - want) < eps, "channel %d", c);
+        /* output 0: centre 0.25, its window clipped to input 0 alone */
+        cr_expect(fabs(ref_px(&out, 0, 2)[c] - ref_px(&in, 0, 2)[c]) < eps);
+    }
+    ref_image_free(&out);
+
+    cr_assert_eq(ref_resize(&in, 1, 1, REF_RESIZE_BOX, &out), 0);
+    for (int c = 0; c < 4; c++) {
+        double want = 0;
+        for (uint32_t y = 0; y < 6; y++)
+            for (uint32_t x = 0; x < 8; x++)
+                want += ref_px(&in, x, y)[c] / 48;
+        cr_expect(fabs(ref_px(&out, 0, 0)[c] - want) < eps, "channel %d", c);
+    }
+    ref_image_free(&out);
+    ref_image_free(&in);
+
+    fill(&in, 37, 23, 0.25, 0.5, 0.125, 1);
+    static const uint32_t sizes[][2] = {{1, 1}, {36, 22}, {5, 3}, {600, 17}, {2, 300}};
+    for (int k = 0; k < 4; k++) {
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            cr_assert_eq(ref_resize(&in, sizes[i][0], sizes[i][1], (ref_resize_kind)k, &out), 0);
+            for (uint32_t y = 0; y < out.h; y++)
+                for (uint32_t x = 0; x < out.w; x++)
+                    expect_px(&out, x, y, 0.25, 0.5, 0.125, 1, 1e-12);
+            ref_image_free(&out);
+        }
+    }
+    ref_image_free(&in);
+}
+
+/* Four quarter turns and two mirrors give the input back; one turn moves
+ * the top-left corner to the top right; a crop copies its rectangle and
+ * refuses one that leaves the image. */
+Test(ref_geometry, turns_mirrors_crops)
+{
+    ref_image in = {0}, a = {0}, b = {0};
+    random_ref(&in, 7, 4, 9);
+    cr_assert_eq(ref_rotate(&in, 90, &a), 0);
+    cr_assert(a.w == 4 && a.h == 7);
+    cr_expect_eq(memcmp(ref_px(&a, 3, 0), ref_px(&in, 0, 0), sizeof(double) * 4), 0);
+    cr_expect_eq(memcmp(ref_px(&a, 0, 6), ref_px(&in, 6, 3), sizeof(double) * 4), 0);
+    for (int t = 0; t < 3; t++) {
+        cr_assert_eq(ref_rotate(&a, 90, &b), 0);
+        ref_image_free(&a);
+        a = b;
+    }
+    cr_expect_leq(max_diff(&in, &a), 0.0);
+    ref_image_free(&a);
+    cr_assert_eq(ref_rotate(&in, 180, &a), 0);
+    cr_assert_eq(ref_rotate(&a, 180, &b), 0);
+    cr_expect_leq(max_diff(&in, &b), 0.0);
+    ref_image_free(&a);
+    ref_image_free(&b);
+    cr_assert_eq(ref_rotate(&in, 270, &a), 0);
+    cr_expect_eq(memcmp(ref_px(&a, 0, 6), ref_px(&in, 0, 0), sizeof(double) * 4), 0);
+    cr_assert_eq(ref_rotate(&a, 90, &b), 0);
+    cr_expect_leq(max_diff(&in, &b), 0.0);
+    ref_image_free(&a);
+    ref_image_free(&b);
+    for (int lr = 0; lr < 2; lr++) {
+        cr_assert_eq(ref_flip(&in, lr, &a), 0);
+        cr_expect_eq(
+            memcmp(ref_px(&a, lr ? 6 : 0, lr ? 0 : 3), ref_px(&in, 0, 0), sizeof(double) * 4), 0);
+        cr_assert_eq(ref_flip(&a, lr, &b), 0);
+        cr_expect_leq(max_diff(&in, &b), 0.0);
+        ref_image_free(&a);
+        ref_image_free(&b);
+    }
+    cr_assert_eq(ref_crop(&in, 2, 1, 5, 3, &a), 0);
+    cr_assert(a.w == 5 && a.h == 3);
+    cr_expect_eq(memcmp(ref_px(&a, 4, 2), ref_px(&in, 6, 3), sizeof(double) * 4), 0);
+    ref_image_free(&a);
+    cr_expect_eq(ref_crop(&in, 3, 0, 5, 1, &a), VKFX_E_USAGE);
+    cr_expect_eq(ref_crop(&in, 0, 4, 1, 1, &a), VKFX_E_USAGE);
+    ref_image_free(&in);
+}
+
+/* Amount 0 or a threshold above every difference changes nothing; on a
+ * step edge the dark side gets darker and the bright side brighter, by
+ * amount times the distance to the blur. */
+Test(ref_geometry, unsharp)
+{
+    ref_image in = {0}, out = {0}, blur = {0};
+    fill(&in, 9, 5, 0.2, 0.2, 0.2, 1);
+    for (uint32_t y = 0; y < 5; y++)
+        for (uint32_t x = 5; x < 9; x++)
+            ref_px(&in, x, y)[0] = ref_px(&in, x, y)[1] = ref_px(&in, x, y)[2] = 0.6;
+    cr_assert_eq(ref_unsharp(&in, 1.0, 0.0, 0.0, &out), 0);
+    cr_expect_leq(max_diff(&in, &out), 0.0);
+    ref_image_free(&out);
+    cr_assert_eq(ref_unsharp(&in, 1.0, 2.0, 1.0, &out), 0);
+    cr_expect_leq(max_diff(&in, &out), 0.0);
+    ref_image_free(&out);
+    cr_assert_eq(ref_unsharp(&in, 1.0, 1.5, 0.0, &out), 0);
+    cr_assert_eq(ref_gauss(&in, 1.0, -1, &blur), 0);
+    double b4 = ref_px(&blur, 4, 2)[0], b5 = ref_px(&blur, 5, 2)[0];
+    cr_expect(b4 > 0.2 && b5 < 0.6);
+    expect_px(&out, 4, 2, 0.2 + 1.5 * (0.2 - b4), 0.2 + 1.5 * (0.2 - b4), 0.2 + 1.5 * (0.2 - b4), 1,
+              eps);
+    expect_px(&out, 5, 2, 0.6 + 1.5 * (0.6 - b5), 0.6 + 1.5 * (0.6 - b5), 0.6 + 1.5 * (0.6 - b5), 1,
+              eps);
+    expect_px(&out, 0, 0, 0.2, 0.2, 0.2, 1, 1e-6);
+    ref_image_free(&blur);
+    ref_image_free(&out);
+    ref_image_free(&in);
+}
+
 /* ---- Edges ---- */
 
 Test(ref_sobel, constant_is_flat)

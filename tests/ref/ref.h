@@ -1,5 +1,6 @@
-/* Plain C references of the filters in /work/shared/FILTERS.md, the yardstick
- * the GPU kernels are tested against: slow, obvious, double precision. */
+/* Plain C references of the filters as the project's filter contract
+ * (FILTERS.md) defines them, the yardstick the GPU kernels are tested
+ * against: slow, obvious, double precision. */
 #ifndef VKFX_TESTS_REF_H
 #define VKFX_TESTS_REF_H
 
@@ -146,6 +147,29 @@ bool ref_opt_map(const ref_opts *o, const char *name, vkfx_pixels *map);
 /* The depth-of-field options (depth, focus, range, maxcoc, kind): the depth map, loaded, and
  * the circle of confusion of each of its pixels (malloc'd). */
 double *ref_opt_coc(const ref_opts *o, vkfx_pixels *depth, ref_coc_params *coc);
+
+/* resize: separable, along x then along y, each output sample the weighted
+ * sum Pillow's ImagingResample takes (FILTERS.md), in double. */
+typedef enum ref_resize_kind {
+    REF_RESIZE_LANCZOS3,
+    REF_RESIZE_MITCHELL,
+    REF_RESIZE_LINEAR,
+    REF_RESIZE_BOX,
+} ref_resize_kind;
+double ref_resize_kernel(ref_resize_kind kind, double t);
+double ref_resize_support(ref_resize_kind kind);
+int ref_resize(const ref_image *in, uint32_t out_w, uint32_t out_h, ref_resize_kind kind,
+               ref_image *out);
+/* The w x h rectangle at (x, y), which must lie inside in. */
+int ref_crop(const ref_image *in, uint32_t x, uint32_t y, uint32_t w, uint32_t h, ref_image *out);
+/* A clockwise turn by angle 90, 180 or 270. */
+int ref_rotate(const ref_image *in, int angle, ref_image *out);
+/* Mirrored left to right (left_right) or top to bottom. */
+int ref_flip(const ref_image *in, bool left_right, ref_image *out);
+/* x + amount (x - gauss(sigma)) per colour channel where |x - blur| exceeds
+ * threshold, x elsewhere; alpha kept; nothing clamped. */
+int ref_unsharp(const ref_image *in, double sigma, double amount, double threshold,
+                ref_image *out);
 
 /* The transfer curves and luminance of FILTERS.md, for tests that need them. */
 /* Rounds every value to the nearest IEEE half, as storing an image in

@@ -1,0 +1,37 @@
+/* The tone curves of an embedded ICC profile, read through lcms2: what turns
+ * a file's 8/16-bit codes into linear light and back when the file carries a
+ * profile (an RGB profile's rTRC/gTRC/bTRC, a gray profile's kTRC:
+ * parametric or sampled, as ICC defines them). The primaries are never
+ * used: vkfx filters in the profile's own linear light and writes the same
+ * profile back. */
+#ifndef VKFX_ICC_H
+#define VKFX_ICC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct vkfx_tone vkfx_tone;
+
+/* Reads the curves of profile bytes (name for messages). A profile vkfx
+ * cannot linearise with is VKFX_E_FORMAT saying why: not an RGB or gray
+ * profile (CMYK, Lab, ...), no tone curve tags (a LUT-based profile), or a
+ * curve that is not increasing. */
+int vkfx_tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone **out);
+void vkfx_tone_free(vkfx_tone *t);
+
+/* 1 for a gray profile, 3 for RGB. */
+uint32_t vkfx_tone_channels(const vkfx_tone *t);
+
+/* Linear light of encoded value v in [0,1] through channel c's curve (a gray
+ * profile's one curve serves every c). */
+float vkfx_tone_decode(const vkfx_tone *t, uint32_t c, float v);
+
+/* The codes (0..levels-1, levels 256 or 65536) that linear v rounds to:
+ * the code whose encoded value k/(levels-1) is nearest to the curve's inverse
+ * of v, found from the decoded midpoints between codes (exact for any
+ * increasing curve, no inverse curve needed). thresholds holds levels-1
+ * values made by vkfx_tone_thresholds. */
+void vkfx_tone_thresholds(const vkfx_tone *t, uint32_t c, uint32_t levels, float *thresholds);
+uint32_t vkfx_tone_encode(const float *thresholds, uint32_t levels, float v);
+
+#endif

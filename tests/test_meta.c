@@ -1,0 +1,449 @@
+/* Tests of what makes a photo a photo besides its pixels: the EXIF
+ * orientation read from and written into EXIF blocks of either byte order
+ * (core/exif.c), pixels turned upright for each of the eight orientations
+ * against turns composed here from two plain moves (core/orient.c), and ICC
+ * tone curves read through lcms2 (core/icc.c) against the curves' own
+ * formulas. */
+#include <criterion/criterion.h>
+
+#include <lcms2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "error.h"
+#include "exif.h"
+#include "icc.h"
+#include "orient.h"
+
+/* ------------------------------------------------------------------------ */
+/* EXIF */
+
+static void put16(uint8_t *p, uint32_t v, bool big)
+{
+    p[big ? 0 : 1] = (uint8_t)(v >> 8);
+    p[big ? 1 : 0] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v, bool big)
+{
+    for (int i = 0; i < 4; i++)
+        p[big ? i : 3 - i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+/* An EXIF block with "Exif\0\0" in front where prefix, IFD0 holding three
+ * entries (ImageWidth, Orientation = o, Software), as cameras write them.
+ * Returns its size; the orientation entry's type is type. */
+static size_t make_exif(uint8_t *buf, bool big, bool prefix, uint32_t o, uint32_t type)
+{
+    memset(buf, 0, 128);
+    uint8_t *t = buf;
+    if (prefix) {
+        memcpy(buf, "Exif\0\0", 6);
+        t += 6;
+    }
+    memcpy(t, big ? "MM\0*" : "II*\0", 4);
+    put32(t + 4, 8, big);
+    put16(t + 8, 3, big);
+    uint8_t *e = t + 10;
+    put16(e, 0x0100, big); /* ImageWidth, LONG */
+    put16(e + 2, 4, big);
+    put32(e + 4, 1, big);
+    put32(e + 8, 4000, big);
+    e += 12;
+    put16(e, 0x0112, big);
+    put16(e + 2, type, big);
+    put32(e + 4, 1, big);
+    put16(e + 8, o, big);
+    e += 12;
+    put16(e, 0x0131, big); /* Software, ASCII, 4 bytes inline */
+    put16(e + 2, 2, big);
+    put32(e + 4, 4, big);
+    memcpy(e + 8, "vkf", 4);
+    e += 12;
+    put32(e, 0, big); /* no next IFD */
+    return (size_t)(e + 4 - buf);
+}
+
+Test(exif, orientation_in_both_byte_orders_with_and_without_prefix)
+{
+    uint8_t buf[128];
+    for (int big = 0; big < 2; big++) {
+        for (int prefix = 0; prefix < 2; prefix++) {
+            for (uint32_t o = 1; o <= 8; o++) {
+                size_t n = make_exif(buf, big, prefix, o, 3);
+                cr_assert_eq(vkfx_exif_orientation(buf, n), (int)o, "big %d prefix %d o %u", big,
+                             prefix, o);
+                cr_assert(vkfx_exif_set_orientation(buf, n, 1));
+                cr_assert_eq(vkfx_exif_orientation(buf, n), 1);
+                /* only the value changed: the block is the one written with 1 */
+                uint8_t want[128];
+                cr_assert_eq(make_exif(want, big, prefix, 1, 3), n);
+                cr_assert_eq(memcmp(buf, want, n), 0, "big %d prefix %d o %u", big, prefix, o);
+            }
+        }
+    }
+}
+
+Test(exif, malformed_blocks_have_no_orientation)
+{
+    uint8_t buf[128];
+    size_t n = make_exif(buf, false, true, 6, 3);
+    cr_assert_eq(vkfx_exif_orientation(buf, n), 6);
+    /* cut anywhere before the end of the orientation entry */
+    for (size_t cut = 0; cut < 6 + 10 + 24; cut++)
+        cr_assert_eq(vkfx_exif_orientation(buf, cut), 0, "cut at %zu", cut);
+    /* out of range, wrong type, no entry, an IFD offset past the end, a count
+     * that runs past the end */
+    n = make_exif(buf, true, false, 9, 3);
+    cr_assert_eq(vkfx_exif_orientation(buf, n), 0);
+    cr_assert_eq(vkfx_exif_orientation(buf, make_exif(buf, true, false, 0, 3)), 0);
+    n = make_exif(buf, true, false, 6, 4);
+    cr_assert_eq(vkfx_exif_orientation(buf, n), 0);
+    cr_assert(!vkfx_exif_set_orientation(buf, n, 1));
+    n = make_exif(buf, false, false, 6, 3);
+    put16(buf + 10 + 12, 0x0113, false);
+    cr_assert_eq(vkfx_exif_orientation(buf, n), 0);
+    n = make_exif(buf, false, false, 6, 3);
+    put32(buf + 4, 0xfffffff0u, false);
+    cr_assert_eq(vkfx_exif_orientation(buf, n), 0);
+    n = make_exif(buf, false, false, 6, 3);
+    put16(buf + 8, 0xffff, false);
+    cr_assert_eq(vkfx_exif_orientation(buf, n), 0);
+    memcpy(buf, "IM*\0", 4);
+    cr_assert_eq(vkfx_exif_orientation(buf, n), 0);
+    cr_assert_eq(vkfx_exif_orientation(NULL, 0), 0);
+    cr_assert(!vkfx_exif_set_orientation(buf, n, 1));
+    n = make_exif(buf, false, false, 6, 3);
+    cr_assert(!vkfx_exif_set_orientation(buf, n, 9), "9 is no orientation");
+    cr_assert_eq(vkfx_exif_orientation(buf, n), 6);
+}
+
+/* Random blocks with a valid header and random directories: never a read
+ * outside the block (the ASan build checks), and any orientation found is in
+ * range. */
+Test(exif, random_directories_stay_in_bounds)
+{
+    uint64_t state = 12345;
+    for (int i = 0; i < 20000; i++) {
+        size_t n = 8 + (size_t)(i % 120);
+        uint8_t *buf = malloc(n);
+        cr_assert(buf);
+        for (size_t k = 0; k < n; k++) {
+            state = state * 6364136223846793005u + 1442695040888963407u;
+            buf[k] = (uint8_t)(state >> 56);
+        }
+        bool big = i & 1;
+        memcpy(buf, big ? "MM\0*" : "II*\0", 4);
+        put32(buf + 4, 8 + (uint32_t)(i % 5), big);
+        int o = vkfx_exif_orientation(buf, n);
+        cr_assert(o >= 0 && o <= 8);
+        if (o)
+            cr_assert(vkfx_exif_set_orientation(buf, n, 1));
+        free(buf);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Orientation of pixels */
+
+/* Plain moves on a grid of w x h 32-bit values. */
+static uint32_t *mirror_lr(const uint32_t *in, uint32_t w, uint32_t h)
+{
+    uint32_t *out = malloc(sizeof(uint32_t) * w * h);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            out[y * w + x] = in[y * w + (w - 1 - x)];
+    return out;
+}
+
+/* clockwise: the bottom-left corner goes to the top left; the result is h x w */
+static uint32_t *turn_cw(const uint32_t *in, uint32_t w, uint32_t h)
+{
+    uint32_t *out = malloc(sizeof(uint32_t) * w * h);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            out[x * h + (h - 1 - y)] = in[y * w + x];
+    return out;
+}
+
+/* What EXIF says each value means, as moves applied to the stored image:
+ * 2 mirror, 3 two turns, 4 mirror and two turns, 5 mirror and three turns,
+ * 6 one turn, 7 mirror and one turn, 8 three turns. */
+static uint32_t *upright(const uint32_t *in, uint32_t w, uint32_t h, int o, uint32_t *ow,
+                         uint32_t *oh)
+{
+    static const int mirror[9] = {0, 0, 1, 0, 1, 1, 0, 1, 0};
+    static const int turns[9] = {0, 0, 0, 2, 2, 3, 1, 1, 3};
+    uint32_t *cur = malloc(sizeof(uint32_t) * w * h);
+    memcpy(cur, in, sizeof(uint32_t) * w * h);
+    if (mirror[o]) {
+        uint32_t *next = mirror_lr(cur, w, h);
+        free(cur);
+        cur = next;
+    }
+    for (int t = 0; t < turns[o]; t++) {
+        uint32_t *next = turn_cw(cur, w, h);
+        free(cur);
+        cur = next;
+        uint32_t s = w;
+        w = h;
+        h = s;
+    }
+    *ow = w;
+    *oh = h;
+    return cur;
+}
+
+Test(orient, eight_orientations_against_composed_moves)
+{
+    static const uint32_t sizes[][2] = {{5, 3}, {1, 7}, {4, 4}, {1, 1}};
+    static const vkfx_sample samples[] = {VKFX_SAMPLE_U8, VKFX_SAMPLE_U16, VKFX_SAMPLE_F32};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint32_t w = sizes[s][0], h = sizes[s][1];
+        uint32_t *ids = malloc(sizeof(uint32_t) * w * h);
+        for (uint32_t i = 0; i < w * h; i++)
+            ids[i] = i;
+        for (int o = 1; o <= 8; o++) {
+            uint32_t ow, oh;
+            uint32_t *want = upright(ids, w, h, o, &ow, &oh);
+            uint32_t sw, sh;
+            vkfx_orient_size(o, w, h, &sw, &sh);
+            cr_assert(sw == ow && sh == oh, "o %d: size %ux%u, moves give %ux%u", o, sw, sh, ow,
+                      oh);
+            for (size_t k = 0; k < sizeof samples / sizeof samples[0]; k++) {
+                for (uint32_t channels = 1; channels <= 4; channels += 3) {
+                    vkfx_pixels px = {.linear = false, .straight = true};
+                    cr_assert_eq(vkfx_pixels_alloc(&px, w, h, channels, samples[k]), VKFX_OK);
+                    /* every sample names its pixel and channel */
+                    for (uint32_t i = 0; i < w * h; i++) {
+                        for (uint32_t c = 0; c < channels; c++) {
+                            uint32_t v = i * 4 + c;
+                            size_t at = (size_t)i * channels + c;
+                            if (samples[k] == VKFX_SAMPLE_U8)
+                                ((uint8_t *)px.data)[at] = (uint8_t)v;
+                            else if (samples[k] == VKFX_SAMPLE_U16)
+                                ((uint16_t *)px.data)[at] = (uint16_t)v;
+                            else
+                                ((float *)px.data)[at] = (float)v;
+                        }
+                    }
+                    cr_assert_eq(vkfx_pixels_orient(&px, o), VKFX_OK);
+                    cr_assert(px.width == ow && px.height == oh);
+                    for (uint32_t i = 0; i < ow * oh; i++) {
+                        for (uint32_t c = 0; c < channels; c++) {
+                            uint32_t v = want[i] * 4 + c;
+                            size_t at = (size_t)i * channels + c;
+                            double got = samples[k] == VKFX_SAMPLE_U8    ? ((uint8_t *)px.data)[at]
+                                         : samples[k] == VKFX_SAMPLE_U16 ? ((uint16_t *)px.data)[at]
+                                                                         : ((float *)px.data)[at];
+                            double expect = samples[k] == VKFX_SAMPLE_U8 ? (uint8_t)v : v;
+                            cr_assert_eq(got, expect,
+                                         "%ux%u o %d sample %zu channels %u: pixel (%u, %u) "
+                                         "channel %u is %g, want %g",
+                                         w, h, o, k, channels, i % ow, i / ow, c, got, expect);
+                        }
+                    }
+                    vkfx_pixels_free(&px);
+                }
+            }
+            free(want);
+        }
+        free(ids);
+    }
+}
+
+Test(orient, out_of_range_values_keep_the_pixels)
+{
+    vkfx_pixels px = {.straight = true};
+    tc_random_pixels(&px, 3, 2, 3, VKFX_SAMPLE_U8, 7);
+    void *before = px.data;
+    for (int o = -1; o <= 9; o += (o == 1 ? 8 : 1)) {
+        cr_assert_eq(vkfx_pixels_orient(&px, o), VKFX_OK);
+        cr_assert(px.data == before && px.width == 3 && px.height == 2, "o %d", o);
+    }
+    vkfx_pixels_free(&px);
+}
+
+/* ------------------------------------------------------------------------ */
+/* ICC tone curves */
+
+/* A profile's bytes, made with lcms2 (freed with free). */
+static void *save(cmsHPROFILE p, size_t *size)
+{
+    cmsUInt32Number n = 0;
+    cr_assert(cmsSaveProfileToMem(p, NULL, &n));
+    void *mem = malloc(n);
+    cr_assert(cmsSaveProfileToMem(p, mem, &n));
+    cmsCloseProfile(p);
+    *size = n;
+    return mem;
+}
+
+static cmsHPROFILE rgb_profile(cmsToneCurve *r, cmsToneCurve *g, cmsToneCurve *b)
+{
+    cmsCIExyY d65 = {0.3127, 0.3290, 1.0};
+    cmsCIExyYTRIPLE prim = {{0.64, 0.33, 1.0}, {0.21, 0.71, 1.0}, {0.15, 0.06, 1.0}};
+    cmsToneCurve *curves[3] = {r, g, b};
+    cmsHPROFILE p = cmsCreateRGBProfile(&d65, &prim, curves);
+    cr_assert(p);
+    return p;
+}
+
+/* Every code decodes and encodes back to itself, at 8 and 16 bits. */
+static void check_round_trip(const vkfx_tone *t, const char *what)
+{
+    static const uint32_t levels[] = {256, 65536};
+    float *thr = malloc(sizeof(float) * 65535);
+    for (uint32_t c = 0; c < 3; c++) {
+        for (int l = 0; l < 2; l++) {
+            uint32_t n = levels[l];
+            vkfx_tone_thresholds(t, c, n, thr);
+            for (uint32_t k = 0; k < n; k++) {
+                float v = vkfx_tone_decode(t, c, (float)((double)k / (n - 1)));
+                uint32_t back = vkfx_tone_encode(thr, n, v);
+                cr_assert_eq(back, k,
+                             "%s: channel %u, %u levels: code %u decodes to %.9g and "
+                             "encodes to %u",
+                             what, c, n, k, v, back);
+            }
+        }
+    }
+    free(thr);
+}
+
+/* Adobe RGB (1998) as icc-profiles-free ships it (a Debian package of
+ * .ci/packages.txt): its curves are c^(563/256). */
+Test(icc, adobe_rgb_decodes_with_its_gamma)
+{
+    const char *path = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc";
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s is missing: install icc-profiles-free", path);
+    static unsigned char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    vkfx_tone *t;
+    cr_assert_eq(vkfx_tone_from_icc(buf, n, path, &t), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert_eq(vkfx_tone_channels(t), 3);
+    double worst = 0;
+    for (uint32_t c = 0; c < 3; c++) {
+        for (int k = 0; k <= 1000; k++) {
+            double v = k / 1000.0, want = pow(v, 563.0 / 256.0);
+            double d = fabs(vkfx_tone_decode(t, c, (float)v) - want);
+            worst = d > worst ? d : worst;
+        }
+    }
+    /* float evaluation of a power: a few float steps at most */
+    cr_assert(worst < 2e-6, "Adobe RGB decode is %.3g off c^(563/256)", worst);
+    check_round_trip(t, "Adobe RGB");
+    vkfx_tone_free(t);
+}
+
+/* Three different gammas, one per channel: each channel keeps its own. */
+Test(icc, rgb_channels_keep_their_own_curves)
+{
+    cmsToneCurve *g[3] = {cmsBuildGamma(NULL, 1.8), cmsBuildGamma(NULL, 2.2),
+                          cmsBuildGamma(NULL, 2.6)};
+    size_t n;
+    void *mem = save(rgb_profile(g[0], g[1], g[2]), &n);
+    for (int c = 0; c < 3; c++)
+        cmsFreeToneCurve(g[c]);
+    vkfx_tone *t;
+    cr_assert_eq(vkfx_tone_from_icc(mem, n, "three.icc", &t), VKFX_OK, "%s", vkfx_error_message());
+    static const double gamma[3] = {1.8, 2.2, 2.6};
+    for (uint32_t c = 0; c < 3; c++) {
+        double d = fabs(vkfx_tone_decode(t, c, 0.5f) - pow(0.5, gamma[c]));
+        cr_assert(d < 1e-6, "channel %u: %.9g, want 0.5^%g", c, vkfx_tone_decode(t, c, 0.5f),
+                  gamma[c]);
+    }
+    check_round_trip(t, "three gammas");
+    vkfx_tone_free(t);
+    free(mem);
+}
+
+/* A gray profile: one curve for every channel. */
+Test(icc, gray_gamma_profile)
+{
+    cmsCIExyY d65 = {0.3127, 0.3290, 1.0};
+    cmsToneCurve *g = cmsBuildGamma(NULL, 1.8);
+    size_t n;
+    void *mem = save(cmsCreateGrayProfile(&d65, g), &n);
+    cmsFreeToneCurve(g);
+    vkfx_tone *t;
+    cr_assert_eq(vkfx_tone_from_icc(mem, n, "gray.icc", &t), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert_eq(vkfx_tone_channels(t), 1);
+    for (uint32_t c = 0; c < 3; c++)
+        cr_assert(fabs(vkfx_tone_decode(t, c, 0.25f) - pow(0.25, 1.8)) < 1e-6);
+    check_round_trip(t, "gray 1.8");
+    vkfx_tone_free(t);
+    free(mem);
+}
+
+/* A sampled curve (17 entries, not a power): decoding follows the table,
+ * linearly between its entries, as ICC's 'curv' type says. */
+Test(icc, sampled_curve_follows_its_table)
+{
+    cmsUInt16Number table[17];
+    for (int i = 0; i < 17; i++) {
+        double x = i / 16.0;
+        table[i] = (cmsUInt16Number)lround(65535 * (0.7 * x * x * x + 0.3 * x));
+    }
+    cmsToneCurve *s = cmsBuildTabulatedToneCurve16(NULL, 17, table);
+    size_t n;
+    void *mem = save(rgb_profile(s, s, s), &n);
+    cmsFreeToneCurve(s);
+    vkfx_tone *t;
+    cr_assert_eq(vkfx_tone_from_icc(mem, n, "sampled.icc", &t), VKFX_OK, "%s",
+                 vkfx_error_message());
+    double worst = 0;
+    for (int k = 0; k <= 4096; k++) {
+        double v = k / 4096.0, pos = v * 16;
+        int i = (int)pos < 16 ? (int)pos : 15;
+        double want = (table[i] + (pos - i) * (table[i + 1] - table[i])) / 65535.0;
+        double d = fabs(vkfx_tone_decode(t, 1, (float)v) - want);
+        worst = d > worst ? d : worst;
+    }
+    /* the same interpolation, rounded to float */
+    cr_assert(worst < 1e-7, "sampled curve is %.3g off its table", worst);
+    check_round_trip(t, "sampled");
+    vkfx_tone_free(t);
+    free(mem);
+}
+
+Test(icc, unusable_profiles_are_refused_with_the_reason)
+{
+    size_t n;
+    void *lab = save(cmsCreateLab4Profile(NULL), &n);
+    vkfx_tone *t = NULL;
+    cr_assert_eq(vkfx_tone_from_icc(lab, n, "lab.icc", &t), VKFX_E_FORMAT);
+    cr_assert(t == NULL);
+    cr_assert(strstr(vkfx_error_message(), "lab.icc: its ICC profile is not for RGB or gray"), "%s",
+              vkfx_error_message());
+    free(lab);
+
+    cmsToneCurve *g = cmsBuildGamma(NULL, 2.2);
+    cmsHPROFILE p = rgb_profile(g, g, g);
+    cmsFreeToneCurve(g);
+    cr_assert(cmsWriteTag(p, cmsSigGreenTRCTag, NULL));
+    void *lut = save(p, &n);
+    cr_assert_eq(vkfx_tone_from_icc(lut, n, "lut.icc", &t), VKFX_E_FORMAT);
+    cr_assert(strstr(vkfx_error_message(), "no tone curves") &&
+                  strstr(vkfx_error_message(), "--to-srgb"),
+              "%s", vkfx_error_message());
+    free(lut);
+
+    cmsUInt16Number down[2] = {65535, 0};
+    cmsToneCurve *d = cmsBuildTabulatedToneCurve16(NULL, 2, down);
+    void *dec = save(rgb_profile(d, d, d), &n);
+    cmsFreeToneCurve(d);
+    cr_assert_eq(vkfx_tone_from_icc(dec, n, "down.icc", &t), VKFX_E_FORMAT);
+    cr_assert(strstr(vkfx_error_message(), "not increasing"), "%s", vkfx_error_message());
+    free(dec);
+
+    static const char junk[] = "not a profile at all, just words";
+    cr_assert_eq(vkfx_tone_from_icc(junk, sizeof junk, "junk.icc", &t), VKFX_E_FORMAT);
+    cr_assert(strstr(vkfx_error_message(), "junk.icc: its ICC profile is damaged"), "%s",
+              vkfx_error_message());
+}
