@@ -272,12 +272,11 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
     }
     for (size_t i = 0; i < opts->nchains; i++) {
         char names[MAX_CHAIN_VARIANTS][64];
-        size_t nv =
-            opts->variants ? chain_variants(opts->chains[i], names, MAX_CHAIN_VARIANTS) : 0;
+        size_t nv = opts->variants ? chain_variants(opts->chains[i], names, MAX_CHAIN_VARIANTS) : 0;
         for (size_t v = 0; v < (nv ? nv : 1); v++) {
             vkfx_bench_case *c = &cases[*ncases];
-            ret = bench_case(ctx, staging, opts, &px, opts->chains[i], nv ? names[v] : NULL, NULL,
-                             c);
+            ret =
+                bench_case(ctx, staging, opts, &px, opts->chains[i], nv ? names[v] : NULL, NULL, c);
             if (ret < 0)
                 goto fail;
             if (ret > 0) {

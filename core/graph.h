@@ -28,7 +28,8 @@ typedef struct vkfx_caps {
     bool shader_int64;          /* 64-bit integers in shaders */
     bool int64_atomics;         /* 64-bit atomics on storage buffers */
     bool subgroup_int64;        /* subgroup arithmetic on 64-bit integers */
-    bool matrix16; /* 16x16x16 matrix products of halves summed in float32 (VK_NV_cooperative_matrix) */
+    /* 16x16x16 matrix products of halves summed in float32 (VK_NV_cooperative_matrix). */
+    bool matrix16;
 } vkfx_caps;
 
 /* A resource a pass binds, in the kernel's binding order. */

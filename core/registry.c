@@ -9,12 +9,14 @@
 VKFX_FILTER_LIST
 #undef X
 
+// clang-format off
 const vkfx_filter *const vkfx_filters[] = {
 #define X(name) &vkfx_filter_##name,
     VKFX_FILTER_LIST
 #undef X
     NULL,
 };
+// clang-format on
 
 const vkfx_filter *vkfx_filter_find(const char *name)
 {

@@ -56,8 +56,7 @@ int th_ref_satblur(const ref_image *in, ref_image *out, const void *arg, int pre
 /* th_run; a usage error whose message contains refused (when not NULL) returns false instead of
  * failing the test. */
 static bool run_unless(th_gpu *g, const char *text, const vkfx_pixels *in, uint32_t out_channels,
-                       vkfx_sample out_sample, int precision, const char *refused,
-                       vkfx_pixels *out)
+                       vkfx_sample out_sample, int precision, const char *refused, vkfx_pixels *out)
 {
     vkfx_chain *chain = NULL;
     vkfx_run_result result;
@@ -86,9 +85,8 @@ bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_c
     return th_check_unless(g, c, in, out_channels, out_sample, what, NULL) == TH_WITHIN;
 }
 
-th_result th_check_unless(th_gpu *g, const th_case *c, const vkfx_pixels *in,
-                          uint32_t out_channels, vkfx_sample out_sample, const char *what,
-                          const char *refused)
+th_result th_check_unless(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_channels,
+                          vkfx_sample out_sample, const char *what, const char *refused)
 {
     vkfx_pixels got;
     vkfx_pixels want = {

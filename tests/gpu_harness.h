@@ -60,9 +60,8 @@ bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_c
  * refused (when not NULL) is TH_REFUSED instead of a failed test: a forced kernel variant
  * that does not apply. */
 typedef enum th_result { TH_WITHIN, TH_OUTSIDE, TH_REFUSED } th_result;
-th_result th_check_unless(th_gpu *g, const th_case *c, const vkfx_pixels *in,
-                          uint32_t out_channels, vkfx_sample out_sample, const char *what,
-                          const char *refused);
+th_result th_check_unless(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_channels,
+                          vkfx_sample out_sample, const char *what, const char *refused);
 
 /* Runs th_check on random 8-bit images of 1x1, 2x1, 1x3, 7x5 and 17x3 in
  * every channel layout (1-4); returns how many were out of tolerance. */

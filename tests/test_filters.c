@@ -107,8 +107,7 @@ static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, cut;
-    cr_assert_eq(tc_load_photo(tc_photos()[0], &photo), VKFX_OK, "%s",
-                 vkfx_error_message());
+    cr_assert_eq(tc_load_photo(tc_photos()[0], &photo), VKFX_OK, "%s", vkfx_error_message());
     cr_assert_eq(tc_fit(&photo, 333, 517, &cut), VKFX_OK);
     vkfx_pixels_free(&photo);
     int failures = 0;
@@ -120,8 +119,7 @@ static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
             failures += !th_check(&g, &cases[i], &px, 4, VKFX_SAMPLE_U8, "random");
             vkfx_pixels_free(&px);
         }
-        failures +=
-            !th_check(&g, &cases[i], &cut, cut.channels, VKFX_SAMPLE_U8, tc_photos()[0]);
+        failures += !th_check(&g, &cases[i], &cut, cut.channels, VKFX_SAMPLE_U8, tc_photos()[0]);
     }
     vkfx_pixels_free(&cut);
     th_gpu_close(&g);
@@ -249,7 +247,7 @@ Test(gauss, rounding_by_conversion_matches_rounding_by_bits, .timeout = 300)
 Test(gauss, every_one_pass_radius, .timeout = 600)
 {
     static const th_gauss_arg args[] = {{2.0, 1}, {2.0, 2}, {2.0, 3}, {2.0, 4}, {2.0, 5},
-                                     {2.0, 6}, {2.0, 7}, {2.0, 8}, {3.0, 9}, {3.0, 10}};
+                                        {2.0, 6}, {2.0, 7}, {2.0, 8}, {3.0, 9}, {3.0, 10}};
     enum { N = sizeof(args) / sizeof(args[0]) };
     static char chains[N][48];
     th_case cases[N];

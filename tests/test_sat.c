@@ -236,8 +236,8 @@ Test(sat, satblur_photos)
     th_gpu_open(&g);
     ref_sat_params p = {.radius = 9}, ps = {.radius = 21, .smooth = true};
     int failures = th_check_photos(&g, &(th_case){"satblur:radius=9", th_ref_satblur, &p, 16, 1});
-    failures +=
-        th_check_photos(&g, &(th_case){"satblur:radius=21:shape=smooth", th_ref_satblur, &ps, 32, 1});
+    failures += th_check_photos(
+        &g, &(th_case){"satblur:radius=21:shape=smooth", th_ref_satblur, &ps, 32, 1});
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
@@ -325,8 +325,7 @@ Test(sat, satdof_motorcycle_disparity)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, disp;
-    cr_assert_eq(tc_load_photo("motorcycle_left.png", &photo), VKFX_OK, "%s",
-                 vkfx_error_message());
+    cr_assert_eq(tc_load_photo("motorcycle_left.png", &photo), VKFX_OK, "%s", vkfx_error_message());
     cr_assert_eq(tc_load_photo("motorcycle_disparity16.png", &disp), VKFX_OK, "%s",
                  vkfx_error_message());
     int failures = 0;

@@ -69,16 +69,15 @@ static int bilateral_record(vkfx_graph *g, const void *params, void *state, vkfx
     vkfx_spec spec = {
         .local = {GROUP, GROUP, 1},
         .nextra = 1,
-        .extra = {vkfx_pick_halo((uint32_t)radius, 4, vkfx_graph_caps(g)->shared_memory,
-                                 tile_bytes, 0)},
+        .extra = {vkfx_pick_halo((uint32_t)radius, 4, vkfx_graph_caps(g)->shared_memory, tile_bytes,
+                                 0)},
         .half_out = vkfx_half_out(dst->format),
     };
     bilateral_push push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)},
                            radius,
                            (float)(1.0 / (2.0 * p->sigma_s * p->sigma_s)),
                            (float)(1.0 / (2.0 * p->sigma_r * p->sigma_r))};
-    return vkfx_graph_pass(g, &bilateral_kernel, &spec, "bilateral", &push, src, dst, GROUP,
-                           GROUP);
+    return vkfx_graph_pass(g, &bilateral_kernel, &spec, "bilateral", &push, src, dst, GROUP, GROUP);
 }
 
 static uint32_t bilateral_reach(const void *params)

@@ -195,8 +195,7 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
         return vkfx_fail(VKFX_E_LIMIT,
                          "bokeh: a %ux%u image needs %.1f MiB of splat sums, beyond this "
                          "device's largest storage buffer (%.1f MiB)",
-                         w, h, accum_bytes / 1048576.0,
-                         caps->storage_buffer_range / 1048576.0);
+                         w, h, accum_bytes / 1048576.0, caps->storage_buffer_range / 1048576.0);
     TRY(vkfx_aux_load(g, "bokeh", "depth", p->coc.depth, &depth));
     vkfx_spec row_spec = {.local = {ROW_GROUP, 1, 1}};
     vkfx_spec img_spec = {.local = {ROW_GROUP, 1, 1}, .half_out = vkfx_half_out(src->format)};

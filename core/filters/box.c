@@ -254,7 +254,8 @@ static vkfx_align box_align(const void *params)
     const box_params *p = params;
     vkfx_align a = {ROW_RUN, COL_PER};
     if (p->radius <= FUSED_MAX)
-        a = vkfx_align_join(a, (vkfx_align){fused_shapes[p->radius][2], fused_shapes[p->radius][0]});
+        a = vkfx_align_join(a,
+                            (vkfx_align){fused_shapes[p->radius][2], fused_shapes[p->radius][0]});
     if ((uint32_t)p->radius > ROW_HALO ||
         row_shared_bytes(ROW_RUN, ROW_ROWS, row_halo(p->radius)) > SHARED_LEAST)
         a = vkfx_align_join(a, (vkfx_align){SEG, 1});

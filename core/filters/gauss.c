@@ -225,8 +225,8 @@ static int matrix_record(vkfx_graph *g, const void *job)
     TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kh));
     fs.extra[VKFX_SPEC(MMA_SPEC_ROWS)] = 0;
     TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kv));
-    TRY(two_passes(g, j, kh, (const uint32_t[2]){vkfx_groups(h, 16), vkfx_groups(w, 32 * seg)},
-                   kv, (const uint32_t[2]){vkfx_groups(w, 16), vkfx_groups(h, 32 * seg)}));
+    TRY(two_passes(g, j, kh, (const uint32_t[2]){vkfx_groups(h, 16), vkfx_groups(w, 32 * seg)}, kv,
+                   (const uint32_t[2]){vkfx_groups(w, 16), vkfx_groups(h, 32 * seg)}));
 fail:
     return ret;
 }
@@ -262,9 +262,9 @@ static int unrolled_record(vkfx_graph *g, const void *job)
                     .half_out = vkfx_half_out(j->dst->format)};
     TRY(vkfx_graph_kernel(g, &gauss_row_kernel, &fh, &kh));
     TRY(vkfx_graph_kernel(g, &gauss_col_kernel, &fv, &kv));
-    TRY(two_passes(g, j, kh,
-                   (const uint32_t[2]){vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS)},
-                   kv, (const uint32_t[2]){vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, COL_PER), 8)}));
+    TRY(two_passes(
+        g, j, kh, (const uint32_t[2]){vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS)}, kv,
+        (const uint32_t[2]){vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, COL_PER), 8)}));
 fail:
     return ret;
 }
@@ -294,7 +294,8 @@ static int generic_record(vkfx_graph *g, const void *job)
                     .half_out = vkfx_half_out(j->dst->format)};
     /* Narrower tiles leave room for larger radii in shared memory. */
     static const uint32_t shapes[][3] = {{32, 4, 8}, {16, 4, 8}, {8, 8, 8}};
-    vkfx_spec sv = {.nextra = VKFX_SPEC_COUNT(V_SPEC_HALO), .half_out = vkfx_half_out(j->dst->format)};
+    vkfx_spec sv = {.nextra = VKFX_SPEC_COUNT(V_SPEC_HALO),
+                    .half_out = vkfx_half_out(j->dst->format)};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         uint32_t shape = shapes[i][0] | shapes[i][1] << 8 | shapes[i][2] << 16;
         uint32_t halo = vkfx_pick_halo((uint32_t)j->radius, 8, limit, v_bytes, shape);
@@ -327,9 +328,8 @@ const vkfx_variants vkfx_gauss_variants = {"gauss", gauss_variant_list};
 
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
 {
-    gauss_job j = {.radius = radius < 0 ? vkfx_gauss_default_radius(sigma) : radius,
-                   .src = src,
-                   .dst = dst};
+    gauss_job j = {
+        .radius = radius < 0 ? vkfx_gauss_default_radius(sigma) : radius, .src = src, .dst = dst};
     double taps[PUSH_TAPS] = {1.0}, sum = 1.0;
     for (int k = 1; k <= j.radius; k++) {
         double e = exp(-(double)k * k / (2.0 * sigma * sigma));

@@ -36,8 +36,7 @@ static int grayscale_record(vkfx_graph *g, const void *params, void *state, vkfx
     (void)state;
     vkfx_spec spec = {.local = {GROUP, GROUP, 1}, .half_out = vkfx_half_out(dst->format)};
     grayscale_push push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)}};
-    return vkfx_graph_pass(g, &grayscale_kernel, &spec, "grayscale", &push, src, dst, GROUP,
-                           GROUP);
+    return vkfx_graph_pass(g, &grayscale_kernel, &spec, "grayscale", &push, src, dst, GROUP, GROUP);
 }
 
 /* Each output pixel is its input pixel's function alone. */

@@ -104,7 +104,7 @@ static int histogram_record(vkfx_graph *g, const void *params, void *state, vkfx
     vkfx_kernel *k = NULL;
     vkfx_spec spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {PER}};
     TRY(vkfx_graph_kernel(g, caps->subgroup_arith ? &histogram_sg_kernel : &histogram_kernel, &spec,
-                        &k));
+                          &k));
     /* Cleared inside the command buffer: bench submits it several times. */
     TRY(vkfx_graph_fill(g, s->bins, 0));
     int32_t push[2] = {(int32_t)w, (int32_t)h};

@@ -80,8 +80,8 @@ static bool use_subgroups(const vkfx_caps *caps)
 
 /* The table by the kernels of path: 0 shared memory, 1 32-bit subgroup pieces, 2 64-bit subgroup
  * scans. */
-static int record_path(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe,
-                       vkfx_sat *out, int path)
+static int record_path(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out,
+                       int path)
 {
     int ret = VKFX_OK;
     const vkfx_caps *caps = vkfx_graph_caps(g);
@@ -110,8 +110,7 @@ static int record_path(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *p
         return vkfx_fail(VKFX_E_LIMIT,
                          "a %ux%u image needs %.1f MiB of tile sums for its summed-area table, "
                          "beyond this device's largest storage buffer (%.1f MiB)",
-                         w, h, aux / 1048576.0,
-                         caps->storage_buffer_range / 1048576.0);
+                         w, h, aux / 1048576.0, caps->storage_buffer_range / 1048576.0);
 
     vkfx_spec tspec = {.local = {lanes, bands, 1}, .subgroup = sg ? lanes : 0, .nextra = 2};
     tspec.extra[0] = (uint32_t)shift;

@@ -44,9 +44,8 @@ static int sobel_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     const sobel_params *p = params;
     vkfx_spec spec = {
         .local = {32, 8, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
-    sobel_push push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)},
-                       (float)p->gain,
-                       p->invert};
+    sobel_push push = {
+        {(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)}, (float)p->gain, p->invert};
     return vkfx_graph_pass(g, &sobel_kernel, &spec, "sobel", &push, src, dst, 32, 8 * PER);
 }
 

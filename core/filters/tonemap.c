@@ -86,7 +86,8 @@ static int tonemap_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     vkfx_spec reduce_spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {PER}};
     vkfx_spec sum_spec = {.local = {256, 1, 1}};
     vkfx_spec apply_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_graph_kernel(g, caps->subgroup_arith ? &tonemap_reduce_sg_kernel : &tonemap_reduce_kernel,
+    TRY(vkfx_graph_kernel(g,
+                          caps->subgroup_arith ? &tonemap_reduce_sg_kernel : &tonemap_reduce_kernel,
                           &reduce_spec, &reduce));
     TRY(vkfx_graph_kernel(g, &tonemap_sum_kernel, &sum_spec, &sum));
     TRY(vkfx_graph_kernel(g, &tonemap_apply_kernel, &apply_spec, &apply));
