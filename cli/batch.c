@@ -38,12 +38,16 @@ typedef enum job_state {
     JOB_DONE,
     JOB_FAILED,
     JOB_SKIPPED, /* interrupted before it ran */
+    JOB_EXISTS,  /* --skip-existing: its output is there already */
 } job_state;
 
 typedef struct job {
-    const char *input; /* a path, or "-" for standard input */
-    char *output;      /* a path, or "-" for standard output */
-    char *chain_text;  /* the chain with this input's fields filled in */
+    const cli_job_opts *opts; /* its line's */
+    size_t line;              /* in the job file; 0 on the command line */
+    size_t index;             /* its place in the whole plan, from 1 */
+    const char *input;        /* a path, or "-" for standard input */
+    char *output;             /* a path, or "-" for standard output */
+    char *chain_text;         /* the chain with this input's fields filled in */
     vkfx_chain *chain;
     vkfx_file_format fmt;
     vkfx_pixels in, out;
@@ -51,11 +55,15 @@ typedef struct job {
     job_state state;
     int status; /* the library's code when the job failed */
     char error[1024];
+    char note[256];  /* what the decoder left unread, or "" */
+    int precision;   /* the internal format's, --precision auto resolved */
     double t_start, t_end; /* seconds, for wall time */
+    double decode_ms, encode_ms;
 } job;
 
 typedef struct batch {
     const cli_batch_opts *o;
+    const char *source; /* the job file, or NULL */
     job *jobs;
     size_t n;
     pthread_mutex_t mu;
@@ -64,21 +72,19 @@ typedef struct batch {
     size_t in_flight;   /* jobs between the start of decoding and done */
     size_t limit;       /* at most this many in flight (memory) */
     size_t done, failed;
+    size_t existing; /* jobs not run: --skip-existing found their outputs */
     double t0;
     double last_progress;
     size_t progress_done; /* files done at the last progress line */
     FILE *json;
     bool show_progress, progress_tty;
-    bool lost; /* the GPU was lost: nothing more can run */
+    bool lost;        /* the GPU was lost: nothing more can run */
+    bool broken_pipe; /* standard output's reader went away */
+    int json_errno;   /* the first failure to write the report */
 } batch;
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+/* A stop signal arrived (cli/signals.c): no new work starts. */
+#define interrupted (cli_signal_received() != 0)
 
 static double now_s(void)
 {
@@ -89,52 +95,10 @@ static double now_s(void)
 
 /* ---- planning: inputs, templates, output names ---- */
 
-static const char *const image_exts[] = {"png", "jpg", "jpeg", "bmp", "tga",
-                                         "gif", "psd", "hdr",  "exr", NULL};
-
 static const char *extension(const char *name)
 {
     const char *dot = strrchr(name, '.');
     return dot && dot != name ? dot + 1 : "";
-}
-
-static bool is_image_name(const char *name)
-{
-    const char *ext = extension(name);
-    for (const char *const *e = image_exts; *e; e++)
-        if (strcasecmp(ext, *e) == 0)
-            return true;
-    return false;
-}
-
-typedef struct strv {
-    char **v;
-    size_t n, cap;
-} strv;
-
-static int strv_add(strv *s, char *str)
-{
-    if (!str)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        char **v = realloc(s->v, cap * sizeof(*v));
-        if (!v) {
-            free(str);
-            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-        }
-        s->v = v;
-        s->cap = cap;
-    }
-    s->v[s->n++] = str;
-    return VKFX_OK;
-}
-
-static void strv_free(strv *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -142,25 +106,74 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A directory stands for the image files directly in it, sorted by name. */
-static int expand_dir(const char *dir, strv *out)
+/* Names that say "image" although no codec reads them: such a file in a
+ * folder is reported as unreadable rather than passed over. */
+static const char *const other_image_exts[] = {"heic", "heif", "avif", "jxl", "jp2", "j2k",
+                                               "ico",  "dng",  "cr2",  "nef", NULL};
+
+static bool looks_like_image(const char *name)
+{
+    const char *ext = extension(name);
+    if (!*ext)
+        return false;
+    if (vkfx_codec_for_extension(ext))
+        return true;
+    for (const char *const *e = other_image_exts; *e; e++)
+        if (strcasecmp(ext, *e) == 0)
+            return true;
+    return false;
+}
+
+/* Whether the start of the regular file name in dir is in a format vkfx
+ * reads. */
+static bool reads_as_image(DIR *dir, const char *name)
+{
+    unsigned char head[4096];
+    int fd = openat(dirfd(dir), name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof(head)) : -1;
+    close(fd);
+    return n > 0 && vkfx_file_is_image(head, (size_t)n);
+}
+
+/* A directory stands for the image files directly in it, sorted by name:
+ * regular files only (a FIFO would block, a device never ends; others with
+ * an image's name are reported and skipped), each whose content is in a
+ * format vkfx reads, whatever its name, and each named as an image that is
+ * not, so that the run reports it instead of passing over it. */
+static int expand_dir(const char *dir, cli_strv *out)
 {
     DIR *d = opendir(dir);
     if (!d)
         return vkfx_fail(VKFX_E_IO, "%s: %s", dir, strerror(errno));
-    strv names = {0};
+    cli_strv names = {0};
     int ret = VKFX_OK;
     struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.' && is_image_name(e->d_name) &&
-            (ret = strv_add(&names, strdup(e->d_name))) < 0)
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        bool named = looks_like_image(e->d_name);
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, 0) != 0 || !S_ISREG(st.st_mode)) {
+            if (named)
+                cli_message("vkfx: %s/%s: not a regular file; skipped", dir, e->d_name);
+            continue;
+        }
+        if (!named && !reads_as_image(d, e->d_name))
+            continue;
+        if ((ret = cli_strv_add(&names, strdup(e->d_name))) < 0)
             break;
+    }
     closedir(d);
     if (ret < 0)
         goto done;
     if (names.n == 0) {
-        ret = vkfx_fail(VKFX_E_USAGE, "%s: no image files in this directory (looked for .%s)", dir,
-                        "png, .jpg, .jpeg, .bmp, .tga, .gif, .psd, .hdr, .exr");
+        char formats[160];
+        vkfx_codec_names(false, formats, sizeof(formats));
+        ret = vkfx_fail(VKFX_E_USAGE, "%s: no image files in this directory (formats read: %s)",
+                        dir, formats);
         goto done;
     }
     qsort(names.v, names.n, sizeof(*names.v), cmp_str);
@@ -171,10 +184,10 @@ static int expand_dir(const char *dir, strv *out)
         char *p = malloc(len);
         if (p)
             snprintf(p, len, "%s%s%s", dir, slash ? "" : "/", names.v[i]);
-        ret = strv_add(out, p);
+        ret = cli_strv_add(out, p);
     }
 done:
-    strv_free(&names);
+    cli_strv_free(&names);
     return ret;
 }
 
@@ -303,44 +316,6 @@ static int expand(const char *text, const fields *f, bool escape, const char *wh
     return VKFX_OK;
 }
 
-/* The output's directory and file name, with the directory resolved, so
- * that out/a.png and ./out/../out/a.png compare equal. */
-static char *canonical_output(const char *path)
-{
-    char *copy = strdup(path), *copy2 = strdup(path);
-    char *result = NULL;
-    if (copy && copy2) {
-        char *real = realpath(dirname(copy), NULL);
-        const char *base = basename(copy2);
-        if (real) {
-            size_t len = strlen(real) + strlen(base) + 2;
-            result = malloc(len);
-            if (result)
-                snprintf(result, len, "%s/%s", real, base);
-            free(real);
-        }
-    }
-    free(copy);
-    free(copy2);
-    return result;
-}
-
-static int check_output_dir(const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    const char *dir = dirname(copy);
-    struct stat st;
-    int ret = VKFX_OK;
-    if (stat(dir, &st) != 0)
-        ret = vkfx_fail(VKFX_E_IO, "%s: output directory '%s' does not exist", path, dir);
-    else if (!S_ISDIR(st.st_mode))
-        ret = vkfx_fail(VKFX_E_IO, "%s: '%s' is not a directory", path, dir);
-    free(copy);
-    return ret;
-}
-
 /* With --outdir, an output keeps its input's name, or takes .png where the
  * input's format cannot be written (GIF, PSD) or the input is stdin. */
 static int outdir_name(const char *outdir, const fields *f, char **out)
@@ -360,47 +335,177 @@ static int outdir_name(const char *outdir, const fields *f, char **out)
     return VKFX_OK;
 }
 
-static int cmp_canon(const void *a, const void *b)
+/* The files a chain writes (its options' values), in order. */
+static int add_written(void *user, const vkfx_filter *f, const vkfx_option *o, const char *value)
 {
-    return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+    (void)f;
+    return o->writes ? cli_strv_add(user, strdup(value)) : VKFX_OK;
 }
 
-/* Plans every job and checks all that can be checked before any work:
- * chains, output names and formats, directories, outputs that would
- * overwrite an input or each other. Usage errors come back as
- * VKFX_E_USAGE. */
-static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, job **jobs_out,
-                size_t *n_out)
+/* A side output whose name takes nothing from the input would be written
+ * once per input, each over the last: compare the first two jobs'. */
+static int check_side_outputs(const job *jobs, size_t n)
+{
+    cli_strv a = {0}, b = {0};
+    int ret = VKFX_OK;
+    if (n < 2)
+        return VKFX_OK;
+    CHECK(vkfx_chain_paths(jobs[0].chain, add_written, &a));
+    CHECK(vkfx_chain_paths(jobs[1].chain, add_written, &b));
+    for (size_t i = 0; i < a.n && i < b.n; i++)
+        if (strcmp(a.v[i], b.v[i]) == 0) {
+            ret = vkfx_fail(VKFX_E_USAGE,
+                            "-f: '%s' would be written once for each of the %zu inputs, each "
+                            "time over the last: put a template field in it, such as "
+                            "'{stem}.json'",
+                            a.v[i], n);
+            break;
+        }
+fail:
+    cli_strv_free(&a);
+    cli_strv_free(&b);
+    return ret;
+}
+
+/* Whether path's folder exists (a path without one is in ".", which does). */
+static bool folder_exists(const char *path)
+{
+    char *copy = strdup(path);
+    struct stat st;
+    bool ok = copy && stat(dirname(copy), &st) == 0 && S_ISDIR(st.st_mode);
+    free(copy);
+    return ok;
+}
+
+/* Every file written, as it stands: never a directory, a read-only file or
+ * (--no-clobber) an existing file; every one of those is named at once.
+ * Outputs of -o and --outdir may be in folders still to be created. */
+static int check_targets(const cli_paths *paths)
 {
     int ret = VKFX_OK;
-    job *jobs = NULL;
-    char **canon = NULL;
-    char ***order = NULL;
-    size_t stdin_count = 0;
-    for (int i = 0; i < nargs; i++) {
-        struct stat st;
-        if (strcmp(args[i], "-") == 0) {
-            stdin_count++;
-            CHECK(strv_add(inputs, strdup(args[i])));
-        } else if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            CHECK(expand_dir(args[i], inputs));
-        } else {
-            CHECK(strv_add(inputs, strdup(args[i])));
+    size_t kept = 0;
+    char names[512] = "";
+    for (size_t i = 0; i < paths->n; i++) {
+        const cli_path *p = &paths->v[i];
+        vkfx_target_kind kind;
+        if (!p->writes || (strncmp(p->label, "output", 6) == 0 && !folder_exists(p->path)))
+            continue;
+        int r = vkfx_safefile_target(p->path, &kind);
+        if (r < 0 && strstr(vkfx_error_message(), "--no-clobber")) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof(names) - len, "%s%s", kept ? ", " : "", p->path);
+            kept++;
+        } else if (r < 0) {
+            return r;
         }
     }
-    size_t n = inputs->n;
-    if (stdin_count > 1) {
-        ret = vkfx_fail(VKFX_E_USAGE, "standard input ('-') can be read only once");
-        goto fail;
+    if (kept)
+        ret = vkfx_fail(VKFX_E_USAGE, "--no-clobber: %zu output(s) exist and are kept: %s", kept,
+                        names);
+    return ret;
+}
+
+/* The folders of -o and --outdir outputs, created with their parents; a
+ * failure names the job file's line. */
+static int make_output_folders(const job *jobs, size_t n, const char *source)
+{
+    int ret = VKFX_OK;
+    for (size_t i = 0; i < n && ret == VKFX_OK; i++) {
+        if (strcmp(jobs[i].output, "-") == 0 || folder_exists(jobs[i].output))
+            continue;
+        char *copy = strdup(jobs[i].output);
+        ret = copy ? vkfx_safefile_make_dirs(dirname(copy))
+                   : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        free(copy);
+        if (ret < 0 && source && jobs[i].line)
+            vkfx_fail_context(ret, "%s:%zu", source, jobs[i].line);
     }
+    return ret;
+}
+
+/* Where a job comes from, for messages, in a job file: "jobs.txt:3: " as
+ * a prefix, else " (jobs.txt:3)"; nothing on the command line. */
+static void job_where(const char *source, const job *j, bool prefix, char *buf, size_t len)
+{
+    if (source && j->line)
+        snprintf(buf, len, prefix ? "%s:%zu: " : " (%s:%zu)", source, j->line);
+    else
+        buf[0] = 0;
+}
+
+/* Every file the jobs read and write, and --json's; in a job file each
+ * named with its line. */
+static int list_paths(const cli_batch_opts *o, const char *source, const job *jobs, size_t n,
+                      cli_paths *paths)
+{
+    int ret = VKFX_OK;
+    char role[PATH_MAX + 64], of[2 * PATH_MAX + 64];
+    for (size_t i = 0; i < n; i++) {
+        const job *j = &jobs[i];
+        if (source && j->line) {
+            snprintf(role, sizeof(role), "input, %s:%zu", source, j->line);
+            snprintf(of, sizeof(of), "%s, %s:%zu", j->input, source, j->line);
+        } else {
+            snprintf(role, sizeof(role), "input");
+            snprintf(of, sizeof(of), "%s", j->input);
+        }
+        if (strcmp(j->input, "-") != 0)
+            CHECK(cli_paths_add(paths, j->input, false, role, NULL));
+        if (strcmp(j->output, "-") != 0)
+            CHECK(cli_paths_add(paths, j->output, true, "output", of));
+        CHECK(cli_paths_add_chain(paths, j->chain, of));
+    }
+    if (o->json && strcmp(o->json, "-") != 0)
+        CHECK(cli_paths_add(paths, o->json, true, "--json", NULL));
+fail:
+    return ret;
+}
+
+typedef struct plan {
+    cli_strv inputs; /* every input path; the jobs point into it */
+    job *jobs;
+    size_t n, cap;
+    const char *source; /* the job file, or NULL */
+} plan;
+
+static void jobs_free(job *jobs, size_t n)
+{
+    for (size_t i = 0; jobs && i < n; i++) {
+        free(jobs[i].output);
+        free(jobs[i].chain_text);
+        vkfx_chain_free(jobs[i].chain);
+        free(jobs[i].result.times);
+        vkfx_pixels_free(&jobs[i].in);
+        vkfx_pixels_free(&jobs[i].out);
+    }
+    free(jobs);
+}
+
+static void plan_free(plan *p)
+{
+    jobs_free(p->jobs, p->n);
+    cli_strv_free(&p->inputs);
+}
+
+/* Plans the jobs of one line: its inputs (directories expanded), each
+ * job's output name, chain and format; what depends on one job alone is
+ * checked here, what depends on several in check_plan. */
+static int plan_line(plan *p, const cli_job_line *l)
+{
+    const cli_job_opts *o = &l->o;
+    int ret = VKFX_OK;
+    size_t first = p->inputs.n;
+    for (int i = 0; i < l->ninputs; i++) {
+        struct stat st;
+        if (strcmp(l->inputs[i], "-") != 0 && stat(l->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
+            CHECK(expand_dir(l->inputs[i], &p->inputs));
+        else
+            CHECK(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
+    }
+    size_t n = p->inputs.n - first;
     if (o->output && strcmp(o->output, "-") == 0 && n > 1) {
         ret =
             vkfx_fail(VKFX_E_USAGE, "-o - writes one image to standard output; got %zu inputs", n);
-        goto fail;
-    }
-    if (o->output && strcmp(o->output, "-") == 0 && o->json && strcmp(o->json, "-") == 0) {
-        ret =
-            vkfx_fail(VKFX_E_USAGE, "-o - and --json both want standard output; give --json=FILE");
         goto fail;
     }
     if (o->output && n > 1 && !strchr(o->output, '{')) {
@@ -410,17 +515,22 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
                         n, o->output);
         goto fail;
     }
-    jobs = calloc(n, sizeof(*jobs));
-    canon = calloc(n, sizeof(*canon));
-    order = calloc(n, sizeof(*order));
-    if (!jobs || !canon || !order) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-        goto fail;
+    if (p->n + n > p->cap) {
+        size_t cap = p->cap ? p->cap : 16;
+        while (cap < p->n + n)
+            cap *= 2;
+        job *jobs = realloc(p->jobs, cap * sizeof(*jobs));
+        if (!jobs) {
+            ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+            goto fail;
+        }
+        p->jobs = jobs;
+        p->cap = cap;
     }
     for (size_t i = 0; i < n; i++) {
-        job *j = &jobs[i];
+        job *j = &p->jobs[p->n++];
+        *j = (job){.input = p->inputs.v[first + i], .opts = o, .line = l->line, .index = p->n};
         fields f;
-        j->input = inputs->v[i];
         fields_of(j->input, i + 1, &f);
         if (o->outdir)
             CHECK(outdir_name(o->outdir, &f, &j->output));
@@ -437,127 +547,118 @@ static int plan(const cli_batch_opts *o, char **args, int nargs, strv *inputs, j
             char name[64];
             snprintf(name, sizeof(name), "stdout.%s", fmt);
             if ((ret = vkfx_file_format_for_output(name, &j->fmt)) < 0) {
-                ret = vkfx_fail(VKFX_E_USAGE,
-                                "--format '%s': the formats written are png, jpg, bmp, tga, "
-                                "hdr, exr",
-                                fmt);
+                char list[160];
+                vkfx_codec_extensions(true, list, sizeof(list));
+                ret = vkfx_fail(VKFX_E_USAGE, "--format '%s': the formats written are %s", fmt,
+                                list);
                 goto fail;
             }
             continue;
         }
         CHECK(vkfx_file_format_for_output(j->output, &j->fmt));
-        CHECK(check_output_dir(j->output));
-        for (size_t k = 0; k < n; k++)
-            if (strcmp(inputs->v[k], "-") != 0 && cli_same_file(inputs->v[k], j->output)) {
-                ret = vkfx_fail(VKFX_E_USAGE, "%s: the output would overwrite the input%s%s",
-                                j->output, k == i ? "" : " ", k == i ? "" : inputs->v[k]);
-                goto fail;
-            }
-        canon[i] = canonical_output(j->output);
-        if (!canon[i]) {
-            ret = vkfx_fail(VKFX_E_IO, "%s: %s", j->output, strerror(errno));
-            goto fail;
-        }
-        order[i] = &canon[i];
     }
-    /* Two inputs writing one file: sort the names and compare neighbours. */
-    size_t nc = 0;
-    for (size_t i = 0; i < n; i++)
-        if (order[i])
-            order[nc++] = order[i];
-    qsort(order, nc, sizeof(*order), cmp_canon);
-    for (size_t i = 1; i < nc; i++)
-        if (strcmp(*order[i - 1], *order[i]) == 0) {
-            size_t a = (size_t)(order[i - 1] - canon), b = (size_t)(order[i] - canon);
-            ret = vkfx_fail(VKFX_E_USAGE, "'%s' and '%s' would both be written to %s",
-                            jobs[a < b ? a : b].input, jobs[a < b ? b : a].input, jobs[a].output);
-            goto fail;
-        }
-    *jobs_out = jobs;
-    *n_out = n;
-    jobs = NULL;
+    CHECK(check_side_outputs(&p->jobs[p->n - n], n));
 fail:
-    for (size_t i = 0; canon && i < n; i++)
-        free(canon[i]);
-    free(canon);
-    free(order);
-    if (jobs) {
-        for (size_t i = 0; i < n; i++) {
-            free(jobs[i].output);
-            free(jobs[i].chain_text);
-            vkfx_chain_free(jobs[i].chain);
-        }
-        free(jobs);
+    if (ret < 0 && p->source)
+        vkfx_fail_context(ret, "%s:%zu", p->source, l->line);
+    return ret;
+}
+
+/* The checks over the whole plan, before any work: standard input read
+ * once, standard output written once, then every file written against
+ * every file read and against each other, by identity (cli/paths.c), and
+ * what stands where a file will be written; then the outputs' folders are
+ * created. */
+static int check_plan(const plan *p, const cli_batch_opts *o)
+{
+    int ret = VKFX_OK;
+    size_t stdin_count = 0, stdout_count = 0;
+    char where[PATH_MAX + 32];
+    cli_paths paths = {0};
+    for (size_t i = 0; i < p->inputs.n; i++)
+        stdin_count += strcmp(p->inputs.v[i], "-") == 0;
+    if (stdin_count > 1) {
+        ret = vkfx_fail(VKFX_E_USAGE, "standard input ('-') can be read only once");
+        goto fail;
     }
+    for (size_t i = 0; i < p->n; i++) {
+        const job *j = &p->jobs[i];
+        if (strcmp(j->output, "-") != 0)
+            continue;
+        job_where(p->source, j, true, where, sizeof(where));
+        if (++stdout_count > 1) {
+            ret = vkfx_fail(VKFX_E_USAGE, "%sa second job writes to standard output ('-o -')",
+                            where);
+            goto fail;
+        }
+        if (o->json && strcmp(o->json, "-") == 0) {
+            ret = vkfx_fail(VKFX_E_USAGE,
+                            "%s-o - and --json both want standard output; give --json=FILE",
+                            where);
+            goto fail;
+        }
+    }
+    CHECK(list_paths(o, p->source, p->jobs, p->n, &paths));
+    CHECK(cli_paths_check(&paths));
+    CHECK(check_targets(&paths));
+    CHECK(make_output_folders(p->jobs, p->n, p->source));
+fail:
+    cli_paths_free(&paths);
     return ret;
 }
 
 /* ---- the work ---- */
 
-static void job_fail(job *j, int status)
+static void job_fail(const batch *b, job *j, int status)
 {
+    char where[PATH_MAX + 32];
+    job_where(b->source, j, true, where, sizeof(where));
     j->status = status;
-    snprintf(j->error, sizeof(j->error), "%s", vkfx_error_message());
+    snprintf(j->error, sizeof(j->error), "%s%s", where, vkfx_error_message());
     j->state = JOB_FAILED;
-}
-
-/* Encodes to a temporary file, then copies it to standard output. */
-static int write_stdout(const job *j, const vkfx_save_opts *save)
-{
-    const char *tmpdir = getenv("TMPDIR");
-    char dir[PATH_MAX], path[PATH_MAX + 32];
-    snprintf(dir, sizeof(dir), "%s/vkfx-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (!mkdtemp(dir))
-        return vkfx_fail(VKFX_E_IO, "a temporary directory for standard output: %s",
-                         strerror(errno));
-    snprintf(path, sizeof(path), "%s/out.%s", dir, vkfx_file_format_name(j->fmt));
-    int ret = vkfx_file_save(path, j->fmt, &j->out, save);
-    if (ret == VKFX_OK) {
-        FILE *f = fopen(path, "rb");
-        char buf[65536];
-        size_t got;
-        if (!f)
-            ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
-        while (f && (got = fread(buf, 1, sizeof(buf), f)) > 0)
-            if (fwrite(buf, 1, got, stdout) != got) {
-                ret = vkfx_fail(VKFX_E_IO, "standard output: %s", strerror(errno));
-                break;
-            }
-        if (f)
-            fclose(f);
-        if (ret == VKFX_OK && fflush(stdout) != 0)
-            ret = vkfx_fail(VKFX_E_IO, "standard output: %s", strerror(errno));
-    }
-    unlink(path);
-    rmdir(dir);
-    return ret;
 }
 
 static void decode(batch *b, job *j)
 {
+    double t = vkfx_now_ms();
     int ret = strcmp(j->input, "-") == 0 ? vkfx_file_load_fd(STDIN_FILENO, "standard input", &j->in)
                                          : vkfx_file_load(j->input, &j->in);
-    (void)b;
-    if (ret < 0)
-        job_fail(j, ret);
+    j->decode_ms = vkfx_now_ms() - t;
+    if (ret < 0) {
+        job_fail(b, j, ret);
+        return;
+    }
+    const char *note = vkfx_file_note();
+    snprintf(j->note, sizeof(j->note), "%s", note ? note : "");
+    j->precision = j->opts->precision ? j->opts->precision : vkfx_auto_precision(j->chain, &j->in);
 }
 
 static void encode(batch *b, job *j)
 {
-    int ret = strcmp(j->output, "-") == 0 ? write_stdout(j, &b->o->save)
-                                          : vkfx_file_save(j->output, j->fmt, &j->out, &b->o->save);
+    const vkfx_save_opts *save = &j->opts->save;
+    double t = vkfx_now_ms();
+    bool out = strcmp(j->output, "-") == 0;
+    int ret = out ? vkfx_file_save_fd(STDOUT_FILENO, "standard output", j->fmt, &j->out, save)
+                  : vkfx_file_save(j->output, j->fmt, &j->out, save);
+    j->encode_ms = vkfx_now_ms() - t;
+    if (out && ret < 0 && errno == EPIPE)
+        b->broken_pipe = true;
     if (ret < 0)
-        job_fail(j, ret);
+        job_fail(b, j, ret);
     else
         j->state = JOB_DONE;
 }
 
 /* One JSON object on a line for a finished job (called with the lock held). */
-static void report_json(batch *b, size_t i)
+static void report_json(batch *b, const job *j)
 {
-    const job *j = &b->jobs[i];
     FILE *f = b->json;
-    fprintf(f, "{\"index\": %zu, \"input\": ", i + 1);
+    fprintf(f, "{\"index\": %zu, ", j->index);
+    if (b->source)
+        fprintf(f, "\"line\": %zu, ", j->line);
+    if (b->o->shard_n)
+        fprintf(f, "\"shard\": \"%u/%u\", ", b->o->shard_k, b->o->shard_n);
+    fprintf(f, "\"input\": ");
     cli_json_string(f, j->input);
     fprintf(f, ", \"output\": ");
     cli_json_string(f, j->output);
@@ -576,14 +677,18 @@ static void report_json(batch *b, size_t i)
         fprintf(f, ": %llu", (unsigned long long)j->result.notes[t].value);
     }
     double wall = j->t_end > j->t_start ? (j->t_end - j->t_start) * 1e3 : 0;
-    const char *status = j->state == JOB_DONE ? "ok" : j->state == JOB_FAILED ? "error" : "skipped";
+    const char *status = j->state == JOB_DONE     ? "ok"
+                         : j->state == JOB_FAILED ? "error"
+                         : j->state == JOB_EXISTS ? "exists"
+                                                  : "skipped";
     fprintf(f, "}, \"wall_ms\": %.1f, \"status\": \"%s\", \"error\": ", wall, status);
     if (j->state == JOB_FAILED)
         cli_json_string(f, j->error);
     else
         fprintf(f, "null");
     fprintf(f, "}\n");
-    fflush(f);
+    if ((fflush(f) != 0 || ferror(f)) && !b->json_errno)
+        b->json_errno = errno ? errno : EIO;
 }
 
 /* "12/48 files, 5.3 files/s, 7 s left" on stderr: rewritten in place at
@@ -615,14 +720,21 @@ static void finish_job(batch *b, size_t i)
     j->t_end = now_s();
     b->in_flight--;
     b->done++;
+    if (j->note[0]) {
+        if (b->progress_tty)
+            fputs("\r\033[K", stderr);
+        fprintf(stderr, "vkfx: note: %s\n", j->note);
+    }
     if (j->state == JOB_FAILED) {
         b->failed++;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        fprintf(stderr, "vkfx: %s\n", j->error);
+        /* A reader that went away is the usual end of '-o - | head'. */
+        if (!b->broken_pipe)
+            cli_message("vkfx: %s", j->error);
     }
     if (b->json && j->state != JOB_SKIPPED)
-        report_json(b, i);
+        report_json(b, j);
     vkfx_pixels_free(&j->in);
     vkfx_pixels_free(&j->out);
     report_progress(b, false);
@@ -691,12 +803,12 @@ static void print_timings(const job *j, bool name)
 {
     double total = 0;
     for (uint32_t i = 0; i < j->result.ntimes; i++) {
-        fprintf(stderr, "vkfx: %s%s%-16s %9.3f ms\n", name ? j->input : "", name ? ": " : "",
-                j->result.times[i].label, j->result.times[i].ms);
+        cli_message("vkfx: %s%s%-16s %9.3f ms", name ? j->input : "", name ? ": " : "",
+                    j->result.times[i].label, j->result.times[i].ms);
         total += j->result.times[i].ms;
     }
-    fprintf(stderr, "vkfx: %s%s%-16s %9.3f ms (GPU)\n", name ? j->input : "", name ? ": " : "",
-            "total", total);
+    cli_message("vkfx: %s%s%-16s %9.3f ms (GPU)", name ? j->input : "", name ? ": " : "", "total",
+                total);
 }
 
 /* After a job's GPU run (lock held): a failure is reported; a success goes
@@ -706,12 +818,12 @@ static void gpu_done(batch *b, size_t i, int ret)
     job *j = &b->jobs[i];
     if (ret < 0) {
         b->lost |= ret == VKFX_E_LOST;
-        job_fail(j, ret);
+        job_fail(b, j, ret);
         finish_job(b, i);
         return;
     }
-    if (b->o->run.timings && !b->json)
-        print_timings(j, b->n > 1);
+    if (b->o->timings && !b->json)
+        print_timings(j, b->n > 1 || b->source);
     j->in.width = j->out.width; /* kept for the report */
     j->in.height = j->out.height;
     j->state = JOB_ENCODED;
@@ -728,7 +840,7 @@ static int gpu_finish(batch *b, vkfx_context *ctx, size_t i, vkfx_pending *p, un
         ret = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
                         now - *messages);
     *messages = now;
-    if (ret < 0 && b->n > 1)
+    if (ret < 0 && (b->n > 1 || b->source))
         vkfx_fail_context(ret, "%s", j->input);
     return ret;
 }
@@ -766,13 +878,18 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
         pthread_mutex_unlock(&b->mu);
         if (next < b->n) {
             job *j = &b->jobs[next];
-            vkfx_run_opts run = b->o->run;
+            vkfx_run_opts run = {
+                .precision = j->precision,
+                .linear = j->opts->linear,
+                /* GPU times per pass are measured for --timings and for --json. */
+                .timings = b->o->timings || b->json,
+            };
             run.premultiplied_out = j->fmt == VKFX_FILE_EXR;
             run.input_path = strcmp(j->input, "-") == 0 ? NULL : j->input;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
             start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
-            if (start_ret < 0 && b->n > 1)
+            if (start_ret < 0 && (b->n > 1 || b->source))
                 vkfx_fail_context(start_ret, "%s", j->input);
             if (start_ret == VKFX_OK)
                 vkfx_pixels_free(&j->in);
@@ -801,37 +918,109 @@ static int cpu_count(void)
     return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
-int cli_batch(const cli_batch_opts *o, char **args, int nargs)
+/* A job's place in the order shards are cut from: by output, then input,
+ * then line, so that every node that plans the same jobs agrees whatever
+ * order the shell expanded the arguments in. */
+static int cmp_shard_order(const void *pa, const void *pb)
+{
+    const job *a = *(const job *const *)pa, *b = *(const job *const *)pb;
+    int c = strcmp(a->output, b->output);
+    if (c == 0)
+        c = strcmp(a->input, b->input);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* Keeps, in plan order, this shard's jobs whose output is not there yet
+ * (with --skip-existing); the others are freed, those skipped for their
+ * output reported in the JSON. */
+static int select_jobs(batch *b, plan *p)
+{
+    const cli_batch_opts *o = b->o;
+    bool *keep = calloc(p->n ? p->n : 1, sizeof(*keep));
+    const job **sorted = calloc(p->n ? p->n : 1, sizeof(*sorted));
+    if (!keep || !sorted) {
+        free(keep);
+        free(sorted);
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    }
+    for (size_t i = 0; i < p->n; i++)
+        sorted[i] = &p->jobs[i];
+    qsort(sorted, p->n, sizeof(*sorted), cmp_shard_order);
+    for (size_t r = 0; r < p->n; r++)
+        keep[sorted[r] - p->jobs] = o->shard_n == 0 || r % o->shard_n == o->shard_k;
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        job *j = &p->jobs[i];
+        struct stat st;
+        if (keep[i] && o->skip_existing && strcmp(j->output, "-") != 0 &&
+            stat(j->output, &st) == 0) {
+            j->state = JOB_EXISTS;
+            b->existing++;
+            if (b->json)
+                report_json(b, j);
+            keep[i] = false;
+        }
+        if (keep[i]) {
+            p->jobs[n++] = *j;
+            continue;
+        }
+        free(j->output);
+        free(j->chain_text);
+        vkfx_chain_free(j->chain);
+    }
+    p->n = n;
+    free(keep);
+    free(sorted);
+    return VKFX_OK;
+}
+
+int cli_batch(const cli_batch_opts *o, char **inputs, int ninputs)
+{
+    cli_job_line line = {.o = o->job, .inputs = inputs, .ninputs = ninputs};
+    return cli_batch_lines(o, &line, 1, NULL);
+}
+
+int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t nlines,
+                    const char *source)
 {
     int status = VKFX_OK;
-    strv inputs = {0};
-    batch b = {.o = o};
+    plan p = {.source = source};
+    batch b = {.o = o, .source = source};
     vkfx_context *ctx = NULL;
     vkfx_staging *staging = NULL;
     pthread_t *threads = NULL;
     int nthreads = 0;
-    bool json_file = false;
-    if ((status = plan(o, args, nargs, &inputs, &b.jobs, &b.n)) < 0)
+    vkfx_safefile *json_file = NULL;
+    cli_wall wall = {0};
+    cli_signals_graceful(true);
+    for (size_t i = 0; i < nlines && status == VKFX_OK; i++)
+        status = plan_line(&p, &lines[i]);
+    if (status < 0 || (status = check_plan(&p, o)) < 0)
         goto done;
-    if (o->json) {
-        json_file = strcmp(o->json, "-") != 0;
-        b.json = json_file ? fopen(o->json, "w") : stdout;
-        if (!b.json) {
-            status = vkfx_fail(VKFX_E_IO, "--json=%s: %s", o->json, strerror(errno));
+    if (o->json && strcmp(o->json, "-") != 0) {
+        if ((status = vkfx_safefile_open(o->json, &json_file)) < 0) {
+            vkfx_fail_context(status, "--json");
             goto done;
         }
+        b.json = vkfx_safefile_stream(json_file);
+    } else if (o->json) {
+        b.json = stdout;
     }
-    if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0 ||
-        (status = vkfx_staging_create(ctx, 0, &staging)) < 0)
+    if ((status = select_jobs(&b, &p)) < 0)
         goto done;
+    b.jobs = p.jobs;
+    b.n = p.n;
+    if (b.n == 0)
+        goto done; /* another shard's jobs, or all written already: no GPU needed */
+    if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0)
+        goto done;
+    wall.staging_ms = vkfx_now_ms();
+    if ((status = vkfx_staging_create(ctx, 0, &staging)) < 0)
+        goto done;
+    wall.staging_ms = vkfx_now_ms() - wall.staging_ms;
+    wall.ready_ms = cli_since_start_ms();
 
-    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
-    sigemptyset(&sa.sa_mask);
-    struct sigaction old_int, old_term;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-
-    int want = o->jobs > 0 ? o->jobs : cpu_count();
+    int want = o->threads > 0 ? o->threads : cpu_count();
     nthreads = (size_t)want < b.n ? want : (int)b.n;
     b.limit = (size_t)nthreads * 2 + 2;
     /* One file needs no progress line unless asked for. */
@@ -855,17 +1044,15 @@ int cli_batch(const cli_batch_opts *o, char **args, int nargs)
     }
     pthread_cond_destroy(&b.cv);
     pthread_mutex_destroy(&b.mu);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     /* Each failure was reported as it happened. One input keeps its own
      * code (a usage error found while running is still exit 2); in a batch
      * any failure is exit 1. */
     if (status == VKFX_OK && b.failed)
-        status = b.n == 1 ? b.jobs[0].status : VKFX_E_IO;
+        status = b.n == 1 && !source ? b.jobs[0].status : VKFX_E_IO;
 done:
     if (status < 0 && !(b.failed && b.n))
         cli_print_error();
-    int code = interrupted ? EXIT_INTERRUPTED : cli_exit_code(status);
+    int code = cli_exit_code(status);
     if (b.lost && b.n > 1) {
         size_t written = 0;
         for (size_t i = 0; i < b.n; i++)
@@ -879,25 +1066,49 @@ done:
             written += b.jobs[i].state == JOB_DONE;
         fprintf(stderr, "vkfx: interrupted: %zu of %zu files written, no others\n", written, b.n);
     }
-    if (json_file && b.json && fclose(b.json) != 0 && code == EXIT_OK) {
-        fprintf(stderr, "vkfx: --json=%s: %s\n", o->json, strerror(errno));
-        code = EXIT_PROCESSING;
+    if (b.existing)
+        fprintf(stderr, "vkfx: --skip-existing: %zu output%s there already, not run again\n",
+                b.existing, b.existing == 1 ? " was" : "s were");
+    /* The report is the result too: losing it is a failure (exit 1). */
+    if (json_file && vkfx_safefile_commit(json_file) < 0) {
+        b.broken_pipe |= errno == EPIPE;
+        cli_message("vkfx: --json: %s", vkfx_error_message());
+        code = code == EXIT_OK ? EXIT_PROCESSING : code;
+    } else if (b.json == stdout && (b.json_errno || fflush(stdout) != 0)) {
+        int e = b.json_errno ? b.json_errno : errno;
+        b.broken_pipe |= e == EPIPE;
+        if (e != EPIPE)
+            fprintf(stderr, "vkfx: --json: standard output: %s\n", strerror(e));
+        code = code == EXIT_OK ? EXIT_PROCESSING : code;
     }
-    for (size_t i = 0; b.jobs && i < b.n; i++) {
-        free(b.jobs[i].output);
-        free(b.jobs[i].chain_text);
-        vkfx_chain_free(b.jobs[i].chain);
-        free(b.jobs[i].result.times);
-        vkfx_pixels_free(&b.jobs[i].in);
-        vkfx_pixels_free(&b.jobs[i].out);
-    }
-    free(b.jobs);
+    /* A reader that went away ends the run as SIGPIPE would have. */
+    if (b.broken_pipe)
+        code = 128 + SIGPIPE;
+    if (interrupted)
+        code = 128 + cli_signal_received();
+    cli_signals_graceful(false);
     free(threads);
-    strv_free(&inputs);
+    if (ctx)
+        vkfx_context_times_get(ctx, &wall.ctx);
+    for (size_t i = 0; i < b.n; i++) {
+        const job *j = &b.jobs[i];
+        wall.decode_ms += j->decode_ms;
+        wall.upload_ms += j->result.upload_ms;
+        wall.record_ms += j->result.record_ms;
+        wall.wait_ms += j->result.wait_ms;
+        wall.readback_ms += j->result.readback_ms;
+        wall.encode_ms += j->encode_ms;
+    }
+    wall.jobs = b.n;
+    plan_free(&p);
+    double t = vkfx_now_ms();
     vkfx_staging_destroy(staging);
     if (code == EXIT_OK)
         vkfx_context_destroy(ctx);
     else
         vkfx_context_destroy_after_failure(ctx);
+    wall.exit_ms = vkfx_now_ms() - t;
+    if (o->timings && ctx)
+        cli_wall_print(&wall);
     return code;
 }

@@ -53,21 +53,21 @@ int cli_bench_main(int argc, char **argv)
         case 's':
             if (sscanf(optarg, "%ux%u%c", &o.width, &o.height, &tail) != 2 || !o.width ||
                 !o.height || o.width > 65536 || o.height > 65536) {
-                fprintf(stderr, "vkfx bench: --size '%s' must be WxH, e.g. 4096x4096\n", optarg);
+                cli_message("vkfx bench: --size '%s' must be WxH, e.g. 4096x4096", optarg);
                 return EXIT_USAGE;
             }
             break;
         case 'r':
             o.reps = atoi(optarg);
             if (o.reps < 1 || o.reps > 10000) {
-                fprintf(stderr, "vkfx bench: --reps '%s' must be 1..10000\n", optarg);
+                cli_message("vkfx bench: --reps '%s' must be 1..10000", optarg);
                 return EXIT_USAGE;
             }
             break;
         case 'p':
             o.precision = atoi(optarg);
             if (o.precision != 16 && o.precision != 32) {
-                fprintf(stderr, "vkfx bench: --precision '%s' must be 16 or 32\n", optarg);
+                cli_message("vkfx bench: --precision '%s' must be 16 or 32", optarg);
                 return EXIT_USAGE;
             }
             break;
@@ -87,7 +87,8 @@ int cli_bench_main(int argc, char **argv)
             fputs(bench_usage, stdout);
             return EXIT_OK;
         default:
-            fprintf(stderr, "vkfx bench: unknown option '%s'\n%s", argv[optind - 1], bench_usage);
+            cli_message("vkfx bench: unknown option '%s'", argv[optind - 1]);
+            fputs(bench_usage, stderr);
             return EXIT_USAGE;
         }
     }

@@ -4,10 +4,24 @@
 #define VKFX_CLI_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "../core/vkfx.h"
 
-enum { EXIT_OK = 0, EXIT_PROCESSING = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+enum { EXIT_OK = 0, EXIT_PROCESSING = 1, EXIT_USAGE = 2 };
+
+/* cli/signals.c: blocks SIGHUP, SIGINT, SIGTERM, SIGPIPE and SIGQUIT in
+ * every thread and starts the thread that ends the run on them (call first,
+ * before any other thread starts); -1 if it cannot start. */
+int cli_signals_start(void);
+/* While on, a signal asks for a graceful stop (cli_signal_received) before
+ * the run is ended for it; while off, it ends the run at once. */
+void cli_signals_graceful(bool on);
+/* The first stop signal received, or 0. */
+int cli_signal_received(void);
+/* Blocks until a stop signal arrives and returns it (graceful mode: the
+ * caller then has GRACE_S seconds to end by itself). */
+int cli_signals_wait(void);
 
 /* Exit code for a library status: usage mistakes are 2, the rest 1. */
 int cli_exit_code(int status);
@@ -18,27 +32,147 @@ void cli_log(void *user, const char *message);
 bool cli_env_flag(const char *name);
 int cli_bench_main(int argc, char **argv);
 
+/* cli/message.c: every message on stderr goes through cli_message, a
+ * printf format and its arguments on one line, with control bytes (C0, DEL,
+ * C1) and bytes that are not UTF-8 shown as \xNN or \uNNNN. */
+void cli_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* text escaped that way into out (size bytes, cut to fit). */
+void cli_escape(const char *text, char *out, size_t size);
+/* Length of the valid UTF-8 sequence at s (1..4), 0 if it is not one. */
+int cli_utf8_length(const unsigned char *s);
+/* A growing array of strings that owns them. */
+typedef struct cli_strv {
+    char **v;
+    size_t n, cap;
+} cli_strv;
+/* Appends str, which the array then owns (and frees on failure); str NULL
+ * (a failed strdup) is out of memory. */
+int cli_strv_add(cli_strv *s, char *str);
+void cli_strv_free(cli_strv *s);
+
 /* text as a JSON string, escaped; bytes that are not UTF-8 become U+FFFD. */
 void cli_json_string(FILE *f, const char *text);
 
-typedef struct cli_batch_opts {
+/* What one job line (or the command line of a batch) says about its
+ * inputs: chain, outputs, formats and pixel options. */
+typedef struct cli_job_opts {
     const char *chain_text; /* -f, with template fields */
     const char *output;     /* -o template ("-": standard output), or NULL with outdir */
     const char *outdir;     /* --outdir, or NULL */
     const char *format;     /* --format: what -o - writes (default png) */
-    int jobs;               /* -j: codec threads; 0 for one per core */
-    bool progress;          /* --progress: also when stderr is not a terminal */
-    const char *json;       /* --json: NULL none, "-" standard output, else a file */
-    vkfx_run_opts run;
+    int precision;          /* --precision: 16 or 32 */
+    bool linear;            /* --linear */
     vkfx_save_opts save;
+} cli_job_opts;
+
+/* What applies to the whole run, whatever the jobs. */
+typedef struct cli_batch_opts {
+    cli_job_opts job;   /* the command line's job (a batch; unused by vkfx run) */
+    int threads;        /* -j: codec threads; 0 for one per core */
+    bool progress;      /* --progress: also when stderr is not a terminal */
+    const char *json;   /* --json: NULL none, "-" standard output, else a file */
+    bool timings;       /* --timings: GPU times per pass on stderr */
+    unsigned shard_k;   /* --shard K/N: run the jobs whose place in the sorted */
+    unsigned shard_n;   /* plan is K modulo N; shard_n 0: all of them */
+    bool skip_existing; /* --skip-existing: a job whose output exists is not run */
+    bool init_only;     /* --init-only: create the GPU context, then exit */
     vkfx_context_opts ctx;
 } cli_batch_opts;
 
+/* The options a command line or a job line may hold, by where they apply. */
+typedef enum cli_scope {
+    CLI_SCOPE_JOB = 1,  /* -f -o --outdir --format --precision --linear and the encoders' options */
+    CLI_SCOPE_RUN = 2,  /* -j --json --progress --timings --device --shard ... */
+    CLI_SCOPE_INFO = 4, /* --filters --help-filter --list-devices --version --help */
+} cli_scope;
+
+/* An option that prints something and ends the program. */
+typedef enum cli_info {
+    CLI_INFO_NONE,
+    CLI_INFO_FILTERS,
+    CLI_INFO_HELP_FILTER,
+    CLI_INFO_LIST_DEVICES,
+    CLI_INFO_VERSION,
+    CLI_INFO_HELP,
+} cli_info;
+
+/* Parses argv[1..] with getopt_long into o, accepting only the options of
+ * the scopes given (others are usage errors saying where they belong) and
+ * leaving the operands from *first on. An information option ends the
+ * parse at once: *info says which (and *info_arg its value). Returns 0 or
+ * VKFX_E_USAGE with a one-line message. */
+int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o, int *first,
+                      cli_info *info, const char **info_arg);
+/* The checks a job needs once its options are read: inputs, a chain, one
+ * way to name outputs, --format only with -o -. */
+int cli_check_job(const cli_job_opts *j, int ninputs);
+
+/* One job line: its options and operands (inputs, directories, "-"). */
+typedef struct cli_job_line {
+    cli_job_opts o;
+    char **inputs;
+    int ninputs;
+    size_t line; /* in the job file, from 1; 0 on the command line */
+} cli_job_line;
+
+/* Plans every line's jobs, checks the whole plan (outputs that clash or
+ * overwrite an input), keeps this shard's jobs, then runs them under one
+ * GPU context; source names the job file in messages (NULL for a batch on
+ * the command line). Returns the exit code. */
+int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t nlines,
+                    const char *source);
 /* Runs the chain over the inputs (files, directories, "-"); returns the
  * exit code. */
 int cli_batch(const cli_batch_opts *o, char **inputs, int ninputs);
+/* --timings' host wall-clock breakdown of a run (cli/timings.c). */
+typedef struct cli_wall {
+    vkfx_context_times ctx;
+    double ready_ms;   /* from main to the device ready, staging memory included */
+    double staging_ms; /* mapping the staging memory */
+    double decode_ms, upload_ms, record_ms, wait_ms, readback_ms, encode_ms; /* all jobs' */
+    double exit_ms; /* closing the GPU context */
+    size_t jobs;
+} cli_wall;
+/* Milliseconds since the program's own code began (before main). */
+double cli_since_start_ms(void);
+/* The breakdown on stderr, one line a phase, ending with the total so far. */
+void cli_wall_print(const cli_wall *w);
+/* --init-only: the GPU context created and closed, the floor of every run. */
+int cli_init_only(const cli_batch_opts *o);
+
+/* vkfx run FILE|-: the job file's lines under one GPU context. */
+int cli_run_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);
 /* Whether a and b name one existing file (the same device and inode). */
 bool cli_same_file(const char *a, const char *b);
+int cli_preview_main(int argc, char **argv);
+
+/* cli/paths.c: the files a run reads and writes, checked before any work.
+ * A job-file runner lists its jobs' files the same way. */
+typedef struct cli_path {
+    char *path;  /* as given, for messages */
+    char *label; /* its role: "input", "-o of a.png", "satdof:depth of a.png" */
+    bool writes;
+    dev_t dev; /* identity: of the file, or of its nearest existing folder */
+    ino_t ino;
+    char *rest;  /* "" for an existing file, else the names below that folder */
+    bool device; /* a character device: written more than once without harm */
+} cli_path;
+
+typedef struct cli_paths {
+    cli_path *v;
+    size_t n, cap;
+} cli_paths;
+
+/* Lists path, read or written; role and of (the input it belongs to, or
+ * NULL) name it in messages. */
+int cli_paths_add(cli_paths *p, const char *path, bool writes, const char *role, const char *of);
+/* Lists every file the chain's options name (read or written, from the
+ * filters' option tables); of: the input the chain runs on. */
+int cli_paths_add_chain(cli_paths *p, const vkfx_chain *chain, const char *of);
+/* VKFX_E_USAGE naming both paths when a file written is also read, or
+ * written twice (but for a character device). */
+int cli_paths_check(const cli_paths *p);
+void cli_paths_free(cli_paths *p);
 
 #endif

@@ -48,17 +48,22 @@ static const char compare_usage[] =
     "2 usage error or trouble: a bad option, a missing, unreadable or corrupt\n"
     "input file, or a --diff file that cannot be written (no result line then).\n";
 
+/* fmt holds one %s, for arg. */
 static int compare_usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "vkfx compare: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'vkfx compare --help'.\n");
+    char text[2048];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(text, sizeof(text), fmt, arg);
+#pragma GCC diagnostic pop
+    cli_message("vkfx compare: %s", text);
+    fprintf(stderr, "Try 'vkfx compare --help'.\n");
     return EXIT_USAGE;
 }
 
 static int compare_trouble(void)
 {
-    fprintf(stderr, "vkfx compare: %s\n", vkfx_error_message());
+    cli_message("vkfx compare: %s", vkfx_error_message());
     return EXIT_USAGE;
 }
 
@@ -143,8 +148,8 @@ int cli_compare_main(int argc, char **argv)
     }
     bool pass = !r.size_mismatch && vkfx_metric_passes(metric, r.value, tolerance);
     if (r.size_mismatch)
-        fprintf(stderr, "vkfx compare: the sizes differ: %s is %ux%u, %s is %ux%u\n", path_a,
-                a.width, a.height, path_b, b.width, b.height);
+        cli_message("vkfx compare: the sizes differ: %s is %ux%u, %s is %ux%u", path_a, a.width,
+                    a.height, path_b, b.width, b.height);
     printf("vkfx compare: metric=%s value=%.10g tolerance=%.10g result=%s reason=%s a=%s b=%s\n",
            vkfx_metric_name(metric), r.value, tolerance, pass ? "pass" : "fail",
            pass              ? "none"

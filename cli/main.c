@@ -13,9 +13,11 @@
 static const char usage_text[] =
     "usage: vkfx INPUT -f CHAIN -o OUTPUT [options]\n"
     "       vkfx INPUT... -f CHAIN (-o TEMPLATE | --outdir DIR) [options]\n"
+    "       vkfx run [options] JOBFILE|-     (one job per line; vkfx run --help)\n"
     "       vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--json] [--variants]\n"
     "                  [CHAIN...]\n"
     "       vkfx compare A B [--metric maxabs|psnr|ssim] [--tolerance X] [--diff DIFF.png]\n"
+    "       vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
     "       vkfx --filters | --help-filter NAME | --list-devices | --version | --help\n"
     "\n"
     "Runs a chain of image filters on the GPU (or on the software Vulkan device\n"
@@ -27,13 +29,20 @@ static const char usage_text[] =
     "                         escapes the next character, so file names in\n"
     "                         options may hold , : = (quote the chain in the shell)\n"
     "  -o, --output FILE      output image; format from the extension: png, jpg,\n"
-    "                         jpeg, bmp, tga, hdr, exr. Written atomically (a temporary\n"
-    "                         file renamed on success); never an input file. With\n"
-    "                         several inputs, a TEMPLATE (below). '-' writes the\n"
-    "                         image to standard output (one input; --format)\n"
-    "      --outdir DIR       write each output into DIR under its input's name\n"
-    "                         (GIF, PSD and standard input become NAME.png)\n"
-    "      --format EXT       what -o - writes: png (default), jpg, bmp, tga, hdr, exr\n"
+    "                         jpeg, tif, tiff, webp, exr, bmp, hdr, tga. With\n"
+    "                         several inputs, a TEMPLATE (below); its folders are\n"
+    "                         created as needed. '-' writes the image to standard\n"
+    "                         output (one input; --format). How files are written:\n"
+    "                         see 'Files' below\n"
+    "      --outdir DIR       write each output into DIR (created as needed) under\n"
+    "                         its input's name (GIF, PSD, standard input: NAME.png)\n"
+    "  -n, --no-clobber       never replace an existing file: files to be written\n"
+    "                         (outputs, out=, plot=, --json) that exist are a usage\n"
+    "                         error before any work, naming them\n"
+    "      --no-fsync         do not flush each file to disk before renaming it\n"
+    "                         into place (faster; after a crash a file may be empty)\n"
+    "      --format EXT       what -o - writes: png (default), jpg, tif, webp, exr,\n"
+    "                         bmp, hdr, tga\n"
     "  -j, --jobs N           threads that decode and encode files while the GPU\n"
     "                         works (default: one per core)\n"
     "      --progress         files done, files/s and time left on stderr, also when\n"
@@ -42,15 +51,56 @@ static const char usage_text[] =
     "      --json[=FILE]      one JSON object per input, a line each, on stdout or in\n"
     "                         FILE: index, input, output, width, height, gpu_ms (per\n"
     "                         pass), gpu_ms_total, notes (counts filters report),\n"
-    "                         wall_ms, status (ok or error) and error (the message)\n"
-    "  -q, --quality N        JPEG quality 1..100 (default 90)\n"
+    "                         wall_ms, status (ok, error, or exists: skipped by\n"
+    "                         --skip-existing) and error (the message); with --shard\n"
+    "                         also shard (\"K/N\"), in vkfx run also line; on stdout\n"
+    "                         line by line, FILE complete when the run ends\n"
+    "      --shard K/N        run only part K of N (K from 0 to N-1): the planned\n"
+    "                         jobs sorted by output name, then input, and every Nth\n"
+    "                         from the Kth, so N runs with the same arguments (on as\n"
+    "                         many machines, in any order of arguments) share the\n"
+    "                         work, each job once; outputs are still checked\n"
+    "                         against the whole plan. K=$SLURM_ARRAY_TASK_ID,\n"
+    "                         N=$SLURM_ARRAY_TASK_COUNT in a Slurm array (--array=0-3);\n"
+    "                         K=$JOB_COMPLETION_INDEX in a Kubernetes Indexed Job\n"
+    "      --skip-existing    do not run jobs whose output file exists (outputs are\n"
+    "                         only ever renamed into place complete), so a killed\n"
+    "                         or requeued run finishes the set without redoing work\n"
+    "  -q, --quality N        JPEG and lossy WebP quality 1..100 (default 90)\n"
+    "      --jpeg-subsampling 444|422|420\n"
+    "                         JPEG chroma subsampling (default 444 at quality 90\n"
+    "                         and above, 420 below)\n"
+    "      --jpeg-progressive JPEG output in progressive scans (default baseline);\n"
+    "                         Huffman tables are always optimised for the image\n"
+    "      --png-level N      PNG zlib compression level 0..9 (default 6)\n"
+    "      --tiff-compression none|lzw|deflate\n"
+    "                         TIFF output compression (default deflate: lossless,\n"
+    "                         the smallest of the three, read by every TIFF reader)\n"
+    "      --lossless         WebP output lossless (default lossy at -q)\n"
     "      --exr-float        OpenEXR output in float channels (default half)\n"
     "      --max-pixels N     refuse inputs (and maps) whose header declares more\n"
-    "                         than N pixels, before decoding (default 268435456)\n"
-    "      --precision 16|32  internal format rgba16f (default) or rgba32f\n"
+    "                         than N pixels, before decoding (default 268435456).\n"
+    "                         It bounds memory too: a file or stream is read up to\n"
+    "                         17 x N bytes + 1 MiB and no further; an OpenEXR file's\n"
+    "                         channels (all of them, as float planes of its data\n"
+    "                         window) may take 16 x N bytes, its display window N\n"
+    "                         pixels; its chunk table is checked before that memory\n"
+    "                         is taken\n"
+    "      --precision auto|16|32\n"
+    "                         internal format: auto (default) is rgba32f when the\n"
+    "                         input or a map the chain reads has 16-bit or float\n"
+    "                         samples, else rgba16f; 16 and 32 force one\n"
     "      --linear           treat 8/16-bit files as linear light: no sRGB decode\n"
     "                         on input, no encode on output\n"
-    "      --timings          GPU milliseconds per pass on stderr\n"
+    "      --timings          GPU milliseconds per pass on stderr, then the host's\n"
+    "                         wall clock: process start to main, to device ready\n"
+    "                         (loader, instance, device, staging), pipelines built,\n"
+    "                         decode, upload, record, GPU (waited for), read-back,\n"
+    "                         encode, exit (context closed) and the total; in a\n"
+    "                         batch the per-job phases are summed over the jobs\n"
+    "      --init-only        create the GPU context (instance, device, pipeline\n"
+    "                         cache) and exit: the floor under every run's start;\n"
+    "                         with --timings its breakdown\n"
     "      --device D         device index or name substring (see --list-devices)\n"
     "      --no-subgroup-ops  run the shared-memory variants of kernels that\n"
     "                         otherwise use subgroup arithmetic (for testing)\n"
@@ -60,8 +110,9 @@ static const char usage_text[] =
     "      --version          print the version\n"
     "  -h, --help             this text\n"
     "\n"
-    "Batches: INPUT may be several files, a directory (the .png .jpg .jpeg .bmp .tga\n"
-    ".gif .psd .hdr .exr files directly in it, by name) or '-' (standard input, once).\n"
+    "Batches: INPUT may be several files, a directory (the files directly in it\n"
+    "whose content is in a format vkfx reads; files named as images that are not\n"
+    "are reported) or '-' (standard input, once).\n"
     "One GPU context and one set of pipelines serve the whole batch. In -o and in\n"
     "the chain's option values, {stem} (file name without extension), {name} (with\n"
     "it), {ext} (extension, no dot), {dir} (the input's directory, '.' if none) and\n"
@@ -70,8 +121,25 @@ static const char usage_text[] =
     "'a,b.png' still pairs: -f 'dof:depth=depth/{stem}.png'. Outputs are checked\n"
     "before any work: two inputs writing one file, or an output that is an input,\n"
     "are usage errors. A file that fails is reported and skipped; the others are\n"
-    "written. Ctrl-C stops after the files in hand: every file written is complete,\n"
-    "no temporary is left, the exit status is 130.\n"
+    "written. Only regular files are taken from a directory; others are reported\n"
+    "and skipped.\n"
+    "\n"
+    "Files: every file vkfx writes (outputs, histogram's out= and plot=, --json=FILE,\n"
+    "the kernel cache) goes to a temporary beside it, created afresh, flushed to\n"
+    "disk and renamed over the target, which keeps its permission bits (and owner\n"
+    "and group where allowed); a character device or FIFO is written straight\n"
+    "through, as the shell's '>' would; a directory or a file without any write\n"
+    "bit is a usage error. Before any work every file written is checked against\n"
+    "every file read (inputs, depth and radius maps) and against each other, by\n"
+    "identity (links and other spellings included): a clash is a usage error\n"
+    "naming both. In a batch, a file named in the chain (out=, plot=) needs a\n"
+    "template field, or it would be written over once per input.\n"
+    "\n"
+    "Signals: SIGINT (Ctrl-C), SIGTERM, SIGHUP, SIGQUIT and SIGPIPE all stop the\n"
+    "run: no new work starts, the files in hand are finished within 3 seconds\n"
+    "(else dropped), every temporary is removed and the exit status is 128 + the\n"
+    "signal (130 for SIGINT). A file written is always complete. A write to a\n"
+    "closed pipe (vkfx ... -o - | head -c 10) ends the same way, with 141.\n"
     "\n"
     "File names: the shell's quoting is all a file argument needs (spaces, commas,\n"
     "colons, any UTF-8). In a chain, a backslash escapes the next character, so an\n"
@@ -79,13 +147,19 @@ static const char usage_text[] =
     "single quotes so the shell keeps the backslashes. '#' picks an OpenEXR channel\n"
     "(depth=r.exr#Z) only after an .exr name; elsewhere it is part of the name.\n"
     "\n"
-    "Inputs: PNG (8/16-bit gray, gray+alpha, RGB, RGBA, palette), JPEG, BMP, TGA,\n"
-    "GIF (first frame), PSD, Radiance HDR, OpenEXR (scanline or tiled, half, float\n"
-    "or uint channels: R, G, B, A or Y, also with a layer prefix such as 'beauty.R').\n"
+    "Inputs, recognised by content: PNG (8/16-bit gray, gray+alpha, RGB, RGBA,\n"
+    "palette), JPEG (libjpeg-turbo: gray, YCbCr, CMYK, YCCK; baseline or\n"
+    "progressive; a damaged scan is an error), TIFF (8/16-bit and float gray,\n"
+    "gray+alpha, RGB, RGBA; strips or tiles, contiguous or planar, any compression\n"
+    "libtiff reads; the first page), WebP (lossy, lossless, alpha; the first frame\n"
+    "of an animation), BMP, TGA, GIF (first frame), PSD, Radiance HDR, OpenEXR\n"
+    "(scanline or tiled, half, float or uint channels: R, G, B, A or Y, also with a\n"
+    "layer prefix such as 'beauty.R'). A page or frame left unread is noted on\n"
+    "stderr.\n"
     "8/16-bit files are sRGB unless --linear; processing is in linear light with\n"
     "premultiplied alpha. PNG and TGA outputs keep the input's channels (PNG also\n"
-    "its bit depth; float input gives 16-bit); JPEG is 8-bit RGB, BMP 8-bit RGB or\n"
-    "RGBA, HDR float RGB. OpenEXR input and output are linear, premultiplied and\n"
+    "its bit depth; float input gives 16-bit); TIFF keeps channels and depth (float\n"
+    "too); JPEG is 8-bit gray or RGB, WebP and BMP 8-bit RGB or RGBA, HDR float RGB. OpenEXR input and output are linear, premultiplied and\n"
     "unclamped, the image being the display window (pixels outside the data window\n"
     "are transparent black); output keeps the input's channels as Y, YA, RGB or RGBA.\n"
     "\n"
@@ -94,6 +168,10 @@ static const char usage_text[] =
     "Z (ViewLayer.Depth.Z), else one whose name contains 'depth'; FILE.exr#NAME\n"
     "picks a channel; depth=self reads the input EXR's own depth channel. Float\n"
     "depth is in scene units, and so are focus and range then.\n"
+    "\n"
+    "Preview: 'vkfx preview INPUT -f CHAIN -o FILE' serves a page on 127.0.0.1 that\n"
+    "renders the chain as its options change, with the equivalent command line;\n"
+    "'vkfx preview --help' has the details.\n"
     "\n"
     "Environment: VKFX_VALIDATE=1 turns on the Khronos validation layer with\n"
     "synchronization validation; any message it reports makes the run fail.\n"
@@ -111,8 +189,9 @@ static const char usage_text[] =
     "does not apply, or a name no filter has, is a usage error.\n"
     "\n"
     "Exit status: 0 success, 1 processing error (unreadable or corrupt input,\n"
-    "unwritable output, GPU failure; in a batch, any file failed), 2 usage error\n"
-    "(bad arguments or chain), 130 interrupted.\n";
+    "unwritable output or report, standard output included, GPU failure; in a\n"
+    "batch, any file failed), 2 usage error (bad arguments or chain, clashing\n"
+    "files), 128 + N stopped by signal N (130 for Ctrl-C).\n";
 
 int cli_exit_code(int status)
 {
@@ -121,20 +200,25 @@ int cli_exit_code(int status)
 
 void cli_print_error(void)
 {
-    fprintf(stderr, "vkfx: %s\n", vkfx_error_message());
+    cli_message("vkfx: %s", vkfx_error_message());
 }
 
 void cli_log(void *user, const char *message)
 {
     (void)user;
-    fprintf(stderr, "vkfx: %s\n", message);
+    cli_message("vkfx: %s", message);
 }
 
+/* fmt holds one %s, for arg. */
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "vkfx: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'vkfx --help'.\n");
+    char text[2048];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(text, sizeof(text), fmt, arg);
+#pragma GCC diagnostic pop
+    cli_message("vkfx: %s", text);
+    fprintf(stderr, "Try 'vkfx --help'.\n");
     return EXIT_USAGE;
 }
 
@@ -162,10 +246,9 @@ static int help_filter(const char *name)
                 best = (*g)->name;
             }
         }
-        fprintf(stderr, "vkfx: unknown filter '%s'", name);
-        if (best && best_d <= 2)
-            fprintf(stderr, "; did you mean '%s'?", best);
-        fprintf(stderr, " (vkfx --filters lists them)\n");
+        cli_message("vkfx: unknown filter '%s'%s%s%s (vkfx --filters lists them)", name,
+                    best && best_d <= 2 ? "; did you mean '" : "", best && best_d <= 2 ? best : "",
+                    best && best_d <= 2 ? "'?" : "");
         return EXIT_USAGE;
     }
     char buf[8192];
@@ -203,166 +286,49 @@ bool cli_env_flag(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-static bool parse_int(const char *s, long min, long max, long *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || !end || end == s || *end || v < min || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
-enum {
-    OPT_PRECISION = 256,
-    OPT_LINEAR,
-    OPT_TIMINGS,
-    OPT_DEVICE,
-    OPT_FILTERS,
-    OPT_HELP_FILTER,
-    OPT_LIST_DEVICES,
-    OPT_VERSION,
-    OPT_NO_SUBGROUP,
-    OPT_EXR_FLOAT,
-    OPT_MAX_PIXELS,
-    OPT_OUTDIR,
-    OPT_PROGRESS,
-    OPT_JSON,
-    OPT_FORMAT,
-};
-
 int main(int argc, char **argv)
 {
+    if (cli_signals_start() < 0) {
+        fprintf(stderr, "vkfx: cannot start the thread that handles signals\n");
+        return EXIT_PROCESSING;
+    }
     if (argc > 1 && strcmp(argv[1], "bench") == 0)
         return cli_bench_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return cli_compare_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "run") == 0)
+        return cli_run_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "preview") == 0)
+        return cli_preview_main(argc - 1, argv + 1);
 
-    static const struct option longopts[] = {
-        {"filter", required_argument, NULL, 'f'},
-        {"output", required_argument, NULL, 'o'},
-        {"quality", required_argument, NULL, 'q'},
-        {"precision", required_argument, NULL, OPT_PRECISION},
-        {"linear", no_argument, NULL, OPT_LINEAR},
-        {"timings", no_argument, NULL, OPT_TIMINGS},
-        {"device", required_argument, NULL, OPT_DEVICE},
-        {"filters", no_argument, NULL, OPT_FILTERS},
-        {"help-filter", required_argument, NULL, OPT_HELP_FILTER},
-        {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {"no-subgroup-ops", no_argument, NULL, OPT_NO_SUBGROUP},
-        {"exr-float", no_argument, NULL, OPT_EXR_FLOAT},
-        {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
-        {"outdir", required_argument, NULL, OPT_OUTDIR},
-        {"jobs", required_argument, NULL, 'j'},
-        {"progress", no_argument, NULL, OPT_PROGRESS},
-        {"json", optional_argument, NULL, OPT_JSON},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    cli_batch_opts o = {.run = {.precision = 16}};
-    long v = 0;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":f:o:q:j:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            o.chain_text = optarg;
-            break;
-        case 'o':
-            o.output = optarg;
-            break;
-        case 'q':
-            if (!parse_int(optarg, 1, 100, &v))
-                return usage_error("--quality '%s' must be an integer 1..100", optarg);
-            o.save.jpeg_quality = (int)v;
-            break;
-        case 'j':
-            if (!parse_int(optarg, 1, 256, &v))
-                return usage_error("--jobs '%s' must be an integer 1..256", optarg);
-            o.jobs = (int)v;
-            break;
-        case OPT_OUTDIR:
-            o.outdir = optarg;
-            break;
-        case OPT_PROGRESS:
-            o.progress = true;
-            break;
-        case OPT_JSON:
-            o.json = optarg ? optarg : "-";
-            break;
-        case OPT_FORMAT:
-            o.format = optarg;
-            break;
-        case OPT_PRECISION:
-            if (!parse_int(optarg, 16, 32, &v) || (v != 16 && v != 32))
-                return usage_error("--precision '%s' must be 16 (rgba16f) or 32 (rgba32f)", optarg);
-            o.run.precision = (int)v;
-            break;
-        case OPT_LINEAR:
-            o.run.linear = true;
-            break;
-        case OPT_TIMINGS:
-            o.run.timings = true;
-            break;
-        case OPT_DEVICE:
-            o.ctx.device = optarg;
-            break;
-        case OPT_NO_SUBGROUP:
-            o.ctx.no_subgroup_ops = true;
-            break;
-        case OPT_EXR_FLOAT:
-            o.save.exr_float = true;
-            break;
-        case OPT_MAX_PIXELS:
-            if (!parse_int(optarg, 1, 1L << 40, &v))
-                return usage_error("--max-pixels '%s' must be an integer 1..1099511627776", optarg);
-            vkfx_file_set_max_pixels((uint64_t)v);
-            break;
-        case OPT_FILTERS:
-            return list_filters();
-        case OPT_HELP_FILTER:
-            return help_filter(optarg);
-        case OPT_LIST_DEVICES:
-            return list_devices();
-        case OPT_VERSION:
-            printf("vkfx %s\n", VKFX_VERSION);
-            return EXIT_OK;
-        case 'h':
-            fputs(usage_text, stdout);
-            return EXIT_OK;
-        case ':':
-            if (optopt > 0 && optopt < 256) {
-                char opt[3] = {'-', (char)optopt, 0};
-                return usage_error("option '%s' needs a value", opt);
-            }
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
-        case '?':
-        default:
-            /* For a short option in a cluster (-Zq) optind has not moved past it yet. */
-            if (optopt > 0 && optopt < 256) {
-                char opt[3] = {'-', (char)optopt, 0};
-                return usage_error("unknown option '%s'", opt);
-            }
-            return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
+    cli_batch_opts o = {0};
+    cli_info info = CLI_INFO_NONE;
+    const char *info_arg = NULL;
+    int first = argc;
+    if (cli_parse_options(argc, argv, CLI_SCOPE_JOB | CLI_SCOPE_RUN | CLI_SCOPE_INFO, &o, &first,
+                          &info, &info_arg) < 0)
+        return usage_error("%s", vkfx_error_message());
+    switch (info) {
+    case CLI_INFO_NONE:
+        break;
+    case CLI_INFO_FILTERS:
+        return list_filters();
+    case CLI_INFO_HELP_FILTER:
+        return help_filter(info_arg);
+    case CLI_INFO_LIST_DEVICES:
+        return list_devices();
+    case CLI_INFO_VERSION:
+        printf("vkfx %s\n", VKFX_VERSION);
+        return EXIT_OK;
+    case CLI_INFO_HELP:
+        fputs(usage_text, stdout);
+        return EXIT_OK;
     }
-    if (optind >= argc)
-        return usage_error("%s", "no input file given");
-    if (!o.chain_text)
-        return usage_error("%s", "no filter chain given (-f CHAIN; vkfx --filters lists them)");
-    if (!o.output && !o.outdir)
-        return usage_error("%s", "no output given (-o FILE or TEMPLATE, or --outdir DIR)");
-    if (o.output && o.outdir)
-        return usage_error("%s", "-o and --outdir both name the outputs; give one of them");
-    if (o.format && !(o.output && strcmp(o.output, "-") == 0))
-        return usage_error("%s", "--format is for -o - (standard output); files take the "
-                                 "format of their extension");
     o.ctx.validate = cli_env_flag("VKFX_VALIDATE");
     o.ctx.log = cli_log;
-    /* GPU times per pass are measured for --timings and for the --json report. */
-    o.run.timings = o.run.timings || o.json;
-    return cli_batch(&o, argv + optind, argc - optind);
+    if (o.init_only)
+        return cli_init_only(&o);
+    if (cli_check_job(&o.job, argc - first) < 0)
+        return usage_error("%s", vkfx_error_message());
+    return cli_batch(&o, argv + first, argc - first);
 }

@@ -550,6 +550,20 @@ void vkfx_chain_free(vkfx_chain *chain)
     free(chain);
 }
 
+int vkfx_chain_paths(const vkfx_chain *chain, vkfx_chain_path_fn fn, void *user)
+{
+    for (size_t i = 0; chain && i < chain->count; i++) {
+        const vkfx_chain_link *l = &chain->links[i];
+        for (const vkfx_option *o = l->filter->options; l->params && o && o->name; o++) {
+            const char *value = o->type == VKFX_OPT_PATH ? get_path(l->params, o) : NULL;
+            int ret = value ? fn(user, l->filter, o, value) : VKFX_OK;
+            if (ret < 0)
+                return ret;
+        }
+    }
+    return VKFX_OK;
+}
+
 /* ---- --help-filter ---- */
 
 enum { COL_NAME, COL_TYPE, COL_DEFAULT, COL_RANGE, COL_HELP, COLS };

@@ -24,6 +24,13 @@ typedef struct vkfx_chain {
 int vkfx_chain_parse(const char *text, vkfx_chain **out);
 void vkfx_chain_free(vkfx_chain *chain);
 
+/* Calls fn for every file option (VKFX_OPT_PATH) given in chain, in order,
+ * with the filter, the option's row (o->writes: the filter writes the
+ * file) and the value; stops at and returns fn's first negative result. */
+typedef int (*vkfx_chain_path_fn)(void *user, const vkfx_filter *f, const vkfx_option *o,
+                                  const char *value);
+int vkfx_chain_paths(const vkfx_chain *chain, vkfx_chain_path_fn fn, void *user);
+
 /* Parses one option value into its field (used by the chain parser). */
 int vkfx_option_parse(const vkfx_filter *f, const vkfx_option *o, const char *value, void *params);
 /* Fills params with every option's default. */

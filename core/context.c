@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 #include "kernel.h"
@@ -499,9 +500,14 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     ctx->log = opts->log;
     ctx->log_user = opts->log_user;
+    double t = vkfx_now_ms();
     TRY(load_loader());
+    ctx->times.loader_ms = vkfx_now_ms() - t;
+    t = vkfx_now_ms();
     TRY(create_instance(opts->validate, ctx));
     keep_vulkan_libraries_mapped();
+    ctx->times.instance_ms = vkfx_now_ms() - t;
+    t = vkfx_now_ms();
     device_caps c = {0};
     TRY(pick_device(ctx, opts->device, &c));
 
@@ -638,11 +644,24 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     VK_TRY(vkCreateSampler(ctx->device, &smp, NULL, &ctx->sampler));
     TRY(vkfx_pipecache_open(ctx));
     TRY(read_faults(ctx));
+    ctx->times.device_ms = vkfx_now_ms() - t;
     *out = ctx;
     return VKFX_OK;
 fail:
     vkfx_context_destroy(ctx);
     return ret;
+}
+
+double vkfx_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+void vkfx_context_times_get(const vkfx_context *ctx, vkfx_context_times *t)
+{
+    *t = ctx->times;
 }
 
 void vkfx_context_destroy_after_failure(vkfx_context *ctx)

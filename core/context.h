@@ -46,6 +46,7 @@ struct vkfx_context {
     char *pipeline_cache_path;      /* its file, NULL when none is kept */
     bool pipelines_built;           /* this run added pipelines to the cache */
     bool run_failed;                /* vkfx_context_destroy_after_failure */
+    vkfx_context_times times;       /* host wall-clock of start-up and kernel builds */
     uint64_t device_bytes;          /* device memory allocated now */
     uint64_t device_bytes_peak;
     volatile unsigned validation_messages;

@@ -131,6 +131,18 @@ static int open_file(mem_stream *m, exr_file *f)
         ret = vkfx_fail_pixels(m->name, (uint64_t)ww, (uint64_t)wh);
         goto fail;
     }
+    /* Every channel is decoded to a float plane of the data window: all of
+     * them together may take what four channels of the limit would. */
+    uint64_t planes = (uint64_t)(f->channels->num_channels > 0 ? f->channels->num_channels : 1);
+    if (ww > 0 && wh > 0 && planes * (uint64_t)ww * (uint64_t)wh > 4 * vkfx_file_max_pixels()) {
+        ret = vkfx_fail(VKFX_E_LIMIT,
+                        "%s: %llu channels of %lldx%lld pixels need %llu float samples, more "
+                        "than --max-pixels %llu allows (4 a pixel)",
+                        m->name, (unsigned long long)planes, (long long)ww, (long long)wh,
+                        (unsigned long long)(planes * (uint64_t)ww * (uint64_t)wh),
+                        (unsigned long long)vkfx_file_max_pixels());
+        goto fail;
+    }
     (void)parts;
     return VKFX_OK;
 fail:
@@ -145,6 +157,111 @@ static int find_channel(const exr_attr_chlist_t *list, const char *name)
         if (strcmp(list->entries[i].name.str, name) == 0)
             return i;
     return -1;
+}
+
+static int corrupt_block(const mem_stream *m, const exr_file *f, int64_t x, int64_t y)
+{
+    exr_compression_t c = EXR_COMPRESSION_NONE;
+    static const char *const names[] = {"uncompressed", "RLE",   "ZIPS", "ZIP",  "PIZ",
+                                        "PXR24",        "B44",   "B44A", "DWAA", "DWAB"};
+    exr_get_compression(f->ctxt, 0, &c);
+    const char *name = (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "compressed";
+    return vkfx_fail(VKFX_E_FORMAT,
+                     "%s: corrupt OpenEXR file (the %s block at %lld,%lld of the data window "
+                     "does not decode)",
+                     m->name, name, (long long)x, (long long)y);
+}
+
+/* Calls that return a status: on failure, keep it and go to the cleanup. */
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        if ((ret = (call)) < 0)                                                                    \
+            goto fail;                                                                             \
+    } while (0)
+
+/* How the data window is cut into chunks: nx x ny tiles of tw x th, or ny
+ * blocks of lines scanlines. */
+typedef struct chunk_grid {
+    int32_t nx, ny, tw, th, lines;
+} chunk_grid;
+
+static int grid_of(mem_stream *m, exr_file *f, chunk_grid *g)
+{
+    int ret = VKFX_OK;
+    int64_t DW = (int64_t)f->data.max.x - f->data.min.x + 1;
+    int64_t DH = (int64_t)f->data.max.y - f->data.min.y + 1;
+    *g = (chunk_grid){.nx = 1};
+    if (f->storage == EXR_STORAGE_TILED) {
+        int32_t lw = 0, lh = 0;
+        EXR_TRY(exr_get_tile_sizes(f->ctxt, 0, 0, 0, &g->tw, &g->th), "reading tile sizes");
+        EXR_TRY(exr_get_level_sizes(f->ctxt, 0, 0, 0, &lw, &lh), "reading the level size");
+        if (g->tw < 1 || g->th < 1 || lw != DW || lh != DH) {
+            ret = vkfx_fail(VKFX_E_FORMAT, "%s: corrupt OpenEXR tile description", m->name);
+            goto fail;
+        }
+        g->nx = (lw + g->tw - 1) / g->tw;
+        g->ny = (lh + g->th - 1) / g->th;
+    } else {
+        EXR_TRY(exr_get_scanlines_per_chunk(f->ctxt, 0, &g->lines), "reading lines per chunk");
+        if (g->lines < 1) {
+            ret = vkfx_fail(VKFX_E_FORMAT, "%s: corrupt OpenEXR file (%d lines a block)", m->name,
+                            (int)g->lines);
+            goto fail;
+        }
+        g->ny = (int32_t)((DH + g->lines - 1) / g->lines);
+    }
+fail:
+    return ret;
+}
+
+/* The chunk at (tx, ty) of the grid, which must lie in the file. */
+static int read_chunk(mem_stream *m, exr_file *f, const chunk_grid *g, int32_t tx, int32_t ty,
+                      exr_chunk_info_t *ci)
+{
+    int ret = VKFX_OK;
+    if (f->storage == EXR_STORAGE_TILED)
+        EXR_TRY(exr_read_tile_chunk_info(f->ctxt, 0, tx, ty, 0, 0, ci), "reading a tile");
+    else
+        EXR_TRY(exr_read_scanline_chunk_info(f->ctxt, 0, f->data.min.y + ty * g->lines, ci),
+                "reading a scanline block");
+    if (ci->data_offset > m->size || ci->packed_size > m->size - ci->data_offset)
+        ret = vkfx_fail(VKFX_E_FORMAT,
+                        "%s: corrupt OpenEXR file (a block of %llu bytes at %llu runs past the "
+                        "end, %zu bytes)",
+                        m->name, (unsigned long long)ci->packed_size,
+                        (unsigned long long)ci->data_offset, m->size);
+fail:
+    return ret;
+}
+
+/* The chunk table, checked before any memory is taken for pixels: it must
+ * fit in the file, and each block it points at must lie in it. A file of a few hundred bytes declaring a large tiled
+ * image fails here, not after gigabytes were allocated and zeroed. */
+static int check_chunks(mem_stream *m, exr_file *f)
+{
+    int ret = VKFX_OK;
+    int64_t DW = (int64_t)f->data.max.x - f->data.min.x + 1;
+    int64_t DH = (int64_t)f->data.max.y - f->data.min.y + 1;
+    if (DW < 1 || DH < 1)
+        return VKFX_OK;
+    int32_t chunks = 0;
+    EXR_TRY(exr_get_chunk_count(f->ctxt, 0, &chunks), "counting chunks");
+    if (chunks < 1 || (uint64_t)chunks * 8 > m->size) {
+        ret = vkfx_fail(VKFX_E_FORMAT,
+                        "%s: corrupt OpenEXR file (a table of %d chunks does not fit in its %zu "
+                        "bytes)",
+                        m->name, (int)chunks, m->size);
+        goto fail;
+    }
+    chunk_grid g;
+    CHECK(grid_of(m, f, &g));
+    for (int32_t ty = 0; ty < g.ny; ty++)
+        for (int32_t tx = 0; tx < g.nx; tx++) {
+            exr_chunk_info_t ci;
+            CHECK(read_chunk(m, f, &g, tx, ty, &ci));
+        }
+fail:
+    return ret;
 }
 
 /* Decodes channels want[0..n) (indices into the channel list, -1 for a
@@ -180,34 +297,15 @@ static int decode(mem_stream *m, exr_file *f, const int *want, const float *fill
         goto fail;
     }
 
-    int32_t chunks = 0;
-    EXR_TRY(exr_get_chunk_count(f->ctxt, 0, &chunks), "counting chunks");
-    int32_t tiles_x = 1, tiles_y = 0, tw = 0, th = 0, lines = 0;
-    if (f->storage == EXR_STORAGE_TILED) {
-        int32_t lw = 0, lh = 0;
-        EXR_TRY(exr_get_tile_sizes(f->ctxt, 0, 0, 0, &tw, &th), "reading tile sizes");
-        EXR_TRY(exr_get_level_sizes(f->ctxt, 0, 0, 0, &lw, &lh), "reading the level size");
-        if (tw < 1 || th < 1 || lw != DW || lh != DH) {
-            ret = vkfx_fail(VKFX_E_FORMAT, "%s: corrupt OpenEXR tile description", m->name);
-            goto fail;
-        }
-        tiles_x = (lw + tw - 1) / tw;
-        tiles_y = (lh + th - 1) / th;
-    } else {
-        EXR_TRY(exr_get_scanlines_per_chunk(f->ctxt, 0, &lines), "reading lines per chunk");
-        tiles_y = (int32_t)((DH + lines - 1) / lines);
-    }
-    for (int32_t ty = 0; ty < tiles_y; ty++)
-        for (int32_t tx = 0; tx < tiles_x; tx++) {
+    chunk_grid g;
+    CHECK(grid_of(m, f, &g));
+    for (int32_t ty = 0; ty < g.ny; ty++)
+        for (int32_t tx = 0; tx < g.nx; tx++) {
             exr_chunk_info_t ci;
-            if (f->storage == EXR_STORAGE_TILED)
-                EXR_TRY(exr_read_tile_chunk_info(f->ctxt, 0, tx, ty, 0, 0, &ci), "reading a tile");
-            else
-                EXR_TRY(exr_read_scanline_chunk_info(f->ctxt, 0, f->data.min.y + ty * lines, &ci),
-                        "reading a scanline block");
+            CHECK(read_chunk(m, f, &g, tx, ty, &ci));
             /* Chunk origins: tiles by tile index, scanline blocks by pixel. */
-            int64_t x0 = f->storage == EXR_STORAGE_TILED ? (int64_t)tx * tw : 0;
-            int64_t y0 = f->storage == EXR_STORAGE_TILED ? (int64_t)ty * th
+            int64_t x0 = f->storage == EXR_STORAGE_TILED ? (int64_t)tx * g.tw : 0;
+            int64_t y0 = f->storage == EXR_STORAGE_TILED ? (int64_t)ty * g.th
                                                          : (int64_t)ci.start_y - f->data.min.y;
             if (x0 < 0 || y0 < 0 || x0 + ci.width > DW || y0 + ci.height > DH) {
                 ret = vkfx_fail(VKFX_E_FORMAT,
@@ -239,9 +337,15 @@ static int decode(mem_stream *m, exr_file *f, const int *want, const float *fill
                 ch->user_data_type = EXR_PIXEL_FLOAT;
             }
             EXR_TRY(exr_decoding_choose_default_routines(f->ctxt, 0, &dec), "decoding");
-            EXR_TRY(exr_decoding_run(f->ctxt, 0, &dec), "decoding pixels");
+            exr_result_t rv = exr_decoding_run(f->ctxt, 0, &dec);
+            /* Blocks are small and their sizes checked; the library reports
+             * some corrupt compressed data (B44) as out of memory. */
+            if (rv == EXR_ERR_OUT_OF_MEMORY) {
+                ret = corrupt_block(m, f, x0, y0);
+                goto fail;
+            }
+            EXR_TRY(rv, "decoding pixels");
         }
-    (void)chunks;
     /* Place the data window in the display window. */
     for (int64_t y = 0; y < H; y++) {
         int64_t sy = y + f->display.min.y - f->data.min.y;
@@ -271,7 +375,9 @@ static int decode_pixels(mem_stream *m, exr_file *f, const int *want, const floa
     uint32_t h = (uint32_t)(f->display.max.y - f->display.min.y + 1);
     out->linear = true;
     out->straight = straight;
-    int ret = vkfx_pixels_alloc(out, w, h, n, VKFX_SAMPLE_F32);
+    int ret = check_chunks(m, f);
+    if (ret == VKFX_OK)
+        ret = vkfx_pixels_alloc(out, w, h, n, VKFX_SAMPLE_F32);
     if (ret == VKFX_OK)
         ret = decode(m, f, want, fill, (int)n, out->data);
     if (ret < 0)

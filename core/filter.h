@@ -31,6 +31,7 @@ typedef struct vkfx_option {
     const char *def_text; /* shown instead of def when the default is derived */
     bool required;        /* must be given (PATH options mostly) */
     bool unset_default;   /* leave the field at VKFX_UNSET unless given */
+    bool writes;          /* PATH: the filter writes this file (else it reads it) */
 } vkfx_option;
 
 /* Value an INT or FLOAT field holds when unset_default is true and the user

@@ -21,6 +21,7 @@ struct vkfx_graph {
     vkfx_caps caps;
     vkfx_staging *staging;
     const char *input_path;
+    vkfx_maps *maps;
     uint32_t width, height;
     VkFormat format;
     VkCommandBuffer cmd;
@@ -108,6 +109,14 @@ void vkfx_graph_note_refused_variant(vkfx_graph *g)
 bool vkfx_graph_variant_was_refused(const vkfx_graph *g)
 {
     return g->variant_refused;
+}
+void vkfx_graph_set_maps(vkfx_graph *g, vkfx_maps *maps)
+{
+    g->maps = maps;
+}
+vkfx_maps *vkfx_graph_maps(vkfx_graph *g)
+{
+    return g->maps;
 }
 
 static int add_pool(vkfx_graph *g)

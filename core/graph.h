@@ -89,6 +89,10 @@ bool vkfx_graph_variant_was_refused(const vkfx_graph *g);
 /* The file the chain's input came from (NULL if none): what depth=self reads. */
 void vkfx_graph_set_input_path(vkfx_graph *g, const char *path);
 const char *vkfx_graph_input_path(vkfx_graph *g);
+/* Decoded auxiliary maps the filters take instead of reading their files
+ * (NULL: they read them); kept by whoever runs the graph. */
+void vkfx_graph_set_maps(vkfx_graph *g, vkfx_maps *maps);
+vkfx_maps *vkfx_graph_maps(vkfx_graph *g);
 
 /* Temporaries that live as long as the graph, ready for use (layout GENERAL). */
 int vkfx_graph_image(vkfx_graph *g, uint32_t width, uint32_t height, VkFormat format,

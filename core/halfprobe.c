@@ -1,14 +1,20 @@
 /* Whether the device's packHalf2x16 rounds to the nearest half, ties to even
  * (glsl/half_probe.comp): Vulkan leaves the rounding of conversions to halves
- * to the device. Checked the first time a kernel that can use it is built. */
+ * to the device. Checked the first time a kernel that can use it is built,
+ * and the answer kept with the pipeline cache for the next runs. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "error.h"
+#include "safefile.h"
 #include "gpu.h"
 #include "graph.h"
 #include "kernel.h"
+#include "pipecache.h"
 #include "vkfx.h"
 
 #include "half_probe.spv.h"
@@ -92,13 +98,97 @@ fail:
     return ret;
 }
 
+/* The answer is kept beside the pipeline cache, in a file named by the same
+ * pipeline-cache UUID and by the device's vendor, model and driver version,
+ * so that later runs skip the probe's kernel, upload and dispatch. NULL when
+ * no pipeline cache is kept. */
+static char *answer_path(const vkfx_context *ctx)
+{
+    const char *cache = ctx->pipeline_cache_path; /* DIR/pipelines-UUID.bin */
+    const char *slash = cache ? strrchr(cache, '/') : NULL;
+    const char *prefix = "/pipelines-";
+    if (!slash || strncmp(slash, prefix, strlen(prefix)) != 0)
+        return NULL;
+    size_t len = strlen(cache) + 64;
+    char *path = malloc(len);
+    if (path)
+        snprintf(path, len, "%.*s/halfpack-%.*s-%x-%x-%x.txt", (int)(slash - cache), cache,
+                 2 * VK_UUID_SIZE, slash + strlen(prefix), ctx->props.vendorID, ctx->props.deviceID,
+                 ctx->props.driverVersion);
+    return path;
+}
+
+/* The file's one line: the answer and the driver's own description of
+ * itself ("Mesa 22.3.6 (LLVM 15.0.6)"), which changes with its version where
+ * the UUID and version number do not (lavapipe's). */
+static void answer_line(const vkfx_context *ctx, bool rne, char *line, size_t len)
+{
+    VkPhysicalDeviceVulkan12Properties p12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES,
+    };
+    VkPhysicalDeviceProperties2 p = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                     .pNext = &p12};
+    vkGetPhysicalDeviceProperties2(ctx->phys, &p);
+    snprintf(line, len, "rne %d %.*s %.*s\n", rne ? 1 : 0, (int)sizeof(p12.driverName),
+             p12.driverName, (int)sizeof(p12.driverInfo), p12.driverInfo);
+}
+
+/* 1 or 0 from a file holding exactly one of the two lines answer_line
+ * writes for this driver; -1 otherwise (none, unreadable, another driver's,
+ * damaged: the device is asked again). */
+static int read_answer(const vkfx_context *ctx, const char *path)
+{
+    char buf[1024] = {0}, want[2][600];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    for (int rne = 0; rne < 2; rne++) {
+        answer_line(ctx, rne, want[rne], sizeof(want[rne]));
+        if (n == strlen(want[rne]) && memcmp(buf, want[rne], n) == 0)
+            return rne;
+    }
+    return -1;
+}
+
+/* Written through the one writer (core/safefile.c), so that a run reading
+ * it at the same time sees the old file or the new; a failure is not an
+ * error (the file is only ever a shortcut). */
+static void write_answer(const vkfx_context *ctx, const char *path, bool rne)
+{
+    char *dir = strdup(path), line[600];
+    if (!dir)
+        return;
+    *strrchr(dir, '/') = 0; /* the cache's folder, made on the first run */
+    answer_line(ctx, rne, line, sizeof(line));
+    if (vkfx_safefile_make_dirs(dir) == VKFX_OK)
+        vkfx_safefile_write(path, line, strlen(line));
+    free(dir);
+}
+
+static int probe(vkfx_context *ctx, bool *rne)
+{
+    char *path = answer_path(ctx);
+    int known = path ? read_answer(ctx, path) : -1;
+    int ret = VKFX_OK;
+    if (known >= 0) {
+        *rne = known == 1;
+    } else {
+        ret = check(ctx, rne);
+        if (ret == VKFX_OK && path)
+            write_answer(ctx, path, *rne);
+    }
+    free(path);
+    return ret;
+}
+
 int vkfx_context_pack_rne(vkfx_context *ctx, bool *rne)
 {
     int ret = VKFX_OK;
     if (!ctx->pack_checked) {
         /* The check is not the run's own work. */
         ctx->aside++;
-        ret = check(ctx, &ctx->pack_rne);
+        ret = probe(ctx, &ctx->pack_rne);
         ctx->aside--;
         if (ret < 0)
             return ret;

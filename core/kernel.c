@@ -202,7 +202,11 @@ int vkfx_kernel_get(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     k->desc = desc;
     k->spec = *spec;
-    TRY(build(ctx, k));
+    double t = vkfx_now_ms();
+    ret = build(ctx, k);
+    ctx->times.pipelines_ms += vkfx_now_ms() - t;
+    if (ret < 0)
+        goto fail;
     k->next = ctx->kernels;
     ctx->kernels = k;
     *out = k;

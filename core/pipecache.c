@@ -1,6 +1,8 @@
 #include "pipecache.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "safefile.h"
 
 /* The directory, created if missing; NULL (and no warning) without a home. */
 static char *cache_dir(void)
@@ -27,20 +30,6 @@ static char *cache_dir(void)
     return dir;
 }
 
-static int make_dirs(const char *dir)
-{
-    char path[4096];
-    snprintf(path, sizeof(path), "%s", dir);
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(path, 0755) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* Why data is not a cache of this device, or NULL if it is one. */
 static const char *foreign(const vkfx_context *ctx, const unsigned char *data, size_t size)
 {
@@ -57,23 +46,44 @@ static const char *foreign(const vkfx_context *ctx, const unsigned char *data, s
     return NULL;
 }
 
-static unsigned char *read_file(const char *path, size_t *size)
+/* The cache file's bytes in *data (malloc'd), or NULL with why it was not
+ * read; no file at all is no reason (a first run). Opened without blocking
+ * and taken only when it is a regular file: a FIFO would wait for a writer,
+ * a directory or device has no size. */
+static const char *read_file(const char *path, unsigned char **data, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    unsigned char *data = NULL;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (data = malloc(n ? (size_t)n : 1)) &&
-            fread(data, 1, (size_t)n, f) != (size_t)n) {
-            free(data);
-            data = NULL;
-        }
-        *size = n > 0 ? (size_t)n : 0;
+    *data = NULL;
+    *size = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return errno == ENOENT ? NULL : strerror(errno);
+    struct stat st;
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if ((uint64_t)st.st_size > SIZE_MAX / 2)
+        why = "too large";
+    else if (!(*data = malloc(st.st_size ? (size_t)st.st_size : 1)))
+        why = "out of host memory";
+    size_t got = 0;
+    while (!why && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, *data + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            why = n < 0 ? strerror(errno) : "shorter than its size";
+        else
+            got += (size_t)n;
     }
-    fclose(f);
-    return data;
+    close(fd);
+    if (why) {
+        free(*data);
+        *data = NULL;
+    }
+    *size = got;
+    return why;
 }
 
 int vkfx_pipecache_open(vkfx_context *ctx)
@@ -95,12 +105,22 @@ int vkfx_pipecache_open(vkfx_context *ctx)
         }
         free(dir);
     }
-    if (ctx->pipeline_cache_path && access(ctx->pipeline_cache_path, F_OK) == 0) {
-        data = read_file(ctx->pipeline_cache_path, &size);
-        const char *why = data ? foreign(ctx, data, size) : strerror(errno);
-        if (why) {
+    if (ctx->pipeline_cache_path) {
+        const char *why = read_file(ctx->pipeline_cache_path, &data, &size);
+        if (!why && data)
+            why = foreign(ctx, data, size);
+        if (why && strcmp(why, "not a regular file") == 0) {
+            /* Nothing is written to it either: replacing a FIFO, device
+             * or directory someone put there is not a cache's business. */
+            vkfx_log(ctx, "pipeline cache %s: not a regular file; ignored, none kept",
+                     ctx->pipeline_cache_path);
+            free(ctx->pipeline_cache_path);
+            ctx->pipeline_cache_path = NULL;
+        } else if (why) {
             vkfx_log(ctx, "pipeline cache %s: %s; starting an empty one", ctx->pipeline_cache_path,
                      why);
+        }
+        if (why) {
             free(data);
             data = NULL;
             size = 0;
@@ -121,7 +141,6 @@ void vkfx_pipecache_close(vkfx_context *ctx)
 {
     unsigned char *data = NULL;
     size_t size = 0;
-    char *tmp = NULL;
     const char *path = ctx->pipeline_cache_path;
     if (!ctx->pipeline_cache)
         goto done;
@@ -130,30 +149,20 @@ void vkfx_pipecache_close(vkfx_context *ctx)
         !(data = malloc(size)) ||
         vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &size, data) != VK_SUCCESS)
         goto done;
-    size_t len = strlen(path) + 32;
     char *dir = strdup(path);
-    tmp = malloc(len);
-    if (!dir || !tmp) {
-        free(dir);
+    if (!dir)
         goto done;
-    }
     *strrchr(dir, '/') = 0;
-    snprintf(tmp, len, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = make_dirs(dir) == 0 ? fopen(tmp, "wb") : NULL;
+    int ret = vkfx_safefile_make_dirs(dir);
+    if (ret == VKFX_OK)
+        ret = vkfx_safefile_write(path, data, size);
     free(dir);
-    bool ok = f && fwrite(data, 1, size, f) == size;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (!ok || rename(tmp, path) != 0) {
-        if (!ctx->run_failed)
-            vkfx_log(ctx, "pipeline cache %s: not saved: %s", path, strerror(errno));
-        unlink(tmp);
-    }
+    if (ret < 0 && !ctx->run_failed)
+        vkfx_log(ctx, "pipeline cache not saved: %s", vkfx_error_message());
 done:
     if (ctx->pipeline_cache)
         vkDestroyPipelineCache(ctx->device, ctx->pipeline_cache, NULL);
     ctx->pipeline_cache = VK_NULL_HANDLE;
-    free(tmp);
     free(data);
     free(ctx->pipeline_cache_path);
     ctx->pipeline_cache_path = NULL;

@@ -8,11 +8,12 @@
 
 /* Creates ctx->pipeline_cache, seeded from the device's file when that is
  * readable and was written by this device and driver; otherwise it warns
- * (through the context's log) and starts empty. VKFX_PIPELINE_CACHE=0 keeps
+ * (through the context's log) and starts empty. A path that is not a
+ * regular file (a FIFO, a directory) is never read nor written. VKFX_PIPELINE_CACHE=0 keeps
  * the cache in memory only. Fails only when Vulkan does. */
 int vkfx_pipecache_open(vkfx_context *ctx);
 
-/* Writes the cache back (a temporary file renamed over the old one) when
+/* Writes the cache back (through core/safefile.h) when
  * this run built pipelines; a failure to write is a warning, not an error.
  * Destroys ctx->pipeline_cache. */
 void vkfx_pipecache_close(vkfx_context *ctx);

@@ -1,6 +1,7 @@
 #include "pixels.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -42,4 +43,57 @@ void vkfx_pixels_free(vkfx_pixels *px)
         return;
     free(px->data);
     px->data = NULL;
+}
+
+bool vkfx_image_bytes(uint32_t w, uint32_t h, uint32_t channels, vkfx_sample s, size_t *bytes)
+{
+    size_t n = vkfx_sample_size(s);
+    if (w && n > SIZE_MAX / w)
+        return false;
+    n *= w;
+    if (channels && n > SIZE_MAX / channels)
+        return false;
+    n *= channels;
+    if (h && n > SIZE_MAX / h)
+        return false;
+    *bytes = n * h;
+    return true;
+}
+
+bool vkfx_host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* Checked against every file's declared size before its pixels are
+ * allocated, so a small file that claims a huge image costs nothing. */
+static uint64_t max_pixels = VKFX_DEFAULT_MAX_PIXELS;
+
+void vkfx_file_set_max_pixels(uint64_t n)
+{
+    max_pixels = n ? n : VKFX_DEFAULT_MAX_PIXELS;
+}
+
+uint64_t vkfx_file_max_pixels(void)
+{
+    return max_pixels;
+}
+
+int vkfx_fail_pixels(const char *name, uint64_t w, uint64_t h)
+{
+    return vkfx_fail(VKFX_E_LIMIT,
+                     "%s: declares %llux%llu = %llu pixels, more than the limit of %llu "
+                     "(--max-pixels)",
+                     name, (unsigned long long)w, (unsigned long long)h,
+                     (unsigned long long)(w * h), (unsigned long long)max_pixels);
+}
+
+int vkfx_check_pixels(const char *name, uint64_t w, uint64_t h)
+{
+    if (w && h > max_pixels / w)
+        return vkfx_fail_pixels(name, w, h);
+    return VKFX_OK;
 }

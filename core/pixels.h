@@ -1,5 +1,7 @@
 /* Host-side pixel buffers as files hold them: interleaved, tightly packed
- * rows of 1-4 channels (gray, gray+alpha, RGB, RGBA) of one sample type. */
+ * rows of 1-4 channels (gray, gray+alpha, RGB, RGBA) of one sample type;
+ * and what every codec shares below the file layer: sizes and the limit on
+ * the pixels a file may declare. */
 #ifndef VKFX_PIXELS_H
 #define VKFX_PIXELS_H
 
@@ -28,5 +30,21 @@ size_t vkfx_pixels_bytes(const vkfx_pixels *px);
 int vkfx_pixels_alloc(vkfx_pixels *px, uint32_t width, uint32_t height, uint32_t channels,
                       vkfx_sample sample);
 void vkfx_pixels_free(vkfx_pixels *px);
+
+/* The overflow-checked size of a width x height x channels image of
+ * sample s; false when it does not fit in size_t. */
+bool vkfx_image_bytes(uint32_t w, uint32_t h, uint32_t channels, vkfx_sample s, size_t *bytes);
+bool vkfx_host_is_little_endian(void);
+
+/* The most pixels a file may declare (2^28, about 268 million, unless set):
+ * every decoder checks its header against it before allocating. Set it
+ * before loading starts; 0 restores the default. */
+#define VKFX_DEFAULT_MAX_PIXELS 268435456ull
+void vkfx_file_set_max_pixels(uint64_t n);
+uint64_t vkfx_file_max_pixels(void);
+/* VKFX_E_LIMIT naming the file, its declared size and the limit. */
+int vkfx_fail_pixels(const char *name, uint64_t w, uint64_t h);
+/* VKFX_OK, or vkfx_fail_pixels when w x h is above the limit. */
+int vkfx_check_pixels(const char *name, uint64_t w, uint64_t h);
 
 #endif

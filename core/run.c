@@ -209,14 +209,19 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
                          opts->timings, &p->g));
     vkfx_graph_set_staging(p->g, staging);
     vkfx_graph_set_input_path(p->g, opts->input_path);
+    vkfx_graph_set_maps(p->g, opts->maps);
     TRY(vkfx_graph_buffer(p->g, raw_bytes(in), 0, &raw_in));
     TRY(vkfx_graph_buffer(p->g, raw_bytes(&p->out), 0, &p->raw_out));
     TRY(vkfx_graph_image(p->g, in->width, in->height, vkfx_graph_format(p->g), &img));
+    double t = vkfx_now_ms();
     TRY(vkfx_staging_upload(staging, raw_in->buffer, 0, in->data, vkfx_pixels_bytes(in)));
+    p->result.upload_ms = vkfx_now_ms() - t;
+    t = vkfx_now_ms();
     TRY(vkfx_record_decode(p->g, raw_in, in, opts->linear, img));
     TRY(vkfx_record_chain(p->g, chain, img, &final, &p->states));
     TRY(vkfx_record_encode(p->g, final, &p->out, opts->linear, p->raw_out));
     TRY(vkfx_graph_submit(p->g));
+    p->result.record_ms = vkfx_now_ms() - t;
 fail:
     return ret;
 }
@@ -228,13 +233,17 @@ static int finish_whole(vkfx_pending *p)
     int ret = VKFX_OK;
     vkfx_graph *g = p->g;
     const vkfx_chain *chain = p->chain;
+    double t = vkfx_now_ms();
     TRY(vkfx_graph_wait(g));
+    p->result.wait_ms = vkfx_now_ms() - t;
     for (size_t i = 0; i < chain->count; i++)
         if (chain->links[i].filter->finish)
             TRY(chain->links[i].filter->finish(g, chain->links[i].params, p->states[i]));
     TRY(vkfx_pixels_alloc(&p->out, p->out.width, p->out.height, p->out.channels, p->out.sample));
+    t = vkfx_now_ms();
     TRY(vkfx_staging_download(p->staging, p->raw_out->buffer, 0, p->out.data,
                               vkfx_pixels_bytes(&p->out)));
+    p->result.readback_ms = vkfx_now_ms() - t;
     const vkfx_pass_time *times = NULL;
     vkfx_graph_timings(g, &times, &p->result.ntimes);
     if (p->result.ntimes) {
@@ -410,6 +419,10 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
             } else {
                 for (uint32_t i = 0; i < part.ntimes && i < result->ntimes; i++)
                     result->times[i].ms += part.times[i].ms;
+                result->record_ms += part.record_ms;
+                result->upload_ms += part.upload_ms;
+                result->wait_ms += part.wait_ms;
+                result->readback_ms += part.readback_ms;
                 if (part.device_bytes_peak > result->device_bytes_peak)
                     result->device_bytes_peak = part.device_bytes_peak;
             }

@@ -11,9 +11,12 @@
 #include "error.h"
 #include "fileio.h"
 #include "pixels.h"
+#include "safefile.h"
 
 typedef struct vkfx_context vkfx_context;
 typedef struct vkfx_staging vkfx_staging;
+/* Auxiliary maps decoded once and kept on the device (core/maps.h). */
+typedef struct vkfx_maps vkfx_maps;
 
 typedef void (*vkfx_log_fn)(void *user, const char *message);
 
@@ -41,6 +44,18 @@ const char *vkfx_context_device_name(const vkfx_context *ctx);
 int vkfx_context_pack_rne(vkfx_context *ctx, bool *rne);
 /* Validation messages reported so far (0 without validation). */
 unsigned vkfx_context_validation_messages(const vkfx_context *ctx);
+
+/* Host wall-clock milliseconds of a context's start, and of building its
+ * kernels so far (--timings). */
+typedef struct vkfx_context_times {
+    double loader_ms;    /* loading the Vulkan loader (libvulkan) */
+    double instance_ms;  /* vkCreateInstance: the drivers and layers loaded */
+    double device_ms;    /* choosing and creating the device, up to ready */
+    double pipelines_ms; /* shader modules, layouts and pipelines built */
+} vkfx_context_times;
+void vkfx_context_times_get(const vkfx_context *ctx, vkfx_context_times *t);
+/* CLOCK_MONOTONIC in milliseconds. */
+double vkfx_now_ms(void);
 
 typedef struct vkfx_device_info {
     char name[256];
@@ -73,14 +88,20 @@ typedef struct vkfx_note {
 #define VKFX_MAX_NOTES 16
 
 typedef struct vkfx_run_opts {
-    int precision; /* 16 (rgba16f, the default) or 32 (rgba32f) */
+    int precision; /* 16 (rgba16f) or 32 (rgba32f); 0 (auto) is 16 here: see below */
     bool linear;   /* 8/16-bit samples are linear: no sRGB transfer either way */
     bool timings;  /* collect GPU time per pass */
     /* out keeps premultiplied colour (OpenEXR) instead of straight colour. */
     bool premultiplied_out;
     /* The input's file, for filter options that name it (depth=self); may be NULL. */
     const char *input_path;
+    /* Maps already decoded, used instead of reading the filters' map files; may be NULL. */
+    vkfx_maps *maps;
 } vkfx_run_opts;
+
+/* --precision auto: 32 where the input or a map the chain reads has 16-bit
+ * or float samples (rgba16f would round them), else 16. */
+int vkfx_auto_precision(const vkfx_chain *chain, const vkfx_pixels *in);
 
 typedef struct vkfx_run_result {
     vkfx_pass_time *times; /* owned: free() */
@@ -88,6 +109,10 @@ typedef struct vkfx_run_result {
     uint64_t device_bytes_peak;
     vkfx_note notes[VKFX_MAX_NOTES]; /* in the order the filters reported them */
     uint32_t nnotes;
+    /* Host wall-clock milliseconds: recording the work (kernels built on
+     * the way included), copying the image into staging memory, waiting
+     * for the device, copying the result back. */
+    double record_ms, upload_ms, wait_ms, readback_ms;
 } vkfx_run_result;
 
 /* Runs chain on in. out->channels and out->sample say what to produce (the

@@ -30,10 +30,15 @@ vec4 straight_colour(uint pixel)
     return c;
 }
 
+// Gray files are written from the luminance; equal channels (a gray input
+// the chain left gray) are written as they are, since the weights' sum
+// rounds in the last bit of a float and a float file would keep that.
 float channel_value(vec4 c, uint ch)
 {
+    if (pc.channels <= 2u && ch == 0u)
+        return c.r == c.g && c.g == c.b ? c.r : luminance(c.rgb);
     if (pc.channels <= 2u)
-        return ch == 0u ? luminance(c.rgb) : c.a;
+        return c.a;
     return c[ch];
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 
@@ -277,4 +278,39 @@ void tc_ramp_pixels(vkfx_pixels *px, uint32_t w, uint32_t h)
                 p[c] = (uint8_t)(v[c] < 255 ? v[c] : 509 - v[c]);
             p[3] = 255;
         }
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int tc_list_dir(const char *dir, bool hidden, char *out, size_t size)
+{
+    out[0] = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    char *names[256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 256)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            (hidden || e->d_name[0] != '.'))
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof(*names), cmp_names);
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(out);
+        snprintf(out + len, size - len, "%s%s", i ? " " : "", names[i] ? names[i] : "");
+        free(names[i]);
+    }
+    return n;
+}
+
+double tc_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }

@@ -67,6 +67,14 @@ void tc_report(const tc_diff *d, const char *what);
  * NULL if it cannot be read. */
 char *tc_slurp(const char *path, size_t *size);
 
+/* The names in dir (not . and ..; those starting with '.' only if hidden),
+ * sorted and joined with spaces into out; how many, or -1 if dir cannot be
+ * opened (out is then empty). */
+int tc_list_dir(const char *dir, bool hidden, char *out, size_t size);
+
+/* A monotonic clock in seconds, for tests that bound how long a refusal takes. */
+double tc_seconds(void);
+
 /* Removes dir and everything under it (tests' temporary directories). */
 void tc_remove_tree(const char *dir);
 

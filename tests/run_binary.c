@@ -73,7 +73,12 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
     pid_t pid = fork();
     cr_assert(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
-        dup2(po[1], STDOUT_FILENO);
+        int out_fd = o && o->stdout_path ? open(o->stdout_path, O_WRONLY) : po[1];
+        if (out_fd < 0) {
+            dprintf(pe[1], "test: %s: %s\n", o->stdout_path, strerror(errno));
+            _exit(126);
+        }
+        dup2(out_fd, STDOUT_FILENO);
         dup2(pe[1], STDERR_FILENO);
         close(po[0]);
         close(po[1]);
@@ -113,6 +118,10 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
     time_t deadline = time(NULL) + RUN_DEADLINE_S;
     bool hung = false;
     const char *watch = o ? o->interrupt_dir : NULL;
+    int sig = o && o->signal ? o->signal : SIGINT;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bool timed = o && o->signal_after_ms > 0;
     while (open_fds > 0) {
         int left = (int)(deadline - time(NULL));
         if (left <= 0) {
@@ -123,10 +132,21 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
         int wait_ms = left * 1000;
         if (watch) {
             if (holds_a_file(watch)) {
-                kill(pid, SIGINT);
+                kill(pid, sig);
                 watch = NULL;
             } else {
                 wait_ms = 2; /* look again soon */
+            }
+        }
+        if (timed) {
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            long ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+            if (ms >= o->signal_after_ms) {
+                kill(pid, sig);
+                timed = false;
+            } else {
+                wait_ms = (int)(o->signal_after_ms - ms);
             }
         }
         int n = poll(fds, 2, wait_ms);
@@ -140,6 +160,11 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
             ssize_t got = read(fds[i].fd, chunk, sizeof(chunk));
             if (got > 0) {
                 buf_add(bufs[i], chunk, (size_t)got);
+                if (i == 0 && o && o->stdout_close_after && out.len >= o->stdout_close_after) {
+                    close(fds[0].fd); /* the reader goes away, as head -c does */
+                    fds[0].fd = -1;
+                    open_fds--;
+                }
             } else if (got == 0 || errno != EINTR) {
                 close(fds[i].fd);
                 fds[i].fd = -1;

@@ -18,6 +18,12 @@ typedef struct run_opts {
     rlim_t fsize;              /* RLIMIT_FSIZE in bytes, with SIGXFSZ ignored; 0: unlimited */
     const char *stdin_path;    /* standard input from this file; NULL: /dev/null */
     const char *interrupt_dir; /* SIGINT once this directory holds a name not starting '.' */
+    int signal;                /* sent instead of SIGINT (interrupt_dir, signal_after_ms) */
+    int signal_after_ms;       /* send it this long after the start; 0: not by time */
+    const char *stdout_path;   /* standard output to this file (opened for writing) */
+    /* Close the reading end of standard output after this many bytes, as
+     * 'head -c N' does; 0: read it all. */
+    size_t stdout_close_after;
 } run_opts;
 
 /* Runs VKFX_BINARY with args (NULL-terminated, argv[1] on), capturing stdout

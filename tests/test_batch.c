@@ -55,27 +55,7 @@ static void expect_same_as_single(const char *input, const char *chain, const ch
 /* The names in dir, sorted and joined with spaces. */
 static void list_dir(const char *dir, char *out, size_t n)
 {
-    DIR *d = opendir(dir);
-    cr_assert(d, "cannot open %s", dir);
-    char *names[256];
-    size_t count = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && count < 256)
-        if (e->d_name[0] != '.')
-            names[count++] = strdup(e->d_name);
-    closedir(d);
-    for (size_t i = 0; i < count; i++)
-        for (size_t j = i + 1; j < count; j++)
-            if (strcmp(names[j], names[i]) < 0) {
-                char *t = names[i];
-                names[i] = names[j];
-                names[j] = t;
-            }
-    out[0] = 0;
-    for (size_t i = 0; i < count; i++) {
-        snprintf(out + strlen(out), n - strlen(out), "%s%s", i ? " " : "", names[i]);
-        free(names[i]);
-    }
+    cr_assert(tc_list_dir(dir, false, out, n) >= 0, "cannot open %s", dir);
 }
 
 static void setup(void)

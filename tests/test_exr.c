@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 #include "exr.h"
@@ -536,26 +537,170 @@ Test(exr, hdr_and_premultiplied_colour_survive_a_chain)
         p[0] = 6.5f, p[1] = 0.25f, p[2] = 100.0f, p[3] = 0.5f;
     }
     cr_assert_eq(vkfx_file_save(tc_tpath("in.exr"), VKFX_FILE_EXR, &px, NULL), VKFX_OK);
-    for (int fl = 0; fl <= 1; fl++) {
+    /* At rgba16f (forced) the flat image comes back exactly: the filters' sums
+     * round to the same half. At rgba32f (--precision auto for a float input)
+     * it comes back within the float rounding of the Gaussian's and the
+     * summed-area table's sums. */
+    for (int run = 0; run < 4; run++) {
+        bool fl = run & 1, half = run < 2;
+        const char *const args[] = {tc_tpath("in.exr"), "-f", "gauss:sigma=2,satblur:radius=3",
+                                    "-o", tc_tpath("out.exr"), "--precision", half ? "16" : "auto",
+                                    fl ? "--exr-float" : NULL, NULL};
         cli_run r;
-        if (fl)
-            VKFX(&r, tc_tpath("in.exr"), "-f", "gauss:sigma=2,satblur:radius=3", "--exr-float",
-                 "-o", tc_tpath("out.exr"));
-        else
-            VKFX(&r, tc_tpath("in.exr"), "-f", "gauss:sigma=2,satblur:radius=3", "-o",
-                 tc_tpath("out.exr"));
+        run_with(&r, NULL, args);
         cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
         run_free(&r);
         vkfx_pixels out;
         cr_assert_eq(vkfx_file_load(tc_tpath("out.exr"), &out), VKFX_OK);
         cr_assert(out.channels == 4 && out.width == 20 && out.height == 10);
+        const float want[4] = {6.5f, 0.25f, 100.0f, 0.5f};
         for (int i = 0; i < 200; i++) {
             const float *p = (const float *)out.data + i * 4;
-            cr_assert(p[0] == 6.5f && p[1] == 0.25f && p[2] == 100.0f && p[3] == 0.5f,
-                      "%s pixel %d: %g %g %g %g", fl ? "float" : "half", i, p[0], p[1], p[2], p[3]);
+            for (int c = 0; c < 4; c++)
+                cr_assert(half ? p[c] == want[c] : fabsf(p[c] - want[c]) <= 1e-5f * want[c],
+                          "%s output, %s: pixel %d: %.9g %.9g %.9g %.9g", fl ? "float" : "half",
+                          half ? "rgba16f" : "rgba32f", i, p[0], p[1], p[2], p[3]);
         }
         vkfx_pixels_free(&out);
     }
     vkfx_pixels_free(&px);
+    tc_tmpdir_remove();
+}
+
+/* The bytes the library writes, kept (it removes a file it did not finish). */
+typedef struct header_bytes {
+    unsigned char data[1 << 16];
+    size_t size;
+} header_bytes;
+
+static int64_t keep_bytes(exr_const_context_t ctxt, void *user, const void *buffer, uint64_t sz,
+                          uint64_t offset, exr_stream_error_func_ptr_t error_cb)
+{
+    (void)ctxt;
+    (void)error_cb;
+    header_bytes *h = user;
+    cr_assert(offset + sz <= sizeof(h->data));
+    memcpy(h->data + offset, buffer, (size_t)sz);
+    if (offset + sz > h->size)
+        h->size = (size_t)(offset + sz);
+    return (int64_t)sz;
+}
+
+/* A file of a header declaring this image, and no pixels after it: the
+ * checks that bound memory must refuse it before anything is allocated for
+ * pixels. */
+static void write_header_only(const char *path, exr_storage_t storage, int32_t w, int32_t h,
+                              int nch, int32_t tile)
+{
+    exr_context_t ctxt = NULL;
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    static header_bytes bytes;
+    bytes.size = 0;
+    init.user_data = &bytes;
+    init.write_fn = keep_bytes;
+    cr_assert_eq(exr_start_write(&ctxt, path, EXR_WRITE_FILE_DIRECTLY, &init), EXR_ERR_SUCCESS);
+    int part = 0;
+    cr_assert_eq(exr_add_part(ctxt, "", storage, &part), EXR_ERR_SUCCESS);
+    exr_attr_box2i_t win = box(0, 0, w - 1, h - 1);
+    exr_attr_v2f_t centre;
+    memset(&centre, 0, sizeof(centre));
+    cr_assert_eq(exr_initialize_required_attr(ctxt, part, &win, &win, 1.0f, &centre, 1.0f,
+                                              EXR_LINEORDER_INCREASING_Y, EXR_COMPRESSION_ZIP),
+                 EXR_ERR_SUCCESS);
+    for (int c = 0; c < nch; c++) {
+        static const char *const rgba[] = {"R", "G", "B", "A"};
+        char name[16];
+        if (c < 4)
+            snprintf(name, sizeof(name), "%s", rgba[c]);
+        else
+            snprintf(name, sizeof(name), "c%04d", c);
+        cr_assert_eq(exr_add_channel(ctxt, part, name, EXR_PIXEL_HALF, EXR_PERCEPTUALLY_LINEAR,
+                                     1, 1),
+                     EXR_ERR_SUCCESS);
+    }
+    if (storage == EXR_STORAGE_TILED)
+        cr_assert_eq(exr_set_tile_descriptor(ctxt, part, (uint32_t)tile, (uint32_t)tile,
+                                             EXR_TILE_ONE_LEVEL, EXR_TILE_ROUND_DOWN),
+                     EXR_ERR_SUCCESS);
+    cr_assert_eq(exr_write_header(ctxt), EXR_ERR_SUCCESS);
+    exr_finish(&ctxt);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(bytes.data, 1, bytes.size, f) == bytes.size && fclose(f) == 0);
+}
+
+/* Memory is bounded by --max-pixels counting every channel (a file of many
+ * channels within the pixel limit is refused), and a tiled file whose chunk
+ * table cannot be in it is refused before its image is allocated: both from
+ * the header, in milliseconds. */
+Test(exr, memory_bounded_by_the_limit)
+{
+    cr_assert_eq(tc_tmpdir_make("exrmem"), 0);
+    vkfx_pixels px;
+    vkfx_file_set_max_pixels(100000);
+    write_header_only(tc_tpath("many.exr"), EXR_STORAGE_SCANLINE, 64, 64, 1024, 0);
+    double t0 = tc_seconds();
+    int ret = vkfx_file_load(tc_tpath("many.exr"), &px);
+    cr_assert_eq(ret, VKFX_E_LIMIT, "%d: %s", ret, vkfx_error_message());
+    cr_assert(strstr(vkfx_error_message(), "1024 channels"), "%s", vkfx_error_message());
+    /* Four channels of the same size are within it (and then the missing
+     * pixels are the error). */
+    write_header_only(tc_tpath("four.exr"), EXR_STORAGE_SCANLINE, 64, 64, 4, 0);
+    ret = vkfx_file_load(tc_tpath("four.exr"), &px);
+    cr_assert_eq(ret, VKFX_E_FORMAT, "%d: %s", ret, vkfx_error_message());
+    vkfx_file_set_max_pixels(0);
+    /* 16384 x 16384 (the default limit) in 1x1 tiles: 2 GiB of chunk table
+     * in a file of a few hundred bytes. */
+    write_header_only(tc_tpath("tiled.exr"), EXR_STORAGE_TILED, 16384, 16384, 1, 1);
+    ret = vkfx_file_load(tc_tpath("tiled.exr"), &px);
+    cr_assert_eq(ret, VKFX_E_FORMAT, "%d: %s", ret, vkfx_error_message());
+    cr_assert(strstr(vkfx_error_message(), "chunks does not fit"), "%s", vkfx_error_message());
+    write_header_only(tc_tpath("tiled64.exr"), EXR_STORAGE_TILED, 16384, 16384, 3, 64);
+    ret = vkfx_file_load(tc_tpath("tiled64.exr"), &px);
+    cr_assert_eq(ret, VKFX_E_FORMAT, "%d: %s", ret, vkfx_error_message());
+    cr_assert(tc_seconds() - t0 < 2.0, "the refusals took %.2f s", tc_seconds() - t0);
+    tc_tmpdir_remove();
+}
+
+/* A damaged B44 block is a format error naming the block, never "out of
+ * host memory". */
+Test(exr, corrupt_b44_block_is_a_format_error)
+{
+    cr_assert_eq(tc_tmpdir_make("exrb44"), 0);
+    float s[40 * 24 * 3];
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+        s[i] = (float)(i % 89) / 11.0f;
+    test_exr t = {EXR_STORAGE_SCANLINE,
+                  EXR_COMPRESSION_B44,
+                  40,
+                  24,
+                  box(0, 0, 0, 0),
+                  3,
+                  {{"R", EXR_PIXEL_HALF}, {"G", EXR_PIXEL_HALF}, {"B", EXR_PIXEL_HALF}},
+                  s};
+    write_test_exr(tc_tpath("b44.exr"), &t);
+    size_t n;
+    unsigned char *buf = (unsigned char *)tc_slurp(tc_tpath("b44.exr"), &n);
+    cr_assert(buf && n > 300);
+    vkfx_pixels px;
+    cr_assert_eq(vkfx_file_load_memory(buf, n, "b44.exr", &px), VKFX_OK, "%s",
+                 vkfx_error_message());
+    vkfx_pixels_free(&px);
+    int formats = 0;
+    for (size_t at = 8; at < n; at++)
+        for (int bit = 0; bit < 8; bit += 3) {
+            buf[at] ^= (unsigned char)(1u << bit);
+            int ret = vkfx_file_load_memory(buf, n, "b44.exr", &px);
+            buf[at] ^= (unsigned char)(1u << bit);
+            if (ret == VKFX_OK) {
+                vkfx_pixels_free(&px);
+                continue;
+            }
+            cr_assert((ret == VKFX_E_FORMAT || ret == VKFX_E_LIMIT) &&
+                          strstr(vkfx_error_message(), "b44.exr"),
+                      "byte %zu bit %d: %d (%s)", at, bit, ret, vkfx_error_message());
+            formats++;
+        }
+    cr_assert(formats > 0, "no damage was noticed");
+    free(buf);
     tc_tmpdir_remove();
 }

@@ -83,3 +83,18 @@ Test(fuzz_corpus, decode)
 {
     replay_harness("decode", vkfx_fuzz_decode);
 }
+
+Test(fuzz_corpus, jpeg)
+{
+    replay_harness("jpeg", vkfx_fuzz_jpeg);
+}
+
+Test(fuzz_corpus, tiff)
+{
+    replay_harness("tiff", vkfx_fuzz_tiff);
+}
+
+Test(fuzz_corpus, webp)
+{
+    replay_harness("webp", vkfx_fuzz_webp);
+}

@@ -1,23 +1,24 @@
 /* What satdof, dof and bokeh share: auxiliary maps (a depth map, a radius
  * map) read from a file into a float buffer on the device, and the
  * circle-of-confusion parameters (glsl/coc.glsl computes the value). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../error.h"
 #include "../fileio.h"
+#include "../maps.h"
 #include "filters.h"
 
-int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const char *path,
-                  vkfx_buffer **out)
+int vkfx_aux_read(const char *filter, const char *option, const char *path, const char *input,
+                  uint32_t w, uint32_t h, float **out)
 {
     int ret = VKFX_OK;
     vkfx_pixels px = {0};
     float *m = NULL;
-    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    *out = NULL;
     if (strcmp(path, "self") == 0) {
         /* The depth channel of the input file itself (an OpenEXR render). */
-        const char *input = vkfx_graph_input_path(g);
         if (!input)
             return vkfx_fail(VKFX_E_USAGE, "%s: %s=self needs an input file", filter, option);
         ret = vkfx_file_load_depth_of(input, &px);
@@ -57,11 +58,45 @@ int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const c
             break;
         }
     }
-    TRY(vkfx_graph_upload(g, m, n * sizeof(*m), out));
+    *out = m;
+    m = NULL;
 fail:
     free(m);
     vkfx_pixels_free(&px);
     return ret;
+}
+
+int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const char *path,
+                  vkfx_buffer **out)
+{
+    int ret = VKFX_OK;
+    float *m = NULL;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_maps *maps = vkfx_graph_maps(g);
+    if (maps)
+        return vkfx_maps_get(maps, g, filter, option, path, out);
+    TRY(vkfx_aux_read(filter, option, path, vkfx_graph_input_path(g), w, h, &m));
+    TRY(vkfx_graph_upload(g, m, (size_t)w * h * sizeof(*m), out));
+fail:
+    free(m);
+    return ret;
+}
+
+const vkfx_coc_params *vkfx_coc_of(const vkfx_filter *f, const void *params)
+{
+    /* The kind row of VKFX_COC_OPTIONS is the one whose choices are
+     * vkfx_depth_kinds: it locates the vkfx_coc_params member. */
+    for (const vkfx_option *o = f->options; o->name; o++)
+        if (o->type == VKFX_OPT_CHOICE && o->choices == vkfx_depth_kinds)
+            return (const vkfx_coc_params *)((const char *)params + o->offset -
+                                             offsetof(vkfx_coc_params, kind));
+    return NULL;
+}
+
+float vkfx_coc_depth(const vkfx_coc_params *p, float z)
+{
+    /* As coc_from_depth in glsl/coc.glsl, in float. */
+    return p->kind == VKFX_DEPTH_DISPARITY ? 1.0f - z : z;
 }
 
 void vkfx_coc_push(const vkfx_coc_params *p, float out[4], uint32_t *disparity)

@@ -22,6 +22,11 @@ vkfx_align vkfx_gauss_align(int radius);
  * differs from the image's is VKFX_E_USAGE; messages name filter and option. */
 int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const char *path,
                   vkfx_buffer **out);
+/* The same map in host memory (*out: w x h floats, free()); input is the
+ * file depth=self reads, or NULL. What vkfx_aux_load uploads, unless the
+ * graph has a vkfx_maps that holds it already. */
+int vkfx_aux_read(const char *filter, const char *option, const char *path, const char *input,
+                  uint32_t w, uint32_t h, float **out);
 
 /* The circle of confusion of FILTERS.md "Depth of field", shared by every
  * depth-of-field filter: a params struct member and its option rows. */
@@ -33,6 +38,13 @@ typedef struct vkfx_coc_params {
     double focus, range, maxcoc;
     int kind;
 } vkfx_coc_params;
+
+/* The circle-of-confusion parameters of a filter that has them (its options
+ * include VKFX_COC_OPTIONS), else NULL. */
+const vkfx_coc_params *vkfx_coc_of(const vkfx_filter *f, const void *params);
+/* The depth the circle of confusion compares with focus, for a map value z
+ * (kind=disparity flips it): focus set to this makes that pixel sharp. */
+float vkfx_coc_depth(const vkfx_coc_params *p, float z);
 
 /* focus, range, maxcoc and 0 for the kernels' push constants. */
 void vkfx_coc_push(const vkfx_coc_params *p, float out[4], uint32_t *disparity);

@@ -11,6 +11,7 @@
 
 #include "../error.h"
 #include "../fileio.h"
+#include "../safefile.h"
 #include "filters.h"
 
 #include "histogram.spv.h"
@@ -38,10 +39,12 @@ static const vkfx_option histogram_options[] = {
     {.name = "out",
      .type = VKFX_OPT_PATH,
      .offset = offsetof(histogram_params, out),
+     .writes = true,
      .help = "JSON file for the counts and statistics (none if not given)"},
     {.name = "plot",
      .type = VKFX_OPT_PATH,
      .offset = offsetof(histogram_params, plot),
+     .writes = true,
      .help = "image file (.png, ...) drawing the four histograms (none if not given)"},
     {0},
 };
@@ -127,16 +130,11 @@ static const char *const channel_names[NCH] = {"r", "g", "b", "luma"};
 
 static int write_json(const char *path, const uint32_t *counts, uint64_t pixels)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 32);
-    if (!tmp)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    snprintf(tmp, n + 32, "%s.%ld.tmp", path, (long)getpid() % 100000000L);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        free(tmp);
-        return vkfx_fail(VKFX_E_IO, "histogram: cannot write '%s'", path);
-    }
+    vkfx_safefile *out;
+    int ret = vkfx_safefile_open(path, &out);
+    if (ret < 0)
+        return vkfx_fail_context(ret, "histogram: out");
+    FILE *f = vkfx_safefile_stream(out);
     fprintf(f, "{\n  \"pixels\": %llu", (unsigned long long)pixels);
     for (int c = 0; c < NCH; c++) {
         const uint32_t *bins = counts + c * BINS;
@@ -157,15 +155,8 @@ static int write_json(const char *path, const uint32_t *counts, uint64_t pixels)
         fprintf(f, "]}");
     }
     fprintf(f, "\n}\n");
-    bool bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        free(tmp);
-        return vkfx_fail(VKFX_E_IO, "histogram: cannot write '%s'", path);
-    }
-    free(tmp);
-    return VKFX_OK;
+    ret = vkfx_safefile_commit(out);
+    return ret < 0 ? vkfx_fail_context(ret, "histogram: out") : VKFX_OK;
 }
 
 /* R, G and B bars in their colours over the luma bars in gray, each

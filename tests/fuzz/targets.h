@@ -15,10 +15,18 @@
  * the text of -f (up to the first NUL). */
 int vkfx_fuzz_chain(const uint8_t *data, size_t size);
 
-/* Image decoding as vkfx reads an input file: PNG, JPEG, BMP, TGA, GIF, PSD,
- * Radiance HDR and OpenEXR, recognised by content. --max-pixels is held at
+/* Image decoding as vkfx reads an input file: PNG, JPEG, TIFF, WebP, BMP,
+ * TGA, GIF, PSD, Radiance HDR and OpenEXR, recognised by content. --max-pixels is held at
  * 4 Mi pixels, so the header checks are fuzzed too and no legitimate huge
  * image costs the fuzzer its memory. */
 int vkfx_fuzz_decode(const uint8_t *data, size_t size);
+
+/* One decoder alone, the input handed to it whatever its signature, so the
+ * fuzzer explores that format's decoder and vkfx's checks around it: the
+ * JPEG (libjpeg-turbo), TIFF (libtiff) and WebP (libwebp) codecs. Same
+ * limit and contract as vkfx_fuzz_decode. */
+int vkfx_fuzz_jpeg(const uint8_t *data, size_t size);
+int vkfx_fuzz_tiff(const uint8_t *data, size_t size);
+int vkfx_fuzz_webp(const uint8_t *data, size_t size);
 
 #endif

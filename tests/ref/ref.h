@@ -48,6 +48,11 @@ int ref_encode(const ref_image *img, bool linear, vkfx_pixels *out);
 
 /* Each filter allocates out, which must not be in; 0 or a negative status. */
 
+/* out (w x h, no larger than in) = the mean of in over each pixel's
+ * footprint, source pixels weighted by the area of them it covers: the
+ * preview's downscale (core/resample.h). */
+int ref_area_downscale(const ref_image *in, uint32_t w, uint32_t h, ref_image *out);
+
 /* Gaussian of standard deviation sigma > 0 over taps |k| <= radius (radius < 0:
  * max(1, floor(3 sigma + 0.5))), horizontal then vertical, clamp-to-edge. */
 int ref_gauss(const ref_image *in, double sigma, int radius, ref_image *out);

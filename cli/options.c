@@ -1,0 +1,331 @@
+/* The options of the command line and of job-file lines: one table, one
+ * getopt_long loop, each option marked with where it applies (a job, the
+ * whole run, or information that ends the program). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "../core/safefile.h"
+
+enum {
+    OPT_PRECISION = 256,
+    OPT_LINEAR,
+    OPT_TIMINGS,
+    OPT_DEVICE,
+    OPT_FILTERS,
+    OPT_HELP_FILTER,
+    OPT_LIST_DEVICES,
+    OPT_VERSION,
+    OPT_NO_SUBGROUP,
+    OPT_EXR_FLOAT,
+    OPT_MAX_PIXELS,
+    OPT_OUTDIR,
+    OPT_PROGRESS,
+    OPT_JSON,
+    OPT_FORMAT,
+    OPT_SHARD,
+    OPT_SKIP_EXISTING,
+    OPT_INIT_ONLY,
+    OPT_NO_FSYNC,
+    OPT_JPEG_SUBSAMPLING,
+    OPT_JPEG_PROGRESSIVE,
+    OPT_PNG_LEVEL,
+    OPT_TIFF_COMPRESSION,
+    OPT_LOSSLESS,
+};
+
+static const struct option longopts[] = {
+    {"filter", required_argument, NULL, 'f'},
+    {"output", required_argument, NULL, 'o'},
+    {"quality", required_argument, NULL, 'q'},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"linear", no_argument, NULL, OPT_LINEAR},
+    {"timings", no_argument, NULL, OPT_TIMINGS},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"filters", no_argument, NULL, OPT_FILTERS},
+    {"help-filter", required_argument, NULL, OPT_HELP_FILTER},
+    {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"no-subgroup-ops", no_argument, NULL, OPT_NO_SUBGROUP},
+    {"exr-float", no_argument, NULL, OPT_EXR_FLOAT},
+    {"max-pixels", required_argument, NULL, OPT_MAX_PIXELS},
+    {"outdir", required_argument, NULL, OPT_OUTDIR},
+    {"jobs", required_argument, NULL, 'j'},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"json", optional_argument, NULL, OPT_JSON},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"skip-existing", no_argument, NULL, OPT_SKIP_EXISTING},
+    {"init-only", no_argument, NULL, OPT_INIT_ONLY},
+    {"no-clobber", no_argument, NULL, 'n'},
+    {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
+    {"jpeg-subsampling", required_argument, NULL, OPT_JPEG_SUBSAMPLING},
+    {"jpeg-progressive", no_argument, NULL, OPT_JPEG_PROGRESSIVE},
+    {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
+    {"tiff-compression", required_argument, NULL, OPT_TIFF_COMPRESSION},
+    {"lossless", no_argument, NULL, OPT_LOSSLESS},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static cli_scope scope_of(int c)
+{
+    switch (c) {
+    case 'f':
+    case 'o':
+    case 'q':
+    case OPT_OUTDIR:
+    case OPT_FORMAT:
+    case OPT_PRECISION:
+    case OPT_LINEAR:
+    case OPT_EXR_FLOAT:
+    case OPT_JPEG_SUBSAMPLING:
+    case OPT_JPEG_PROGRESSIVE:
+    case OPT_PNG_LEVEL:
+    case OPT_TIFF_COMPRESSION:
+    case OPT_LOSSLESS:
+        return CLI_SCOPE_JOB;
+    case OPT_FILTERS:
+    case OPT_HELP_FILTER:
+    case OPT_LIST_DEVICES:
+    case OPT_VERSION:
+    case 'h':
+        return CLI_SCOPE_INFO;
+    default:
+        return CLI_SCOPE_RUN;
+    }
+}
+
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !end || end == s || *end || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* "K/N" with 0 <= K < N. */
+static int parse_shard(const char *s, unsigned *k, unsigned *n)
+{
+    const char *slash = strchr(s, '/');
+    char head[32];
+    long kv = 0, nv = 0;
+    if (slash && (size_t)(slash - s) < sizeof(head)) {
+        memcpy(head, s, (size_t)(slash - s));
+        head[slash - s] = 0;
+    }
+    if (!slash || (size_t)(slash - s) >= sizeof(head) || !parse_long(head, 0, 1000000, &kv) ||
+        !parse_long(slash + 1, 1, 1000000, &nv) || kv >= nv)
+        return vkfx_fail(VKFX_E_USAGE,
+                         "--shard '%s' must be K/N with 0 <= K < N <= 1000000 (K counts from 0, "
+                         "as SLURM_ARRAY_TASK_ID and JOB_COMPLETION_INDEX do)",
+                         s);
+    *k = (unsigned)kv;
+    *n = (unsigned)nv;
+    return VKFX_OK;
+}
+
+/* The index of word in the NULL-terminated words, or -1. */
+static int choice(const char *word, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(word, words[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* The option as the user wrote it, for messages. */
+static const char *option_name(char **argv, int c, char *buf, size_t len)
+{
+    if (c > 0 && c < 256) {
+        snprintf(buf, len, "-%c", c);
+        return buf;
+    }
+    for (const struct option *l = longopts; l->name; l++)
+        if (l->val == c) {
+            snprintf(buf, len, "--%s", l->name);
+            return buf;
+        }
+    return argv[optind - 1];
+}
+
+static int misplaced(const char *name, unsigned scopes, cli_scope where)
+{
+    if (where == CLI_SCOPE_JOB)
+        return vkfx_fail(VKFX_E_USAGE, "'%s' belongs to a job: write it on the job's line", name);
+    if (where == CLI_SCOPE_RUN && (scopes & CLI_SCOPE_JOB))
+        return vkfx_fail(VKFX_E_USAGE,
+                         "'%s' applies to the whole run, not to one job: give it to 'vkfx run'",
+                         name);
+    return vkfx_fail(VKFX_E_USAGE, "'%s' is not an option of a job or of 'vkfx run'", name);
+}
+
+int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o, int *first,
+                      cli_info *info, const char **info_arg)
+{
+    /* Indexed by vkfx_jpeg_subsampling and vkfx_tiff_compression. */
+    static const char *const subsamplings[] = {"auto", "444", "422", "420", NULL};
+    static const char *const tiff_compressions[] = {"deflate", "lzw", "none", NULL};
+    long v = 0;
+    int c, k;
+    char name[48];
+    *info = CLI_INFO_NONE;
+    opterr = 0;
+    optind = 0; /* GNU getopt starts afresh: the parser runs once per job line */
+    while ((c = getopt_long(argc, argv, ":f:o:q:j:nh", longopts, NULL)) != -1) {
+        if (c == ':' || c == '?') {
+            /* For a short option in a cluster (-Zq) optind has not moved past it yet. */
+            const char *opt = optopt > 0 && optopt < 256
+                                  ? option_name(argv, optopt, name, sizeof(name))
+                                  : argv[optind - 1];
+            return c == ':' ? vkfx_fail(VKFX_E_USAGE, "option '%s' needs a value", opt)
+                            : vkfx_fail(VKFX_E_USAGE, "unknown option '%s'", opt);
+        }
+        cli_scope where = scope_of(c);
+        if (!(scopes & where))
+            return misplaced(option_name(argv, c, name, sizeof(name)), scopes, where);
+        switch (c) {
+        case 'f':
+            o->job.chain_text = optarg;
+            break;
+        case 'o':
+            o->job.output = optarg;
+            break;
+        case 'q':
+            if (!parse_long(optarg, 1, 100, &v))
+                return vkfx_fail(VKFX_E_USAGE, "--quality '%s' must be an integer 1..100", optarg);
+            o->job.save.jpeg_quality = (int)v;
+            break;
+        case 'j':
+            if (!parse_long(optarg, 1, 256, &v))
+                return vkfx_fail(VKFX_E_USAGE, "--jobs '%s' must be an integer 1..256", optarg);
+            o->threads = (int)v;
+            break;
+        case OPT_OUTDIR:
+            o->job.outdir = optarg;
+            break;
+        case OPT_PROGRESS:
+            o->progress = true;
+            break;
+        case OPT_JSON:
+            o->json = optarg ? optarg : "-";
+            break;
+        case OPT_FORMAT:
+            o->job.format = optarg;
+            break;
+        case OPT_PRECISION:
+            if (strcmp(optarg, "auto") == 0)
+                v = 0;
+            else if (!parse_long(optarg, 16, 32, &v) || (v != 16 && v != 32))
+                return vkfx_fail(VKFX_E_USAGE,
+                                 "--precision '%s' must be auto, 16 (rgba16f) or 32 (rgba32f)",
+                                 optarg);
+            o->job.precision = (int)v;
+            break;
+        case OPT_JPEG_SUBSAMPLING:
+            if ((k = choice(optarg, subsamplings)) <= 0)
+                return vkfx_fail(VKFX_E_USAGE,
+                                 "--jpeg-subsampling '%s' must be 444, 422 or 420", optarg);
+            o->job.save.jpeg_subsampling = (vkfx_jpeg_subsampling)k;
+            break;
+        case OPT_JPEG_PROGRESSIVE:
+            o->job.save.jpeg_progressive = true;
+            break;
+        case OPT_PNG_LEVEL:
+            if (!parse_long(optarg, 0, 9, &v))
+                return vkfx_fail(VKFX_E_USAGE, "--png-level '%s' must be an integer 0..9", optarg);
+            o->job.save.png_level_set = true;
+            o->job.save.png_level = (int)v;
+            break;
+        case OPT_TIFF_COMPRESSION:
+            if ((k = choice(optarg, tiff_compressions)) < 0)
+                return vkfx_fail(VKFX_E_USAGE,
+                                 "--tiff-compression '%s' must be none, lzw or deflate", optarg);
+            o->job.save.tiff_compression = (vkfx_tiff_compression)k;
+            break;
+        case OPT_LOSSLESS:
+            o->job.save.webp_lossless = true;
+            break;
+        case OPT_LINEAR:
+            o->job.linear = true;
+            break;
+        case OPT_TIMINGS:
+            o->timings = true;
+            break;
+        case OPT_DEVICE:
+            o->ctx.device = optarg;
+            break;
+        case OPT_NO_SUBGROUP:
+            o->ctx.no_subgroup_ops = true;
+            break;
+        case OPT_EXR_FLOAT:
+            o->job.save.exr_float = true;
+            break;
+        case OPT_MAX_PIXELS:
+            if (!parse_long(optarg, 1, 1L << 40, &v))
+                return vkfx_fail(VKFX_E_USAGE,
+                                 "--max-pixels '%s' must be an integer 1..1099511627776", optarg);
+            vkfx_file_set_max_pixels((uint64_t)v);
+            break;
+        case OPT_SHARD:
+            if (parse_shard(optarg, &o->shard_k, &o->shard_n) < 0)
+                return VKFX_E_USAGE;
+            break;
+        case OPT_SKIP_EXISTING:
+            o->skip_existing = true;
+            break;
+        case OPT_INIT_ONLY:
+            o->init_only = true;
+            break;
+        case 'n':
+            vkfx_safefile_set_no_clobber(true);
+            break;
+        case OPT_NO_FSYNC:
+            vkfx_safefile_set_fsync(false);
+            break;
+        case OPT_FILTERS:
+            *info = CLI_INFO_FILTERS;
+            return VKFX_OK;
+        case OPT_HELP_FILTER:
+            *info = CLI_INFO_HELP_FILTER;
+            *info_arg = optarg;
+            return VKFX_OK;
+        case OPT_LIST_DEVICES:
+            *info = CLI_INFO_LIST_DEVICES;
+            return VKFX_OK;
+        case OPT_VERSION:
+            *info = CLI_INFO_VERSION;
+            return VKFX_OK;
+        case 'h':
+            *info = CLI_INFO_HELP;
+            return VKFX_OK;
+        default:
+            return vkfx_fail(VKFX_E_USAGE, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    *first = optind;
+    return VKFX_OK;
+}
+
+int cli_check_job(const cli_job_opts *j, int ninputs)
+{
+    if (ninputs <= 0)
+        return vkfx_fail(VKFX_E_USAGE, "no input file given");
+    if (!j->chain_text)
+        return vkfx_fail(VKFX_E_USAGE,
+                         "no filter chain given (-f CHAIN; vkfx --filters lists them)");
+    if (!j->output && !j->outdir)
+        return vkfx_fail(VKFX_E_USAGE, "no output given (-o FILE or TEMPLATE, or --outdir DIR)");
+    if (j->output && j->outdir)
+        return vkfx_fail(VKFX_E_USAGE, "-o and --outdir both name the outputs; give one of them");
+    if (j->format && !(j->output && strcmp(j->output, "-") == 0))
+        return vkfx_fail(VKFX_E_USAGE, "--format is for -o - (standard output); files take the "
+                                       "format of their extension");
+    return VKFX_OK;
+}

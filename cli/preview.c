@@ -1,0 +1,766 @@
+/* vkfx preview: a page on 127.0.0.1 that renders a chain on one input as its
+ * options change, served through libmicrohttpd. Renders take turns on the
+ * one device; one superseded by a newer request while it waits is dropped. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <turbojpeg.h>
+#include <unistd.h>
+
+#include "../core/preview.h"
+#include "cli.h"
+#include "preview_html.h"
+
+extern char **environ;
+
+static const char preview_usage[] =
+    "usage: vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
+    "\n"
+    "Serves a page on 127.0.0.1 that shows INPUT through CHAIN, rendered on the GPU\n"
+    "at the size it is shown, again at each change: the chain's filters and every\n"
+    "option are editable there, a click on the image sets focus of dof, satdof and\n"
+    "bokeh to the depth under the cursor, and the page shows the equivalent\n"
+    "command line. The input and its depth maps are decoded once and kept on the\n"
+    "GPU. The first line on stdout is the page's address with its access token,\n"
+    "http://127.0.0.1:PORT/?token=TOKEN; the browser opens it unless --no-browser\n"
+    "or there is no display (DISPLAY, WAYLAND_DISPLAY). Ctrl-C (or SIGTERM) stops\n"
+    "the server, exit status 0.\n"
+    "\n"
+    "  -f, --filter CHAIN   the chain the page starts with (default: none)\n"
+    "  -o, --output FILE    where the page's Save writes the full-size result, as\n"
+    "                       'vkfx INPUT -f CHAIN -o FILE' would (atomically, never\n"
+    "                       over the input or a map the chain reads); without it\n"
+    "                       Save is refused\n"
+    "      --port N         TCP port on 127.0.0.1, 0..65535 (default 0: a free one)\n"
+    "      --no-browser     do not open a browser\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "HTTP, for scripts (every request needs the token, as ?token=TOKEN or the\n"
+    "cookie the page sets, and a Host of 127.0.0.1:PORT or localhost:PORT):\n"
+    "  GET /                          the page\n"
+    "  GET /info                      JSON: input, size, output, chain, maps, and\n"
+    "                                 every filter with its options\n"
+    "  GET /render?chain=C&width=W    JPEG of the chain at width W (default and\n"
+    "                                 at most the input's); Server-Timing header:\n"
+    "                                 gpu, render (GPU, read-back, JPEG encode)\n"
+    "                                 and wait, in ms. 409 when a newer render\n"
+    "                                 arrived while it waited\n"
+    "  GET /focus?chain=C&x=X&y=Y     JSON: for each link with a depth map, the\n"
+    "                                 focus that makes pixel (X, Y) sharp\n"
+    "  POST /save?chain=C             writes the full-size result to -o FILE\n"
+    "A bad chain is status 400 with the line the command line prints.\n";
+
+/* Cookie the page gets with GET /?token=..., so that its requests carry the token. */
+#define TOKEN_COOKIE "vkfx_token"
+
+typedef struct server {
+    vkfx_context *ctx;
+    vkfx_preview *preview;
+    const char *input;
+    const char *output; /* -o, or NULL */
+    const char *chain;  /* -f, or "" */
+    vkfx_chain *start;  /* -f parsed, or NULL */
+    char token[33];
+    unsigned port;
+    char host_ip[32], host_name[32]; /* the Host values accepted */
+    /* One render or save at a time on the device; a render that finds a
+     * newer one queued behind it when its turn comes is dropped. */
+    pthread_mutex_t gpu;
+    atomic_uint_fast64_t newest_render;
+    tjhandle jpeg;
+} server;
+
+/* ret, or a failure when the validation layer (VKFX_VALIDATE=1) reported
+ * anything since it stood at messages: as in a file run, any message fails. */
+static int checked(vkfx_context *ctx, unsigned messages, int ret)
+{
+    if (ret == VKFX_OK && vkfx_context_validation_messages(ctx) != messages)
+        return vkfx_fail(VKFX_E_VULKAN, "the validation layer reported a problem (above)");
+    return ret;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, const char *type,
+                                   void *data, size_t size, void (*free_fn)(void *),
+                                   const char *timing)
+{
+    struct MHD_Response *r =
+        free_fn ? MHD_create_response_from_buffer_with_free_callback(size, data, free_fn)
+                : MHD_create_response_from_buffer(size, data, MHD_RESPMEM_MUST_COPY);
+    if (!r) {
+        if (free_fn)
+            free_fn(data);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (timing)
+        MHD_add_response_header(r, "Server-Timing", timing);
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *text)
+{
+    return send_buffer(c, status, "text/plain; charset=utf-8", (void *)text, strlen(text), NULL,
+                       NULL);
+}
+
+/* The line the command line prints for the calling thread's last error. */
+static enum MHD_Result send_error(struct MHD_Connection *c, int status)
+{
+    char line[2048];
+    snprintf(line, sizeof(line), "vkfx: %s\n", vkfx_error_message());
+    bool request = status == VKFX_E_USAGE || status == VKFX_E_IO || status == VKFX_E_FORMAT ||
+                   status == VKFX_E_LIMIT;
+    return send_text(c, request ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR, line);
+}
+
+/* A stream whose text becomes the response (JSON). */
+typedef struct membuf {
+    FILE *f;
+    char *data;
+    size_t size;
+} membuf;
+
+static enum MHD_Result send_stream(struct MHD_Connection *c, membuf *m, const char *type)
+{
+    if (fclose(m->f) != 0) {
+        free(m->data);
+        return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "vkfx: out of host memory\n");
+    }
+    return send_buffer(c, MHD_HTTP_OK, type, m->data, m->size, free, NULL);
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    /* In time independent of where they differ: the token is a secret. */
+    size_t la = strlen(a), lb = strlen(b);
+    unsigned char diff = la != lb;
+    for (size_t i = 0; i < la && i < lb; i++)
+        diff |= (unsigned char)(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+/* The token from ?token= or from the page's cookie. */
+static bool has_token(struct MHD_Connection *c, const server *s)
+{
+    const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+    const char *k = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, TOKEN_COOKIE);
+    return (q && same_text(q, s->token)) || (k && same_text(k, s->token));
+}
+
+static const char *arg(struct MHD_Connection *c, const char *name)
+{
+    return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static bool parse_u32(const char *text, unsigned long max, uint32_t *out)
+{
+    char *end = NULL;
+    if (!text || !*text || *text == '-' || *text == '+')
+        return false;
+    errno = 0;
+    unsigned long v = strtoul(text, &end, 10);
+    if (errno || *end || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* The chain of ?chain= (missing or empty: no filters, the input as it is). */
+static int request_chain(struct MHD_Connection *c, vkfx_chain **out)
+{
+    const char *text = arg(c, "chain");
+    *out = NULL;
+    if (!text || !*text) {
+        *out = calloc(1, sizeof(**out));
+        return *out ? VKFX_OK : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    }
+    return vkfx_chain_parse(text, out);
+}
+
+static enum MHD_Result page(struct MHD_Connection *c, server *s)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        sizeof(vkfx_preview_html), (void *)vkfx_preview_html, MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return MHD_NO;
+    char cookie[128];
+    snprintf(cookie, sizeof(cookie), TOKEN_COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict",
+             s->token);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+    /* Nothing from elsewhere: the page is self-contained. */
+    MHD_add_response_header(r, "Content-Security-Policy",
+                            "default-src 'self'; script-src 'unsafe-inline'; "
+                            "style-src 'unsafe-inline'; img-src 'self' blob: data:");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static const char *type_name(vkfx_opt_type t)
+{
+    switch (t) {
+    case VKFX_OPT_INT:
+        return "int";
+    case VKFX_OPT_FLOAT:
+        return "float";
+    case VKFX_OPT_BOOL:
+        return "bool";
+    case VKFX_OPT_CHOICE:
+        return "choice";
+    case VKFX_OPT_PATH:
+        return "file";
+    }
+    return "?";
+}
+
+/* One option row of the registry, as --help-filter shows it. */
+static void option_json(FILE *f, const vkfx_option *o)
+{
+    fprintf(f, "{\"name\":");
+    cli_json_string(f, o->name);
+    fprintf(f, ",\"type\":\"%s\",\"required\":%s,\"unset_default\":%s", type_name(o->type),
+            o->required ? "true" : "false", o->unset_default ? "true" : "false");
+    if (o->type == VKFX_OPT_INT || o->type == VKFX_OPT_FLOAT)
+        fprintf(f, ",\"min\":%.17g,\"max\":%.17g", o->min, o->max);
+    if (o->type != VKFX_OPT_PATH)
+        fprintf(f, ",\"default\":%.17g", o->def);
+    if (o->def_text) {
+        fprintf(f, ",\"default_text\":");
+        cli_json_string(f, o->def_text);
+    }
+    if (o->type == VKFX_OPT_CHOICE && o->choices) {
+        fprintf(f, ",\"choices\":[");
+        for (size_t i = 0; o->choices[i]; i++) {
+            fprintf(f, i ? "," : "");
+            cli_json_string(f, o->choices[i]);
+        }
+        fprintf(f, "]");
+    }
+    fprintf(f, ",\"help\":");
+    cli_json_string(f, o->help ? o->help : "");
+    fprintf(f, "}");
+}
+
+/* The file an option of a parsed link names, or NULL (not a file option, or not given). */
+static const char *path_option(const vkfx_chain_link *l, const vkfx_option *o)
+{
+    if (o->type != VKFX_OPT_PATH)
+        return NULL;
+    return *(char *const *)((const char *)l->params + o->offset);
+}
+
+static enum MHD_Result info(struct MHD_Connection *c, server *s)
+{
+    membuf m = {0};
+    vkfx_chain *chain = NULL;
+    char describe[16384];
+    m.f = open_memstream(&m.data, &m.size);
+    if (!m.f)
+        return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "vkfx: out of host memory\n");
+    uint32_t w = 0, h = 0;
+    vkfx_preview_size(s->preview, &w, &h);
+    fprintf(m.f, "{\"input\":");
+    cli_json_string(m.f, s->input);
+    fprintf(m.f, ",\"width\":%u,\"height\":%u,\"output\":", w, h);
+    if (s->output)
+        cli_json_string(m.f, s->output);
+    else
+        fprintf(m.f, "null");
+    fprintf(m.f, ",\"chain\":");
+    cli_json_string(m.f, s->chain);
+    /* The map files the starting chain names (read once, at start). */
+    fprintf(m.f, ",\"maps\":[");
+    bool first = true;
+    if (*s->chain && vkfx_chain_parse(s->chain, &chain) == VKFX_OK) {
+        for (size_t i = 0; i < chain->count; i++) {
+            const vkfx_chain_link *l = &chain->links[i];
+            for (const vkfx_option *o = l->filter->options; o && o->name; o++) {
+                const char *path = path_option(l, o);
+                if (!path)
+                    continue;
+                fprintf(m.f, "%s{\"filter\":", first ? "" : ",");
+                cli_json_string(m.f, l->filter->name);
+                fprintf(m.f, ",\"option\":");
+                cli_json_string(m.f, o->name);
+                fprintf(m.f, ",\"path\":");
+                cli_json_string(m.f, path);
+                fprintf(m.f, "}");
+                first = false;
+            }
+        }
+    }
+    vkfx_chain_free(chain);
+    fprintf(m.f, "],\"filters\":[");
+    for (const vkfx_filter *const *f = vkfx_filters; *f; f++) {
+        fprintf(m.f, "%s{\"name\":", f == vkfx_filters ? "" : ",");
+        cli_json_string(m.f, (*f)->name);
+        fprintf(m.f, ",\"help\":");
+        cli_json_string(m.f, (*f)->help ? (*f)->help : "");
+        fprintf(m.f, ",\"describe\":");
+        cli_json_string(
+            m.f, vkfx_filter_describe(*f, describe, sizeof(describe)) == VKFX_OK ? describe : "");
+        fprintf(m.f, ",\"options\":[");
+        for (const vkfx_option *o = (*f)->options; o && o->name; o++) {
+            fprintf(m.f, o == (*f)->options ? "" : ",");
+            option_json(m.f, o);
+        }
+        fprintf(m.f, "]}");
+    }
+    fprintf(m.f, "]}\n");
+    return send_stream(c, &m, "application/json");
+}
+
+static void free_jpeg(void *data)
+{
+    tjFree(data);
+}
+
+static enum MHD_Result render(struct MHD_Connection *c, server *s)
+{
+    uint32_t width = 0;
+    vkfx_chain *chain = NULL;
+    const char *w = arg(c, "width");
+    if (w && !parse_u32(w, 1u << 20, &width)) {
+        char line[256];
+        snprintf(line, sizeof(line), "vkfx: width '%.64s' must be an integer 1..%u\n", w, 1u << 20);
+        return send_text(c, MHD_HTTP_BAD_REQUEST, line);
+    }
+    int ret = request_chain(c, &chain);
+    if (ret < 0)
+        return send_error(c, ret);
+    /* Latest wins: a render that a newer one overtook while it waited for
+     * the device is dropped, so no queue of stale frames forms. */
+    uint_fast64_t ticket = atomic_fetch_add(&s->newest_render, 1) + 1;
+    double asked = now_ms();
+    pthread_mutex_lock(&s->gpu);
+    if (atomic_load(&s->newest_render) != ticket) {
+        pthread_mutex_unlock(&s->gpu);
+        vkfx_chain_free(chain);
+        return send_text(c, MHD_HTTP_CONFLICT, "vkfx: superseded by a newer render\n");
+    }
+    double start = now_ms();
+    vkfx_pixels px = {0};
+    double gpu_ms = -1;
+    unsigned char *jpeg = NULL;
+    unsigned long jpeg_size = 0;
+    unsigned messages = vkfx_context_validation_messages(s->ctx);
+    ret = checked(s->ctx, messages, vkfx_preview_render(s->preview, chain, width, &px, &gpu_ms));
+    if (ret == VKFX_OK && tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB,
+                                      &jpeg, &jpeg_size, TJSAMP_420, 90, 0) != 0)
+        ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoding failed: %s", tjGetErrorStr2(s->jpeg));
+    double done = now_ms();
+    pthread_mutex_unlock(&s->gpu);
+    vkfx_pixels_free(&px);
+    vkfx_chain_free(chain);
+    if (ret < 0) {
+        tjFree(jpeg);
+        return send_error(c, ret);
+    }
+    char timing[160];
+    snprintf(timing, sizeof(timing), "gpu;dur=%.3f, render;dur=%.3f, wait;dur=%.3f",
+             gpu_ms < 0 ? 0 : gpu_ms, done - start, start - asked);
+    return send_buffer(c, MHD_HTTP_OK, "image/jpeg", jpeg, jpeg_size, free_jpeg, timing);
+}
+
+static enum MHD_Result focus(struct MHD_Connection *c, server *s)
+{
+    uint32_t x = 0, y = 0, w = 0, h = 0;
+    vkfx_chain *chain = NULL;
+    vkfx_preview_size(s->preview, &w, &h);
+    if (!parse_u32(arg(c, "x"), w - 1, &x) || !parse_u32(arg(c, "y"), h - 1, &y)) {
+        char line[160];
+        snprintf(line, sizeof(line), "vkfx: x and y must be a pixel of the %ux%u image\n", w, h);
+        return send_text(c, MHD_HTTP_BAD_REQUEST, line);
+    }
+    int ret = request_chain(c, &chain);
+    if (ret < 0)
+        return send_error(c, ret);
+    membuf m = {0};
+    m.f = open_memstream(&m.data, &m.size);
+    if (!m.f) {
+        vkfx_chain_free(chain);
+        return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "vkfx: out of host memory\n");
+    }
+    fprintf(m.f, "{\"x\":%u,\"y\":%u,\"links\":[", x, y);
+    bool first = true;
+    pthread_mutex_lock(&s->gpu);
+    for (size_t i = 0; i < chain->count && ret == VKFX_OK; i++) {
+        bool has = false;
+        double value = 0;
+        ret = vkfx_preview_focus(s->preview, chain, i, x, y, &has, &value);
+        if (ret < 0 || !has)
+            continue;
+        /* Nine digits bring the float the filter compares with back exactly. */
+        fprintf(m.f, "%s{\"index\":%zu,\"filter\":", first ? "" : ",", i);
+        cli_json_string(m.f, chain->links[i].filter->name);
+        fprintf(m.f, ",\"focus\":\"%.9g\"}", value);
+        first = false;
+    }
+    pthread_mutex_unlock(&s->gpu);
+    vkfx_chain_free(chain);
+    if (ret < 0) {
+        fclose(m.f);
+        free(m.data);
+        return send_error(c, ret);
+    }
+    fprintf(m.f, "]}\n");
+    return send_stream(c, &m, "application/json");
+}
+
+/* Whether the starting chain names path as option o of filter f. */
+static bool named_at_start(const server *s, const vkfx_filter *f, const vkfx_option *o,
+                           const char *path)
+{
+    for (size_t i = 0; s->start && i < s->start->count; i++) {
+        const char *p = path_option(&s->start->links[i], o);
+        if (s->start->links[i].filter == f && p && strcmp(p, path) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The files a save touches: -o is never the input nor a file the chain
+ * reads (a map), by identity as for any run (cli/paths.c), and files a
+ * filter writes after its run (histogram's out and plot, from its finish
+ * hook) are written only where the -f chain names them: the page never
+ * chooses a path that is written. */
+static int check_save_paths(const server *s, const vkfx_chain *chain)
+{
+    cli_paths paths = {0};
+    int ret = cli_paths_add(&paths, s->input, false, "input", NULL);
+    if (ret == VKFX_OK)
+        ret = cli_paths_add(&paths, s->output, true, "-o", NULL);
+    if (ret == VKFX_OK && chain)
+        ret = cli_paths_add_chain(&paths, chain, s->input);
+    if (ret == VKFX_OK)
+        ret = cli_paths_check(&paths);
+    cli_paths_free(&paths);
+    for (size_t i = 0; ret == VKFX_OK && chain && i < chain->count; i++) {
+        const vkfx_chain_link *l = &chain->links[i];
+        for (const vkfx_option *o = l->filter->options; o && o->name; o++) {
+            const char *path = path_option(l, o);
+            if (path && l->filter->finish && !named_at_start(s, l->filter, o, path))
+                return vkfx_fail(VKFX_E_USAGE,
+                                 "%s: %s=%s: Save writes only the files that the -f chain of "
+                                 "vkfx preview names",
+                                 l->filter->name, o->name, path);
+        }
+    }
+    return ret;
+}
+
+static enum MHD_Result save(struct MHD_Connection *c, server *s)
+{
+    vkfx_chain *chain = NULL;
+    const char *text = arg(c, "chain");
+    if (!s->output)
+        return send_text(c, MHD_HTTP_BAD_REQUEST,
+                         "vkfx: no output: start vkfx preview with -o FILE to save\n");
+    if (!text || !*text)
+        return send_text(c, MHD_HTTP_BAD_REQUEST,
+                         "vkfx: no filter chain given (-f CHAIN; vkfx --filters lists them)\n");
+    int ret = vkfx_chain_parse(text, &chain);
+    if (ret == VKFX_OK)
+        ret = check_save_paths(s, chain);
+    if (ret < 0) {
+        vkfx_chain_free(chain);
+        return send_error(c, ret);
+    }
+    pthread_mutex_lock(&s->gpu);
+    double start = now_ms();
+    unsigned messages = vkfx_context_validation_messages(s->ctx);
+    ret = checked(s->ctx, messages, vkfx_preview_save(s->preview, chain, s->output, NULL));
+    double done = now_ms();
+    pthread_mutex_unlock(&s->gpu);
+    vkfx_chain_free(chain);
+    if (ret < 0)
+        return send_error(c, ret);
+    membuf m = {0};
+    m.f = open_memstream(&m.data, &m.size);
+    if (!m.f)
+        return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "vkfx: out of host memory\n");
+    fprintf(m.f, "{\"output\":");
+    cli_json_string(m.f, s->output);
+    fprintf(m.f, ",\"ms\":%.3f}\n", done - start);
+    return send_stream(c, &m, "application/json");
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls)
+{
+    (void)version;
+    (void)upload_data;
+    server *s = cls;
+    static int seen;
+    /* The first call has the headers; a body (ignored) comes in later calls. */
+    if (!*con_cls) {
+        *con_cls = &seen;
+        if (strcmp(method, MHD_HTTP_METHOD_POST) == 0)
+            return MHD_YES;
+    }
+    if (*upload_data_size) {
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    /* DNS rebinding: a page of another name that resolves to 127.0.0.1 sends its own Host. */
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!host || (strcmp(host, s->host_ip) != 0 && strcmp(host, s->host_name) != 0))
+        return send_text(c, MHD_HTTP_MISDIRECTED_REQUEST,
+                         "vkfx: this server answers to 127.0.0.1 and localhost only\n");
+    if (!has_token(c, s))
+        return send_text(c, MHD_HTTP_FORBIDDEN,
+                         "vkfx: a valid token is needed: open the address vkfx preview "
+                         "printed\n");
+    bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0;
+    bool post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    if (get && strcmp(url, "/") == 0)
+        return page(c, s);
+    if (get && strcmp(url, "/info") == 0)
+        return info(c, s);
+    if (get && strcmp(url, "/render") == 0)
+        return render(c, s);
+    if (get && strcmp(url, "/focus") == 0)
+        return focus(c, s);
+    if (post && strcmp(url, "/save") == 0)
+        return save(c, s);
+    if (strcmp(url, "/") == 0 || strcmp(url, "/info") == 0 || strcmp(url, "/render") == 0 ||
+        strcmp(url, "/focus") == 0 || strcmp(url, "/save") == 0)
+        return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "vkfx: method not allowed\n");
+    return send_text(c, MHD_HTTP_NOT_FOUND, "vkfx: not found\n");
+}
+
+/* 128 random bits as 32 hex digits. */
+static int make_token(char out[33])
+{
+    unsigned char bits[16];
+    size_t got = 0;
+    while (got < sizeof(bits)) {
+        ssize_t n = getrandom(bits + got, sizeof(bits) - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return vkfx_fail(VKFX_E_IO, "getrandom: %s", strerror(errno));
+        got += (size_t)n;
+    }
+    for (size_t i = 0; i < sizeof(bits); i++)
+        snprintf(out + 2 * i, 3, "%02x", bits[i]);
+    return VKFX_OK;
+}
+
+static pid_t open_browser(const char *url)
+{
+    const char *display = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
+    if (!(display && *display) && !(wayland && *wayland))
+        return 0;
+    pid_t pid = 0;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    /* The browser's chatter stays off our stdout, whose first line is the address. */
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {"xdg-open", (char *)url, NULL};
+    if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0) {
+        fprintf(stderr, "vkfx: could not run xdg-open; open %s in a browser\n", url);
+        pid = 0;
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+static int preview_usage_error(const char *fmt, const char *arg_text)
+{
+    fprintf(stderr, "vkfx preview: ");
+    fprintf(stderr, fmt, arg_text);
+    fprintf(stderr, "\nTry 'vkfx preview --help'.\n");
+    return EXIT_USAGE;
+}
+
+/* -o checked at start: a format vkfx writes, in an existing directory
+ * (check_save_paths compares it with what the run reads). */
+static int check_output(const char *output)
+{
+    vkfx_file_format fmt;
+    int ret = vkfx_file_format_for_output(output, &fmt);
+    if (ret < 0)
+        return ret;
+    char *copy = strdup(output);
+    if (!copy)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    const char *slash = strrchr(copy, '/');
+    const char *dir = slash ? (slash == copy ? "/" : (copy[slash - copy] = 0, copy)) : ".";
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        ret = vkfx_fail(VKFX_E_IO, "%s: output directory '%s' does not exist", output, dir);
+    free(copy);
+    return ret;
+}
+
+enum { OPT_PORT = 256, OPT_NO_BROWSER };
+
+int cli_preview_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"filter", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"port", required_argument, NULL, OPT_PORT},
+        {"no-browser", no_argument, NULL, OPT_NO_BROWSER},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    server s = {.chain = "", .gpu = PTHREAD_MUTEX_INITIALIZER};
+    bool no_browser = false;
+    long port = 0;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            s.chain = optarg;
+            break;
+        case 'o':
+            s.output = optarg;
+            break;
+        case OPT_PORT: {
+            char *end = NULL;
+            errno = 0;
+            port = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || port < 0 || port > 65535)
+                return preview_usage_error("--port '%s' must be an integer 0..65535", optarg);
+            break;
+        }
+        case OPT_NO_BROWSER:
+            no_browser = true;
+            break;
+        case 'h':
+            fputs(preview_usage, stdout);
+            return EXIT_OK;
+        case ':':
+            return preview_usage_error("option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt > 0 && optopt < 256) {
+                char opt[3] = {'-', (char)optopt, 0};
+                return preview_usage_error("unknown option '%s'", opt);
+            }
+            return preview_usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return preview_usage_error("%s", "no input file given");
+    if (optind + 1 < argc)
+        return preview_usage_error("one input only; '%s' is a second", argv[optind + 1]);
+    s.input = argv[optind];
+
+    /* A stop signal (cli/signals.c) ends the server cleanly, exit 0: it is
+     * taken gracefully from here on, so one that comes during start-up ends
+     * the server as soon as it stands. */
+    cli_signals_graceful(true);
+
+    int status = EXIT_OK;
+    vkfx_context *ctx = NULL;
+    vkfx_chain *chain = NULL;
+    struct MHD_Daemon *d = NULL;
+    int ret = VKFX_OK;
+    if (*s.chain && (ret = vkfx_chain_parse(s.chain, &chain)) < 0)
+        goto fail;
+    s.start = chain;
+    if (s.output && (ret = check_output(s.output)) < 0)
+        goto fail;
+    if (s.output && (ret = check_save_paths(&s, chain)) < 0)
+        goto fail;
+    if ((ret = make_token(s.token)) < 0)
+        goto fail;
+    vkfx_context_opts co = {.validate = cli_env_flag("VKFX_VALIDATE"), .log = cli_log};
+    if ((ret = vkfx_context_create(&co, &ctx)) < 0)
+        goto fail;
+    s.ctx = ctx;
+    if ((ret = vkfx_preview_open(ctx, s.input, &s.preview)) < 0)
+        goto fail;
+    if (!(s.jpeg = tjInitCompress())) {
+        ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoder: %s", tjGetErrorStr2(NULL));
+        goto fail;
+    }
+    /* The starting chain once at full size before the page is served: its
+     * maps are read, its kernels built, and a mistake in it ends the
+     * command as it would end a file run. */
+    if (chain) {
+        vkfx_pixels first = {0};
+        double gpu_ms = 0;
+        unsigned messages = vkfx_context_validation_messages(ctx);
+        ret = checked(ctx, messages, vkfx_preview_render(s.preview, chain, 0, &first, &gpu_ms));
+        vkfx_pixels_free(&first);
+        if (ret < 0)
+            goto fail;
+    }
+
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL,
+                         NULL, handle, &s, MHD_OPTION_SOCK_ADDR, &addr,
+                         MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_END);
+    if (!d) {
+        ret = vkfx_fail(VKFX_E_IO, "cannot listen on 127.0.0.1:%ld%s", port,
+                        port ? " (in use?)" : "");
+        goto fail;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    s.port = di ? di->port : (unsigned)port;
+    snprintf(s.host_ip, sizeof(s.host_ip), "127.0.0.1:%u", s.port);
+    snprintf(s.host_name, sizeof(s.host_name), "localhost:%u", s.port);
+    char url[96];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%u/?token=%s", s.port, s.token);
+    printf("%s\n", url);
+    fflush(stdout);
+    pid_t browser = no_browser ? 0 : open_browser(url);
+
+    cli_signals_wait();
+    if (browser > 0)
+        waitpid(browser, NULL, WNOHANG);
+    goto done;
+fail:
+    cli_print_error();
+    status = cli_exit_code(ret);
+done:
+    if (d)
+        MHD_stop_daemon(d);
+    vkfx_chain_free(chain);
+    if (s.jpeg)
+        tjDestroy(s.jpeg);
+    vkfx_preview_close(s.preview);
+    if (ctx) {
+        if (status == EXIT_OK)
+            vkfx_context_destroy(ctx);
+        else
+            vkfx_context_destroy_after_failure(ctx);
+    }
+    return status;
+}

@@ -1,0 +1,29 @@
+/* A growing array of strings that owns them. */
+#include <stdlib.h>
+
+#include "cli.h"
+
+int cli_strv_add(cli_strv *s, char *str)
+{
+    if (!str)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        char **v = realloc(s->v, cap * sizeof(*v));
+        if (!v) {
+            free(str);
+            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = str;
+    return VKFX_OK;
+}
+
+void cli_strv_free(cli_strv *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+}

@@ -1,0 +1,417 @@
+/* What vkfx does to files around the image, through the binary on lavapipe:
+ * a file written that is also read (histogram's out= and plot= naming the
+ * input, a depth map named as the output, links and other spellings) or
+ * written twice is refused before any work; side outputs without a template
+ * field in a batch are refused; replaced files keep their mode, read-only
+ * ones and (-n) existing ones are kept; long names work; the README's batch
+ * commands create their folders; directory scans take regular files only;
+ * a FIFO input gives way to SIGINT and SIGTERM; every stop signal leaves no
+ * temporary and exits 128 + the signal; standard output closed early, or
+ * full, is an error without a file in $TMPDIR; control bytes in names are
+ * escaped in messages; a pipeline cache that is a FIFO or a folder is
+ * ignored; /dev/zero as input is cut off. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "error.h"
+#include "fileio.h"
+#include "run_binary.h"
+
+static void setup(void)
+{
+    cr_assert_eq(tc_tmpdir_make("files"), 0);
+    cr_assert_eq(mkdir(tc_tpath("in"), 0777), 0);
+    /* Tests never touch the real cache directory. */
+    setenv("XDG_CACHE_HOME", tc_tpath("cache"), 1);
+}
+
+static void teardown(void)
+{
+    tc_tmpdir_remove();
+}
+
+TestSuite(files, .init = setup, .fini = teardown);
+
+static void write_png(const char *path, uint32_t w, uint32_t h, uint64_t seed)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, w, h, 3, VKFX_SAMPLE_U8, seed);
+    cr_assert_eq(vkfx_file_save(path, VKFX_FILE_PNG, &px, NULL), VKFX_OK, "%s",
+                 vkfx_error_message());
+    vkfx_pixels_free(&px);
+}
+
+static bool same_bytes(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = tc_slurp(a, &na), *y = tc_slurp(b, &nb);
+    bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+#define EXPECT_EXIT(r, code, ...)                                                                  \
+    cr_assert((r)->status == (code), "%s: exit %d, not %d: %s", (r)->cmd, (r)->status, (code),     \
+              (r)->err)
+
+static void expect_in_err(const cli_run *r, const char *what)
+{
+    cr_assert(strstr(r->err, what), "%s: no '%s' in: %s", r->cmd, what, r->err);
+}
+
+Test(files, a_file_written_that_is_read_is_refused)
+{
+    const char *in = tc_tpath("in/a.png"), *depth = tc_tpath("in/d.png");
+    write_png(in, 24, 16, 1);
+    write_png(depth, 24, 16, 2);
+    char keep_in[1100], keep_depth[1100];
+    snprintf(keep_in, sizeof(keep_in), "%s.keep", in);
+    snprintf(keep_depth, sizeof(keep_depth), "%s.keep", depth);
+    write_png(keep_in, 24, 16, 1);
+    write_png(keep_depth, 24, 16, 2);
+    char chain[2048];
+    cli_run r;
+    const char *opts[] = {"out", "plot"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(chain, sizeof(chain), "histogram:%s=%s", opts[i], in);
+        VKFX(&r, in, "-f", chain, "-o", tc_tpath("o.png"));
+        EXPECT_EXIT(&r, 2);
+        expect_in_err(&r, "which this run reads");
+        expect_in_err(&r, "(input)");
+        run_free(&r);
+    }
+    /* A depth map named as the output. */
+    snprintf(chain, sizeof(chain), "satdof:depth=%s", depth);
+    VKFX(&r, in, "-f", chain, "-o", depth);
+    EXPECT_EXIT(&r, 2);
+    expect_in_err(&r, "satdof:depth of");
+    run_free(&r);
+    /* The same file by a hard link and by another spelling. */
+    cr_assert_eq(link(in, tc_tpath("link.png")), 0);
+    VKFX(&r, in, "-f", "box3", "-o", tc_tpath("link.png"));
+    EXPECT_EXIT(&r, 2);
+    run_free(&r);
+    snprintf(chain, sizeof(chain), "satdof:depth=%s/../in/./d.png", tc_tpath("in"));
+    VKFX(&r, in, "-f", chain, "-o", tc_tpath("in//d.png"));
+    EXPECT_EXIT(&r, 2);
+    run_free(&r);
+    /* A side output and the output are one file: written twice. */
+    snprintf(chain, sizeof(chain), "histogram:plot=%s", tc_tpath("o.png"));
+    VKFX(&r, in, "-f", chain, "-o", tc_tpath("./o.png"));
+    EXPECT_EXIT(&r, 2);
+    expect_in_err(&r, "would both be written");
+    run_free(&r);
+    cr_assert(same_bytes(in, keep_in) && same_bytes(depth, keep_depth), "a file read was touched");
+    char names[1024];
+    tc_list_dir(tc_tmpdir, true, names, sizeof(names));
+    cr_assert_str_eq(names, "in link.png", "a refused run wrote: %s", names);
+}
+
+/* As root, renaming over /dev/null would replace the device with a file. */
+Test(files, side_outputs_to_devices_are_written_through)
+{
+    write_png(tc_tpath("in/a.png"), 24, 16, 3);
+    struct stat before, after;
+    cr_assert_eq(stat("/dev/null", &before), 0);
+    cli_run r;
+    /* Written twice: a device takes both. */
+    VKFX(&r, tc_tpath("in/a.png"), "-f", "histogram:out=/dev/null", "-o", tc_tpath("o.png"),
+         "--json=/dev/null");
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    /* A FIFO: the JSON arrives through it; it is still a FIFO after. */
+    cr_assert_eq(mkfifo(tc_tpath("h.fifo"), 0600), 0);
+    char chain[1100];
+    snprintf(chain, sizeof(chain), "histogram:out=%s", tc_tpath("h.fifo"));
+    FILE *reader = NULL;
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "cat '%s' > '%s'", tc_tpath("h.fifo"), tc_tpath("h.json"));
+    reader = popen(cmd, "r");
+    cr_assert(reader);
+    VKFX(&r, tc_tpath("in/a.png"), "-f", chain, "-o", tc_tpath("o.png"));
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    cr_assert_eq(pclose(reader), 0);
+    size_t n;
+    char *json = tc_slurp(tc_tpath("h.json"), &n);
+    cr_assert(json && strstr(json, "\"pixels\": 384"), "%s", json ? json : "(none)");
+    free(json);
+    struct stat st;
+    cr_assert(stat(tc_tpath("h.fifo"), &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    cr_assert_eq(stat("/dev/null", &after), 0);
+    cr_assert(S_ISCHR(after.st_mode) && after.st_ino == before.st_ino, "/dev/null was replaced");
+}
+
+Test(files, batch_side_output_needs_a_template_field)
+{
+    write_png(tc_tpath("in/a.png"), 24, 16, 4);
+    write_png(tc_tpath("in/b.png"), 24, 16, 5);
+    char chain[1100];
+    snprintf(chain, sizeof(chain), "histogram:out=%s", tc_tpath("h.json"));
+    cli_run r;
+    VKFX(&r, "-f", chain, "-o", tc_tpath("out/{stem}.png"), tc_tpath("in"));
+    EXPECT_EXIT(&r, 2);
+    expect_in_err(&r, "template field");
+    run_free(&r);
+    char names[1024];
+    tc_list_dir(tc_tmpdir, true, names, sizeof(names));
+    cr_assert_str_eq(names, "in", "a refused batch wrote: %s", names);
+    snprintf(chain, sizeof(chain), "histogram:out=%s", tc_tpath("{stem}.json"));
+    VKFX(&r, "-f", chain, "-o", tc_tpath("out/{stem}.png"), tc_tpath("in"));
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    tc_list_dir(tc_tmpdir, true, names, sizeof(names));
+    cr_assert_str_eq(names, "a.json b.json cache in out");
+}
+
+Test(files, replaced_outputs_keep_their_mode_and_read_only_ones_stay)
+{
+    const char *in = tc_tpath("in/a.png"), *out = tc_tpath("o.png");
+    write_png(in, 24, 16, 6);
+    write_png(out, 5, 5, 7);
+    cr_assert_eq(chmod(out, 0600), 0);
+    cli_run r;
+    VKFX(&r, in, "-f", "box3", "-o", out);
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    struct stat st;
+    cr_assert_eq(stat(out, &st), 0);
+    cr_assert_eq(st.st_mode & 07777, 0600, "mode %04o", (unsigned)(st.st_mode & 07777));
+    write_png(tc_tpath("keep.png"), 5, 5, 8);
+    cr_assert_eq(rename(tc_tpath("keep.png"), out), 0);
+    write_png(tc_tpath("keep.png"), 5, 5, 8);
+    cr_assert_eq(chmod(out, 0444), 0);
+    VKFX(&r, in, "-f", "box3", "-o", out);
+    EXPECT_EXIT(&r, 2);
+    expect_in_err(&r, "read-only");
+    run_free(&r);
+    cr_assert(same_bytes(out, tc_tpath("keep.png")), "the read-only file was replaced");
+    /* -n: every existing output named, none replaced, before any work. */
+    cr_assert_eq(chmod(out, 0644), 0);
+    write_png(tc_tpath("in/b.png"), 24, 16, 9);
+    cr_assert_eq(mkdir(tc_tpath("out"), 0777), 0);
+    write_png(tc_tpath("out/a.png"), 5, 5, 10);
+    write_png(tc_tpath("out/b.png"), 5, 5, 11);
+    VKFX(&r, "-n", "-f", "box3", "--outdir", tc_tpath("out"), tc_tpath("in"));
+    EXPECT_EXIT(&r, 2);
+    expect_in_err(&r, "out/a.png");
+    expect_in_err(&r, "out/b.png");
+    run_free(&r);
+    VKFX(&r, "--no-clobber", in, "-f", "box3", "-o", tc_tpath("new.png"));
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+}
+
+Test(files, an_output_name_of_250_bytes)
+{
+    write_png(tc_tpath("in/a.png"), 24, 16, 12);
+    char name[256];
+    memset(name, 'x', 246);
+    strcpy(name + 246, ".png");
+    cli_run r;
+    VKFX(&r, tc_tpath("in/a.png"), "-f", "box3", "-o", tc_tpath(name));
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    vkfx_pixels px;
+    cr_assert_eq(vkfx_file_load(tc_tpath(name), &px), VKFX_OK, "%s", vkfx_error_message());
+    vkfx_pixels_free(&px);
+}
+
+/* The README's commands, as written, in a folder without out/ or edges/. */
+Test(files, readme_batch_commands_create_their_folders)
+{
+    cr_assert_eq(mkdir(tc_tpath("photos"), 0777), 0);
+    write_png(tc_tpath("photos/p1.png"), 24, 16, 13);
+    write_png(tc_tpath("photos/p2.png"), 24, 16, 14);
+    write_png(tc_tpath("a.png"), 24, 16, 15);
+    write_png(tc_tpath("b.png"), 24, 16, 16);
+    run_opts o = {.cwd = tc_tmpdir};
+    cli_run r;
+    VKFX_OPTS(&r, &o, "-f", "gauss:sigma=3", "-o", "out/{stem}.png", "photos/");
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    VKFX_OPTS(&r, &o, "-f", "sobel", "--outdir", "edges/", "a.png", "b.png");
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    VKFX_OPTS(&r, &o, "a.png", "-f", "sobel", "-o", "deep/er/still/{stem}.png");
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    char names[256];
+    tc_list_dir(tc_tpath("out"), true, names, sizeof(names));
+    cr_assert_str_eq(names, "p1.png p2.png");
+    tc_list_dir(tc_tpath("edges"), true, names, sizeof(names));
+    cr_assert_str_eq(names, "a.png b.png");
+    tc_list_dir(tc_tpath("deep/er/still"), true, names, sizeof(names));
+    cr_assert_str_eq(names, "a.png");
+}
+
+Test(files, directory_scans_take_regular_files_only)
+{
+    write_png(tc_tpath("in/a.png"), 24, 16, 17);
+    cr_assert_eq(mkfifo(tc_tpath("in/fifo.png"), 0600), 0);
+    cr_assert_eq(mkdir(tc_tpath("in/dir.png"), 0777), 0);
+    cli_run r;
+    VKFX(&r, "-f", "box3", "-o", tc_tpath("out/{stem}.png"), tc_tpath("in"));
+    EXPECT_EXIT(&r, 0);
+    expect_in_err(&r, "fifo.png: not a regular file; skipped");
+    expect_in_err(&r, "dir.png: not a regular file; skipped");
+    run_free(&r);
+    char names[256];
+    tc_list_dir(tc_tpath("out"), true, names, sizeof(names));
+    cr_assert_str_eq(names, "a.png");
+}
+
+/* A FIFO nobody writes to, named as the input: the read blocks, and a
+ * signal still ends the run, with 128 + the signal and nothing written. */
+Test(files, a_fifo_input_gives_way_to_signals)
+{
+    cr_assert_eq(mkfifo(tc_tpath("in/f.png"), 0600), 0);
+    const int sigs[] = {SIGTERM, SIGINT};
+    for (int i = 0; i < 2; i++) {
+        run_opts o = {.signal = sigs[i], .signal_after_ms = 1500};
+        cli_run r;
+        double t0 = tc_seconds();
+        VKFX_OPTS(&r, &o, tc_tpath("in/f.png"), "-f", "box3", "-o", tc_tpath("o.png"));
+        EXPECT_EXIT(&r, 128 + sigs[i]);
+        cr_assert(tc_seconds() - t0 < 15, "took %.1f s", tc_seconds() - t0);
+        run_free(&r);
+    }
+    char names[256];
+    tc_list_dir(tc_tmpdir, true, names, sizeof(names));
+    cr_assert(strcmp(names, "in") == 0 || strcmp(names, "cache in") == 0, "written: %s", names);
+}
+
+/* SIGHUP, SIGINT, SIGTERM, SIGQUIT and SIGPIPE as soon as a batch's first
+ * output is in place: exit 128 + the signal, no temporary, every file
+ * written complete. */
+Test(files, every_stop_signal_leaves_no_temporary, .timeout = 400)
+{
+    enum { N = 12 };
+    for (int i = 0; i < N; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/f%02d.png", tc_tpath("in"), i);
+        write_png(path, 160, 120, 100 + (uint64_t)i);
+    }
+    const int sigs[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGPIPE};
+    for (int s = 0; s < 5; s++) {
+        tc_remove_tree(tc_tpath("out"));
+        cr_assert_eq(mkdir(tc_tpath("out"), 0777), 0);
+        run_opts o = {.interrupt_dir = tc_tpath("out"), .signal = sigs[s]};
+        cli_run r;
+        VKFX_OPTS(&r, &o, "-f", "gauss:sigma=6,bilateral:sigma_s=2:sigma_r=0.1", "-o",
+                  tc_tpath("out/{stem}.png"), "-j", "1", tc_tpath("in"));
+        EXPECT_EXIT(&r, 128 + sigs[s]);
+        run_free(&r);
+        DIR *d = opendir(tc_tpath("out"));
+        cr_assert(d);
+        struct dirent *e;
+        int written = 0;
+        while ((e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            cr_assert(e->d_name[0] != '.', "signal %d left %s", sigs[s], e->d_name);
+            char path[1024];
+            snprintf(path, sizeof(path), "%s/%s", tc_tpath("out"), e->d_name);
+            vkfx_pixels px;
+            cr_assert_eq(vkfx_file_load(path, &px), VKFX_OK, "%s", vkfx_error_message());
+            vkfx_pixels_free(&px);
+            written++;
+        }
+        closedir(d);
+        cr_assert(written >= 1 && written < N, "signal %d: %d of %d written", sigs[s], written, N);
+    }
+}
+
+/* vkfx in.png -f box3 -o - | head -c 10: exit 141 as SIGPIPE, and nothing
+ * in $TMPDIR; a full standard output (image or report) is exit 1. */
+Test(files, standard_output_closed_or_full)
+{
+    /* Random pixels: a PNG larger than a pipe holds. */
+    write_png(tc_tpath("in/a.png"), 512, 512, 18);
+    cr_assert_eq(mkdir(tc_tpath("tmp"), 0777), 0);
+    setenv("TMPDIR", tc_tpath("tmp"), 1);
+    run_opts o = {.stdout_close_after = 10};
+    cli_run r;
+    VKFX_OPTS(&r, &o, tc_tpath("in/a.png"), "-f", "box3", "-o", "-");
+    EXPECT_EXIT(&r, 141);
+    run_free(&r);
+    unsetenv("TMPDIR");
+    char names[256];
+    tc_list_dir(tc_tpath("tmp"), true, names, sizeof(names));
+    cr_assert_str_eq(names, "", "left in $TMPDIR: %s", names);
+    run_opts full = {.stdout_path = "/dev/full"};
+    VKFX_OPTS(&r, &full, tc_tpath("in/a.png"), "-f", "box3", "-o", "-");
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "No space left on device");
+    run_free(&r);
+    VKFX_OPTS(&r, &full, tc_tpath("in/a.png"), "-f", "box3", "-o", tc_tpath("o.png"), "--json");
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "--json");
+    run_free(&r);
+}
+
+Test(files, control_bytes_are_escaped_in_messages)
+{
+    char name[256];
+    snprintf(name, sizeof(name), "%s/\033[31mred\a\x9b.png", tc_tmpdir);
+    cli_run r;
+    VKFX(&r, name, "-f", "box3", "-o", tc_tpath("o.png"));
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "\\x1b[31mred\\x07\\x9b.png");
+    for (const char *c = r.err; *c; c++)
+        cr_assert((unsigned char)*c >= 0x20 || *c == '\n', "a raw control byte 0x%02x in: %s",
+                  (unsigned char)*c, r.err);
+    run_free(&r);
+    VKFX(&r, tc_tpath("in/a.png"), "-f", "gauss:sigma=\033]0;x\a", "-o", tc_tpath("o.png"));
+    EXPECT_EXIT(&r, 2);
+    expect_in_err(&r, "\\x1b]0;x\\x07");
+    run_free(&r);
+}
+
+/* The pipeline cache's file replaced by a FIFO or a folder: ignored with a
+ * warning, left as it is, and the run completes. */
+Test(files, a_pipeline_cache_that_is_not_a_file_is_ignored)
+{
+    write_png(tc_tpath("in/a.png"), 24, 16, 19);
+    cli_run r;
+    VKFX(&r, tc_tpath("in/a.png"), "-f", "box3", "-o", tc_tpath("o.png"));
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    char names[512], path[1024];
+    tc_list_dir(tc_tpath("cache/vkfx"), true, names, sizeof(names));
+    cr_assert(strncmp(names, "pipelines-", 10) == 0 && !strchr(names, ' '), "%s", names);
+    snprintf(path, sizeof(path), "%s/%s", tc_tpath("cache/vkfx"), names);
+    for (int kind = 0; kind < 2; kind++) {
+        cr_assert_eq(unlink(path), 0);
+        cr_assert_eq(kind ? mkdir(path, 0777) : mkfifo(path, 0600), 0);
+        VKFX(&r, tc_tpath("in/a.png"), "-f", "box3", "-o", tc_tpath("o.png"));
+        EXPECT_EXIT(&r, 0);
+        expect_in_err(&r, "not a regular file");
+        run_free(&r);
+        struct stat st;
+        cr_assert(stat(path, &st) == 0 && (kind ? S_ISDIR(st.st_mode) : S_ISFIFO(st.st_mode)),
+                  "the cache path was replaced");
+    }
+}
+
+Test(files, an_endless_input_is_cut_off)
+{
+    cli_run r;
+    double t0 = tc_seconds();
+    VKFX(&r, "/dev/zero", "--max-pixels", "1000", "-f", "box3", "-o", tc_tpath("o.png"));
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "not read further");
+    run_free(&r);
+    cr_assert(tc_seconds() - t0 < 20, "took %.1f s", tc_seconds() - t0);
+}

@@ -1,0 +1,317 @@
+/* The file formats from the command line: 16-bit and float files through
+ * the identity chain bit-identical under --precision auto, each encoder
+ * option reaching the file it writes, notes for pages and frames left
+ * unread, folder scans by content. Runs the built binary. */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jpeglib.h>
+#include <tiffio.h>
+
+#include "common.h"
+#include "error.h"
+#include "fileio.h"
+#include "run_binary.h"
+
+static void setup(void)
+{
+    if (tc_tmpdir_make("formats") != 0)
+        cr_assert_fail("mkdtemp: %s", strerror(errno));
+}
+
+TestSuite(formats, .init = setup, .fini = tc_tmpdir_remove);
+
+static void save_ok(const char *path, vkfx_file_format fmt, const vkfx_pixels *px)
+{
+    int ret = vkfx_file_save(path, fmt, px, NULL);
+    cr_assert_eq(ret, VKFX_OK, "save %s: %s", path, vkfx_error_message());
+}
+
+static void load_ok(const char *path, vkfx_pixels *px)
+{
+    int ret = vkfx_file_load(path, px);
+    cr_assert_eq(ret, VKFX_OK, "load %s: %s", path, vkfx_error_message());
+}
+
+static void expect_ok(const cli_run *r)
+{
+    cr_assert_eq(r->status, 0, "%s: exit %d; stderr:\n%s", r->cmd, r->status, r->err);
+    cr_assert_str_empty(r->err, "%s: stderr:\n%s", r->cmd, r->err);
+}
+
+static size_t file_size(const char *path)
+{
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
+    return (size_t)st.st_size;
+}
+
+/* Whether two images have the same shape and samples. */
+static bool same(const vkfx_pixels *a, const vkfx_pixels *b)
+{
+    return a->width == b->width && a->height == b->height && a->channels == b->channels &&
+           a->sample == b->sample && !memcmp(a->data, b->data, vkfx_pixels_bytes(a));
+}
+
+/* Full-range random samples: rgba16f would round most of them. Opaque
+ * 16-bit images go through box:radius=0; float ones and those with alpha
+ * through histogram, which hands its input on untouched: box's rolling
+ * sums round in the last bit of a float, which a float file keeps and
+ * un-premultiplying a small alpha magnifies past half a 16-bit step. Float
+ * colour with alpha makes the round trip through premultiplied colour. */
+Test(formats, identity_keeps_16_bit_and_float_samples, .timeout = 120)
+{
+    const struct {
+        const char *in;
+        vkfx_file_format fmt;
+        vkfx_sample s;
+    } cases[] = {
+        {"in16.png", VKFX_FILE_PNG, VKFX_SAMPLE_U16},
+        {"in16.tif", VKFX_FILE_TIFF, VKFX_SAMPLE_U16},
+        {"inf.tif", VKFX_FILE_TIFF, VKFX_SAMPLE_F32},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        for (uint32_t c = 1; c <= 4; c++) {
+            vkfx_pixels src = {0}, got = {0};
+            tc_random_pixels(&src, 67, 41, c, cases[i].s, 10 + i * 4 + c);
+            const char *chain =
+                c % 2 && cases[i].s == VKFX_SAMPLE_U16 ? "box:radius=0" : "histogram";
+            save_ok(tc_tpath(cases[i].in), cases[i].fmt, &src);
+            const char *ext = strrchr(cases[i].in, '.');
+            char out[32], out16[32], what[96];
+            snprintf(out, sizeof(out), "out%s", ext);
+            snprintf(out16, sizeof(out16), "out16%s", ext);
+            snprintf(what, sizeof(what), "%s, %u channels, %s", cases[i].in, c, chain);
+            cli_run r = {0};
+            VKFX(&r, tc_tpath(cases[i].in), "-f", chain, "-o", tc_tpath(out));
+            expect_ok(&r);
+            run_free(&r);
+            load_ok(tc_tpath(out), &got);
+            if (cases[i].s == VKFX_SAMPLE_F32 && c % 2 == 0) {
+                /* Float colour is premultiplied and divided again: c * a / a
+                 * is c to within two roundings of a float. */
+                tc_diff d = tc_compare_rel(&got, &src, 2.5e-7, 1e-6);
+                if (!tc_diff_ok(&d))
+                    tc_report(&d, what);
+                cr_assert(tc_diff_ok(&d), "%s: more than two float roundings off", what);
+            } else {
+                tc_diff d = tc_compare(&got, &src, 0);
+                if (!tc_diff_ok(&d))
+                    tc_report(&d, what);
+                cr_assert(same(&got, &src), "%s: not bit-identical", what);
+            }
+            vkfx_pixels_free(&got);
+            if (cases[i].s == VKFX_SAMPLE_U16) {
+                /* --precision 16 still forces rgba16f, which rounds. */
+                VKFX(&r, tc_tpath(cases[i].in), "-f", chain, "-o", tc_tpath(out16), "--precision",
+                     "16");
+                expect_ok(&r);
+                run_free(&r);
+                load_ok(tc_tpath(out16), &got);
+                cr_assert(!same(&got, &src), "%s: --precision 16 changed nothing", what);
+                vkfx_pixels_free(&got);
+            }
+            vkfx_pixels_free(&src);
+        }
+}
+
+/* An 8-bit input with a 16-bit map runs in rgba32f: the same bytes as
+ * --precision 32, other bytes than --precision 16. */
+Test(formats, a_16_bit_map_selects_rgba32f, .timeout = 120)
+{
+    vkfx_pixels img = {0}, map = {0}, a = {0}, b = {0}, c = {0};
+    tc_random_pixels(&img, 64, 48, 3, VKFX_SAMPLE_U8, 1);
+    tc_random_pixels(&map, 64, 48, 1, VKFX_SAMPLE_U16, 2);
+    save_ok(tc_tpath("img.png"), VKFX_FILE_PNG, &img);
+    save_ok(tc_tpath("map.png"), VKFX_FILE_PNG, &map);
+    char chain[600];
+    snprintf(chain, sizeof(chain), "satblur:map=%s:scale=6", tc_tpath("map.png"));
+    const char *const precisions[] = {NULL, "16", "32"};
+    const char *const outs[] = {"auto.png", "p16.png", "p32.png"};
+    vkfx_pixels *got[] = {&a, &b, &c};
+    for (int i = 0; i < 3; i++) {
+        cli_run r = {0};
+        if (precisions[i])
+            VKFX(&r, tc_tpath("img.png"), "-f", chain, "-o", tc_tpath(outs[i]), "--precision",
+                 precisions[i]);
+        else
+            VKFX(&r, tc_tpath("img.png"), "-f", chain, "-o", tc_tpath(outs[i]));
+        expect_ok(&r);
+        run_free(&r);
+        load_ok(tc_tpath(outs[i]), got[i]);
+    }
+    cr_assert(!same(&b, &c), "this image gives the same bytes at both precisions: no test");
+    cr_assert(same(&a, &c), "auto with a 16-bit map did not run in rgba32f");
+    vkfx_pixels_free(&img);
+    vkfx_pixels_free(&map);
+    vkfx_pixels_free(&a);
+    vkfx_pixels_free(&b);
+    vkfx_pixels_free(&c);
+}
+
+static void jpeg_header(const char *path, int *h, int *v, bool *progressive)
+{
+    size_t size;
+    char *data = tc_slurp(path, &size);
+    cr_assert(data);
+    struct jpeg_decompress_struct d;
+    struct jpeg_error_mgr e;
+    d.err = jpeg_std_error(&e);
+    jpeg_create_decompress(&d);
+    jpeg_mem_src(&d, (unsigned char *)data, (unsigned long)size);
+    cr_assert_eq(jpeg_read_header(&d, TRUE), JPEG_HEADER_OK);
+    *h = d.comp_info[0].h_samp_factor;
+    *v = d.comp_info[0].v_samp_factor;
+    *progressive = d.progressive_mode;
+    jpeg_destroy_decompress(&d);
+    free(data);
+}
+
+static uint16_t tiff_compression(const char *path)
+{
+    TIFF *t = TIFFOpen(path, "r");
+    cr_assert(t, "%s", path);
+    uint16_t comp = 0;
+    TIFFGetField(t, TIFFTAG_COMPRESSION, &comp);
+    TIFFClose(t);
+    return comp;
+}
+
+/* Each option, given on the command line, shows in the file written. */
+Test(formats, encoder_options_reach_the_file, .timeout = 300)
+{
+    vkfx_pixels src = {0};
+    tc_random_pixels(&src, 80, 60, 3, VKFX_SAMPLE_U8, 3);
+    save_ok(tc_tpath("in.png"), VKFX_FILE_PNG, &src);
+    char in[512];
+    snprintf(in, sizeof(in), "%s", tc_tpath("in.png"));
+    cli_run r = {0};
+#define RUN_OK(...)                                                                                \
+    do {                                                                                           \
+        VKFX(&r, in, "-f", "box:radius=1", __VA_ARGS__);                                           \
+        expect_ok(&r);                                                                             \
+        run_free(&r);                                                                              \
+    } while (0)
+    int h, v;
+    bool prog;
+    RUN_OK("-o", tc_tpath("d.jpg"));
+    jpeg_header(tc_tpath("d.jpg"), &h, &v, &prog);
+    cr_assert(h == 1 && v == 1 && !prog, "default: %dx%d progressive %d", h, v, prog);
+    RUN_OK("-o", tc_tpath("q.jpg"), "-q", "80");
+    jpeg_header(tc_tpath("q.jpg"), &h, &v, &prog);
+    cr_assert(h == 2 && v == 2, "-q 80: %dx%d, want 4:2:0", h, v);
+    RUN_OK("-o", tc_tpath("s.jpg"), "--jpeg-subsampling", "422");
+    jpeg_header(tc_tpath("s.jpg"), &h, &v, &prog);
+    cr_assert(h == 2 && v == 1, "--jpeg-subsampling 422: %dx%d", h, v);
+    RUN_OK("-o", tc_tpath("p.jpg"), "--jpeg-progressive");
+    jpeg_header(tc_tpath("p.jpg"), &h, &v, &prog);
+    cr_assert(prog, "--jpeg-progressive: baseline");
+
+    RUN_OK("-o", tc_tpath("l0.png"), "--png-level", "0");
+    RUN_OK("-o", tc_tpath("l9.png"), "--png-level", "9");
+    cr_assert_gt(file_size(tc_tpath("l0.png")), vkfx_pixels_bytes(&src));
+    cr_assert_lt(file_size(tc_tpath("l9.png")), file_size(tc_tpath("l0.png")));
+
+    RUN_OK("-o", tc_tpath("d.tif"));
+    RUN_OK("-o", tc_tpath("n.tif"), "--tiff-compression", "none");
+    RUN_OK("-o", tc_tpath("z.tif"), "--tiff-compression", "lzw");
+    cr_assert_eq(tiff_compression(tc_tpath("d.tif")), COMPRESSION_ADOBE_DEFLATE);
+    cr_assert_eq(tiff_compression(tc_tpath("n.tif")), COMPRESSION_NONE);
+    cr_assert_eq(tiff_compression(tc_tpath("z.tif")), COMPRESSION_LZW);
+
+    RUN_OK("-o", tc_tpath("lossy.webp"));
+    RUN_OK("-o", tc_tpath("low.webp"), "-q", "10");
+    RUN_OK("-o", tc_tpath("exact.webp"), "--lossless");
+    RUN_OK("-o", tc_tpath("exact.png"));
+    cr_assert_lt(file_size(tc_tpath("low.webp")), file_size(tc_tpath("lossy.webp")));
+    vkfx_pixels a = {0}, b = {0};
+    load_ok(tc_tpath("exact.webp"), &a);
+    load_ok(tc_tpath("exact.png"), &b);
+    cr_assert(same(&a, &b), "--lossless WebP differs from the PNG of the same run");
+    vkfx_pixels_free(&a);
+    vkfx_pixels_free(&b);
+
+    const char *const bad[][2] = {{"--jpeg-subsampling", "411"},
+                                  {"--png-level", "10"},
+                                  {"--tiff-compression", "zip"},
+                                  {"--precision", "64"}};
+    for (int i = 0; i < 4; i++) {
+        VKFX(&r, in, "-f", "box:radius=1", "-o", tc_tpath("x.png"), bad[i][0], bad[i][1]);
+        cr_assert_eq(r.status, 2, "%s %s: exit %d", bad[i][0], bad[i][1], r.status);
+        cr_assert(strstr(r.err, bad[i][0]) && strstr(r.err, bad[i][1]), "%s", r.err);
+        run_free(&r);
+    }
+#undef RUN_OK
+    vkfx_pixels_free(&src);
+}
+
+/* A TIFF of two pages: the first is processed, and stderr says so. */
+Test(formats, pages_left_unread_are_noted, .timeout = 120)
+{
+    vkfx_pixels src = {0};
+    tc_random_pixels(&src, 20, 10, 3, VKFX_SAMPLE_U8, 4);
+    TIFF *t = TIFFOpen(tc_tpath("two.tif"), "w");
+    cr_assert(t);
+    for (int page = 0; page < 2; page++) {
+        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 20);
+        TIFFSetField(t, TIFFTAG_IMAGELENGTH, 10);
+        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 3);
+        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+        TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+        for (uint32_t y = 0; y < 10; y++)
+            cr_assert_eq(TIFFWriteScanline(t, (unsigned char *)src.data + y * 60, y, 0), 1);
+        cr_assert(TIFFWriteDirectory(t));
+    }
+    TIFFClose(t);
+    cli_run r = {0};
+    VKFX(&r, tc_tpath("two.tif"), "-f", "box:radius=0", "-o", tc_tpath("one.png"));
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "vkfx: note: ") && strstr(r.err, "two.tif: a TIFF of 2 pages; only "
+                                                             "the first is read\n"),
+              "stderr:\n%s", r.err);
+    run_free(&r);
+    vkfx_pixels got = {0};
+    load_ok(tc_tpath("one.png"), &got);
+    cr_assert(same(&got, &src));
+    vkfx_pixels_free(&got);
+    vkfx_pixels_free(&src);
+}
+
+/* A folder stands for every file in it that reads as an image, whatever
+ * its name; a file named as an image that is not one is reported, a text
+ * file with another name is passed over. */
+Test(formats, folder_scan_by_content, .timeout = 120)
+{
+    cr_assert_eq(mkdir(tc_tpath("in"), 0777), 0);
+    cr_assert_eq(mkdir(tc_tpath("out"), 0777), 0);
+    vkfx_pixels px = {0};
+    tc_random_pixels(&px, 12, 9, 3, VKFX_SAMPLE_U8, 5);
+    save_ok(tc_tpath("in/a.tif"), VKFX_FILE_TIFF, &px);
+    save_ok(tc_tpath("in/b.webp"), VKFX_FILE_WEBP, &px);
+    save_ok(tc_tpath("in/c.jpg"), VKFX_FILE_JPEG, &px);
+    save_ok(tc_tpath("in/scan0001"), VKFX_FILE_PNG, &px);
+    FILE *f = fopen(tc_tpath("in/broken.jpg"), "w");
+    cr_assert(f && fputs("not a JPEG at all", f) >= 0 && fclose(f) == 0);
+    f = fopen(tc_tpath("in/notes.txt"), "w");
+    cr_assert(f && fputs("shot list", f) >= 0 && fclose(f) == 0);
+    cli_run r = {0};
+    VKFX(&r, tc_tpath("in"), "-f", "box:radius=0", "-o", tc_tpath("out/{stem}.png"), "-j", "1");
+    cr_assert_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "broken.jpg: not a format vkfx reads (PNG, JPEG, TIFF, WebP, OpenEXR"),
+              "stderr:\n%s", r.err);
+    run_free(&r);
+    const char *const want[] = {"out/a.png", "out/b.png", "out/c.png", "out/scan0001.png"};
+    for (int i = 0; i < 4; i++) {
+        struct stat st;
+        cr_assert_eq(stat(tc_tpath(want[i]), &st), 0, "%s was not written", want[i]);
+    }
+    struct stat st;
+    cr_assert_neq(stat(tc_tpath("out/notes.png"), &st), 0, "notes.txt was taken for an image");
+    vkfx_pixels_free(&px);
+}

@@ -1,0 +1,235 @@
+/* The preview session (core/preview.h) and its downscale (core/resample.h):
+ * - the area average against tests/ref/resample.c, a direct 2D integration,
+ *   on random images from 1x1 to 333x517, 1 and 4 channels, within 1e-6;
+ * - at the input's width a render is the file run's result byte for byte
+ *   (dof with the motorcycle's disparity map, gauss);
+ * - smaller, the input is the area average of its linear light: the
+ *   motorcycle with no filter within 1 code value of the reference at
+ *   several widths, and dof with the map averaged the same way within 2
+ *   (test_dof's budget);
+ * - focus is the map's value under a pixel as the filter reads it (flipped
+ *   for kind=disparity), for dof, satdof and bokeh; a filter without a depth map
+ *   has none.
+ * Every run has the validation layer on. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fileio.h"
+#include "gpu_harness.h"
+#include "preview.h"
+#include "resample.h"
+
+#define PHOTO VKFX_TEST_IMAGES "/motorcycle_left.png"
+#define DEPTH VKFX_TEST_IMAGES "/motorcycle_disparity16.png"
+#define DOF   "dof:depth=" DEPTH ":kind=disparity:focus=0.8:range=0.3:maxcoc=8"
+
+static void float_image(uint32_t w, uint32_t h, uint32_t channels, uint64_t seed, float **out)
+{
+    vkfx_pixels px = {0};
+    tc_random_pixels(&px, w, h, channels, VKFX_SAMPLE_F32, seed);
+    *out = px.data;
+}
+
+Test(resample, against_reference)
+{
+    static const uint32_t cases[][4] = {{1, 1, 1, 1},         {7, 5, 3, 2},     {1, 9, 1, 4},
+                                        {9, 1, 2, 1},         {64, 64, 64, 64}, {741, 500, 1, 1},
+                                        {333, 517, 100, 155}, {100, 3, 99, 2}};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        for (uint32_t channels = 1; channels <= 4; channels += 3) {
+            uint32_t sw = cases[k][0], sh = cases[k][1], dw = cases[k][2], dh = cases[k][3];
+            float *src = NULL;
+            float_image(sw, sh, channels, 100 + k, &src);
+            float *dst = malloc((size_t)dw * dh * channels * sizeof(*dst));
+            cr_assert(dst);
+            cr_assert_eq(vkfx_area_downscale(src, sw, sh, channels, dst, dw, dh), VKFX_OK);
+            ref_image in = {0}, want = {0};
+            cr_assert_eq(ref_image_alloc(&in, sw, sh), 0);
+            for (size_t i = 0; i < (size_t)sw * sh; i++)
+                for (uint32_t c = 0; c < channels; c++)
+                    in.px[i * 4 + c] = src[i * channels + c];
+            cr_assert_eq(ref_area_downscale(&in, dw, dh, &want), 0);
+            double worst = 0;
+            size_t at = 0;
+            for (size_t i = 0; i < (size_t)dw * dh; i++)
+                for (uint32_t c = 0; c < channels; c++) {
+                    double d = fabs(dst[i * channels + c] - want.px[i * 4 + c]);
+                    if (d > worst) {
+                        worst = d;
+                        at = i;
+                    }
+                }
+            cr_expect(worst <= 1e-6, "%ux%u -> %ux%u, %u channels: off by %g at pixel %zu", sw, sh,
+                      dw, dh, channels, worst, at);
+            ref_image_free(&in);
+            ref_image_free(&want);
+            free(src);
+            free(dst);
+        }
+    }
+    cr_expect_eq(vkfx_scaled_height(741, 500, 200), 135);
+    cr_expect_eq(vkfx_scaled_height(1920, 1080, 1280), 720);
+    cr_expect_eq(vkfx_scaled_height(1000, 1, 10), 1);
+}
+
+static vkfx_chain *parse(const char *text)
+{
+    vkfx_chain *chain = NULL;
+    if (!*text) {
+        chain = calloc(1, sizeof(*chain));
+        cr_assert(chain);
+        return chain;
+    }
+    cr_assert_eq(vkfx_chain_parse(text, &chain), VKFX_OK, "%s: %s", text, vkfx_error_message());
+    return chain;
+}
+
+static void render(vkfx_preview *p, const char *text, uint32_t width, vkfx_pixels *out)
+{
+    vkfx_chain *chain = parse(text);
+    double gpu_ms = 0;
+    cr_assert_eq(vkfx_preview_render(p, chain, width, out, &gpu_ms), VKFX_OK, "%s at %u: %s", text,
+                 width, vkfx_error_message());
+    vkfx_chain_free(chain);
+}
+
+/* A session on the motorcycle in a context with the validation layer. */
+static vkfx_preview *open_preview(th_gpu *g)
+{
+    th_gpu_open(g);
+    vkfx_preview *p = NULL;
+    cr_assert_eq(vkfx_preview_open(g->ctx, PHOTO, &p), VKFX_OK, "%s", vkfx_error_message());
+    return p;
+}
+
+/* Asserts the validation layer reported nothing, then frees. */
+static void close_preview(th_gpu *g, vkfx_preview *p)
+{
+    vkfx_preview_close(p);
+    th_gpu_close(g);
+}
+
+Test(preview, full_width_is_the_file_run)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels in = {0};
+    cr_assert_eq(vkfx_file_load(PHOTO, &in), VKFX_OK);
+    static const char *const chains[] = {DOF, "gauss:sigma=2"};
+    for (size_t i = 0; i < 2; i++) {
+        vkfx_pixels got = {0}, want = {0};
+        render(p, chains[i], 0, &got);
+        th_run(&g, chains[i], &in, 3, VKFX_SAMPLE_U8, 16, &want);
+        tc_diff d = tc_compare(&got, &want, 0);
+        tc_report(&d, chains[i]);
+        cr_expect(tc_diff_ok(&d), "%s: the full-width render differs from the file run", chains[i]);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&want);
+    }
+    vkfx_pixels_free(&in);
+    close_preview(&g, p);
+}
+
+/* The map's first channel as a reference image (in every channel). */
+static void map_image(const vkfx_pixels *map, ref_image *out)
+{
+    cr_assert_eq(ref_image_alloc(out, map->width, map->height), 0);
+    for (size_t i = 0; i < (size_t)map->width * map->height; i++)
+        for (int c = 0; c < 4; c++)
+            out->px[i * 4 + c] = ref_map_value(map, i);
+}
+
+Test(preview, smaller_widths_are_the_area_average)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels in = {0}, map = {0};
+    cr_assert_eq(vkfx_file_load(PHOTO, &in), VKFX_OK);
+    cr_assert_eq(vkfx_file_load(DEPTH, &map), VKFX_OK);
+    ref_image full = {0}, full_map = {0};
+    cr_assert_eq(ref_decode(&in, false, &full), 0);
+    map_image(&map, &full_map);
+    static const uint32_t widths[] = {740, 371, 200, 1, 371};
+    for (size_t k = 0; k < sizeof(widths) / sizeof(widths[0]); k++) {
+        uint32_t w = widths[k], h = vkfx_preview_height(p, w);
+        ref_image small = {0};
+        cr_assert_eq(ref_area_downscale(&full, w, h, &small), 0);
+        vkfx_pixels got = {0}, want = {.channels = 3, .sample = VKFX_SAMPLE_U8, .straight = true};
+        cr_assert_eq(ref_encode(&small, false, &want), 0);
+        render(p, "", w, &got);
+        char what[64];
+        snprintf(what, sizeof(what), "no filter at width %u", w);
+        tc_diff d = tc_compare(&got, &want, 1);
+        tc_report(&d, what);
+        cr_expect(tc_diff_ok(&d), "%s", what);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&want);
+        ref_image_free(&small);
+    }
+    /* dof on the smaller input with the map averaged over the same footprints. */
+    uint32_t w = 300, h = vkfx_preview_height(p, w);
+    ref_image small = {0}, small_map = {0}, out = {0};
+    cr_assert_eq(ref_area_downscale(&full, w, h, &small), 0);
+    cr_assert_eq(ref_area_downscale(&full_map, w, h, &small_map), 0);
+    double *coc = malloc((size_t)w * h * sizeof(*coc));
+    cr_assert(coc);
+    ref_coc_params cp = {.focus = 0.8, .range = 0.3, .maxcoc = 8, .disparity = true};
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        coc[i] = ref_coc((float)small_map.px[i * 4], &cp);
+    cr_assert_eq(ref_dof(&small, coc, 1, true, &out), 0);
+    vkfx_pixels got = {0}, want = {.channels = 3, .sample = VKFX_SAMPLE_U8, .straight = true};
+    cr_assert_eq(ref_encode(&out, false, &want), 0);
+    render(p, DOF, w, &got);
+    tc_diff d = tc_compare(&got, &want, 2);
+    tc_report(&d, "dof at width 300");
+    cr_expect(tc_diff_ok(&d), "dof at width 300");
+    vkfx_pixels_free(&got);
+    vkfx_pixels_free(&want);
+    free(coc);
+    ref_image_free(&small);
+    ref_image_free(&small_map);
+    ref_image_free(&out);
+    ref_image_free(&full);
+    ref_image_free(&full_map);
+    vkfx_pixels_free(&in);
+    vkfx_pixels_free(&map);
+    close_preview(&g, p);
+}
+
+Test(preview, focus_is_the_map_value_the_filter_reads)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels map = {0};
+    cr_assert_eq(vkfx_file_load(DEPTH, &map), VKFX_OK);
+    vkfx_chain *chain = parse("gauss," DOF ",satdof:depth=" DEPTH ":kind=depth,bokeh:depth=" DEPTH
+                              ":kind=disparity");
+    static const uint32_t at[][2] = {{0, 0}, {370, 300}, {740, 499}, {100, 50}};
+    for (size_t k = 0; k < 4; k++) {
+        uint32_t x = at[k][0], y = at[k][1];
+        float z = (float)(((const uint16_t *)map.data)[(size_t)y * map.width + x] / 65535.0);
+        bool has = true;
+        double focus = -1;
+        cr_assert_eq(vkfx_preview_focus(p, chain, 0, x, y, &has, &focus), VKFX_OK);
+        cr_expect(!has, "gauss has no focus");
+        cr_assert_eq(vkfx_preview_focus(p, chain, 1, x, y, &has, &focus), VKFX_OK, "%s",
+                     vkfx_error_message());
+        cr_expect(has && (float)focus == 1.0f - z, "dof at (%u, %u): %.9g, want %.9g", x, y, focus,
+                  1.0f - z);
+        cr_assert_eq(vkfx_preview_focus(p, chain, 2, x, y, &has, &focus), VKFX_OK);
+        cr_expect(has && (float)focus == z, "satdof at (%u, %u): %.9g, want %.9g", x, y, focus, z);
+        cr_assert_eq(vkfx_preview_focus(p, chain, 3, x, y, &has, &focus), VKFX_OK);
+        cr_expect(has && (float)focus == 1.0f - z, "bokeh at (%u, %u): %.9g, want %.9g", x, y,
+                  focus, 1.0f - z);
+    }
+    bool has = false;
+    double focus = 0;
+    cr_expect_eq(vkfx_preview_focus(p, chain, 1, 741, 0, &has, &focus), VKFX_E_USAGE);
+    vkfx_chain_free(chain);
+    vkfx_pixels_free(&map);
+    close_preview(&g, p);
+}

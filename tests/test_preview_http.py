@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""The HTTP interface of `vkfx preview`: the address line, the token, the Host
+check, a bad chain, render sizes, concurrent renders, focus, save, and the end
+by SIGTERM and SIGINT. Usage: test_preview_http.py VKFX SOURCE_ROOT."""
+import http.client
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from png_plain import read_png  # noqa: E402
+
+VKFX, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+IMAGE = 'images/motorcycle_left.png'
+MAP = 'images/motorcycle_disparity16.png'
+WIDTH, HEIGHT = 741, 500
+failures = []
+
+
+def check(ok, what):
+    print(('ok   ' if ok else 'FAIL ') + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+class Server:
+    def __init__(self, *args, cwd=ROOT):
+        self.proc = subprocess.Popen([VKFX, 'preview', *args, '--no-browser'], cwd=cwd,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.line = self.proc.stdout.readline().rstrip('\n')
+        m = re.fullmatch(r'http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{32})', self.line)
+        if not m:
+            self.proc.kill()
+            raise SystemExit('first line on stdout is not the address: %r; stderr: %s'
+                             % (self.line, self.proc.stderr.read()))
+        self.port, self.token = int(m.group(1)), m.group(2)
+
+    def request(self, method, path, params=None, host=None, token=True, headers=None):
+        params = dict(params or {})
+        if token:
+            params['token'] = self.token
+        query = urllib.parse.urlencode(params, quote_via=urllib.parse.quote)
+        c = http.client.HTTPConnection('127.0.0.1', self.port, timeout=300)
+        h = {'Host': host or '127.0.0.1:%d' % self.port}
+        h.update(headers or {})
+        c.request(method, path + ('?' + query if query else ''), headers=h)
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        return r.status, dict(r.getheaders()), body
+
+    def stop(self, sig=signal.SIGTERM):
+        self.proc.send_signal(sig)
+        try:
+            rc = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = 'hung'
+        err = self.proc.stderr.read()
+        return rc, err
+
+
+def jpeg_size(data):
+    """Width and height from the first start-of-frame marker of a JPEG."""
+    if data[:2] != b'\xff\xd8':
+        return None
+    i = 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            return None
+        marker, length = data[i + 1], struct.unpack('>H', data[i + 2:i + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            h, w = struct.unpack('>HH', data[i + 5:i + 9])
+            return w, h
+        i += 2 + length
+    return None
+
+
+def cli_error_line(chain):
+    """The line `vkfx INPUT -f CHAIN -o OUT` prints for a bad chain."""
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([VKFX, IMAGE, '-f', chain, '-o', os.path.join(tmp, 'x.png')],
+                           cwd=ROOT, capture_output=True, text=True)
+    return r.returncode, r.stderr.strip()
+
+
+def png_u16(path, x, y):
+    """Sample (x, y) of a 16-bit gray PNG."""
+    w, _, spp, bps, rows = read_png(path)
+    assert spp == 1 and bps == 2
+    return struct.unpack('>H', rows[y][2 * x:2 * x + 2])[0]
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix='vkfx-preview-test-')
+    try:
+        run(tmp)
+    finally:
+        shutil.rmtree(tmp)
+    if failures:
+        print('%d check(s) failed: %s' % (len(failures), '; '.join(failures)))
+        sys.exit(1)
+
+
+def run(tmp):
+    # The map in a folder of its own, so that the test can take it away once
+    # the server has read it.
+    depth = os.path.join(tmp, 'depth.png')
+    shutil.copy(os.path.join(ROOT, MAP), depth)
+    chain = 'dof:depth=%s:kind=disparity:focus=0.75:range=0.4:maxcoc=12' % depth
+    saved = os.path.join(tmp, 'saved.png')
+    s = Server(IMAGE, '-f', chain, '-o', saved)
+    try:
+        base = '127.0.0.1:%d' % s.port
+
+        # Token: none, wrong, in the query, in the cookie the page sets.
+        st, _, _ = s.request('GET', '/info', token=False)
+        check(st == 403, 'no token: 403 (got %d)' % st)
+        st, _, _ = s.request('GET', '/info', {'token': '0' * 32}, token=False)
+        check(st == 403, 'wrong token: 403 (got %d)' % st)
+        st, hdr, page = s.request('GET', '/')
+        cookie = hdr.get('Set-Cookie', '')
+        check(st == 200 and b'<html' in page, 'GET / with the token: the page')
+        check('HttpOnly' in cookie and 'SameSite=Strict' in cookie and s.token in cookie,
+              'the page sets an HttpOnly, SameSite=Strict cookie with the token: ' + cookie)
+        st, _, _ = s.request('GET', '/info', token=False,
+                             headers={'Cookie': 'vkfx_token=' + s.token})
+        check(st == 200, 'the cookie carries the token (got %d)' % st)
+        check(not any(k.lower().startswith('access-control') for k in hdr), 'no CORS headers')
+
+        # Host: only 127.0.0.1:PORT and localhost:PORT.
+        for host, want in (('localhost:%d' % s.port, 200), ('evil.example:%d' % s.port, 421),
+                           ('127.0.0.1', 421), ('127.0.0.1:%d' % (s.port + 1), 421)):
+            st, _, _ = s.request('GET', '/info', host=host)
+            check(st == want, 'Host %s: %d (got %d)' % (host, want, st))
+
+        # /info: the image and the registry.
+        st, _, body = s.request('GET', '/info')
+        import json
+        info = json.loads(body)
+        check(info['width'] == WIDTH and info['height'] == HEIGHT, '/info has the image size')
+        check(info['maps'] == [{'filter': 'dof', 'option': 'depth', 'path': depth}],
+              '/info lists the map')
+        dof = next(f for f in info['filters'] if f['name'] == 'dof')
+        focus = next(o for o in dof['options'] if o['name'] == 'focus')
+        check(focus['type'] == 'float' and focus['default'] == 0.5, '/info has dof focus')
+        help_text = subprocess.run([VKFX, '--help-filter', 'dof'], capture_output=True,
+                                   text=True).stdout
+        check(dof['describe'] == help_text, '/info describes dof as --help-filter does')
+
+        # Bad chains: 400 with the command line's own message.
+        for bad in ('gauss:sigma=0', 'gaus', 'dof:depth=%s/missing.png' % tmp):
+            rc, line = cli_error_line(bad)
+            st, _, body = s.request('GET', '/render', {'chain': bad, 'width': 100})
+            check(st == 400 and body.decode().strip() == line,
+                  'bad chain %r: 400 with %r (got %d %r)' % (bad, line, st, body))
+        st, _, _ = s.request('GET', '/render', {'chain': chain, 'width': 'x'})
+        check(st == 400, 'bad width: 400')
+
+        # Render sizes: the width asked, the height in proportion; at most full size.
+        for w, want in ((200, (200, 135)), (WIDTH, (WIDTH, HEIGHT)), (5000, (WIDTH, HEIGHT)),
+                        (1, (1, 1))):
+            st, hdr, body = s.request('GET', '/render', {'chain': chain, 'width': w})
+            check(st == 200 and hdr.get('Content-Type') == 'image/jpeg' and
+                  jpeg_size(body) == want,
+                  'render width %d: %dx%d JPEG (got %d %s)' % (w, *want, st, jpeg_size(body)))
+            timing = hdr.get('Server-Timing', '')
+            check(re.search(r'gpu;dur=[\d.]+, render;dur=[\d.]+', timing) is not None,
+                  'Server-Timing gives gpu and render ms: ' + timing)
+
+        # The map was decoded once: renders go on without its file.
+        os.unlink(depth)
+        st, _, body = s.request('GET', '/render', {'chain': chain.replace('0.75', '0.3'),
+                                                   'width': 300})
+        check(st == 200 and jpeg_size(body) == (300, 202),
+              'after the map file is gone, renders still use the map read at the start')
+        shutil.copy(os.path.join(ROOT, MAP), depth)
+
+        # Concurrent renders: each answered, latest wins, the rest dropped.
+        results = [None] * 8
+        barrier = threading.Barrier(len(results))
+
+        def one(i):
+            barrier.wait()
+            c = chain.replace('focus=0.75', 'focus=0.%d' % (i + 1))
+            st, _, body = s.request('GET', '/render', {'chain': c, 'width': 400})
+            results[i] = (st, jpeg_size(body) if st == 200 else body)
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(len(results))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        codes = [r[0] for r in results]
+        check(all(c in (200, 409) for c in codes) and codes.count(200) >= 1 and
+              codes.count(409) >= 1,
+              'concurrent renders: 200 or 409 (superseded), some of each: %s' % codes)
+        check(all(r[1] == (400, 270) for r in results if r[0] == 200),
+              'concurrent renders that ran have the size asked')
+        check(all(r[1].startswith(b'vkfx: superseded') for r in results if r[0] == 409),
+              '409 says it was superseded')
+
+        # Focus: the disparity map's value under a pixel, flipped, as the filter compares it.
+        x, y = 370, 300
+        st, _, body = s.request('GET', '/focus', {'chain': chain, 'x': x, 'y': y})
+        got = json.loads(body)['links']
+        z = struct.unpack('f', struct.pack('f', png_u16(os.path.join(ROOT, MAP), x, y) / 65535))[0]
+        want = struct.unpack('f', struct.pack('f', 1 - z))[0]
+        ok = (st == 200 and len(got) == 1 and got[0]['index'] == 0 and
+              struct.unpack('f', struct.pack('f', float(got[0]['focus'])))[0] == want)
+        check(ok, 'focus at (%d, %d) is 1 - disparity there: %r vs %r' % (x, y, got, want))
+        st, _, _ = s.request('GET', '/focus', {'chain': chain, 'x': WIDTH, 'y': 0})
+        check(st == 400, 'focus outside the image: 400')
+
+        # Save: the file the command line writes, byte for byte.
+        focused = chain.replace('focus=0.75', 'focus=' + got[0]['focus'])
+        st, _, body = s.request('POST', '/save', {'chain': focused})
+        check(st == 200 and os.path.exists(saved), 'POST /save writes the -o file')
+        st, _, _ = s.request('GET', '/save', {'chain': focused})
+        check(st == 405, 'GET /save: 405')
+        cli_out = os.path.join(tmp, 'cli.png')
+        subprocess.run([VKFX, IMAGE, '-f', focused, '-o', cli_out], cwd=ROOT, check=True)
+        check(open(saved, 'rb').read() == open(cli_out, 'rb').read(),
+              'the saved file is the command line\'s, byte for byte')
+        check(not [n for n in os.listdir(tmp) if n.startswith('.')], 'no temporary left')
+        st, _, body = s.request('POST', '/save', {'chain': 'gauss:sigma=0'})
+        check(st == 400, 'save with a bad chain: 400')
+        shutil.copy(depth, saved)
+        st, _, body = s.request('POST', '/save', {'chain': chain.replace(depth, saved)})
+        check(st == 400 and b'would overwrite' in body and b'(dof:depth of' in body,
+              'save refuses to write over a map the chain reads: %d %r' % (st, body))
+        os.unlink(saved)
+        written = os.path.join(tmp, 'counts.json')
+        st, _, body = s.request('POST', '/save', {'chain': 'histogram:out=' + written + ',' + chain})
+        check(st == 400 and b'Save writes only the files' in body and not os.path.exists(written),
+              'save refuses a file to write that the page named: %d %r' % (st, body))
+    finally:
+        rc, err = s.stop(signal.SIGTERM)
+    check(rc == 0, 'SIGTERM: exit status 0 (got %s; stderr %r)' % (rc, err))
+
+    # SIGINT too, and a server started without -o refuses to save.
+    s = Server(IMAGE)
+    st, _, body = s.request('POST', '/save', {'chain': 'gauss'})
+    check(st == 400 and b'-o' in body, 'without -o, save is refused: %r' % body)
+    rc, err = s.stop(signal.SIGINT)
+    check(rc == 0, 'SIGINT: exit status 0 (got %s; stderr %r)' % (rc, err))
+
+    # A connection left open does not hold the end up.
+    s = Server(IMAGE)
+    idle = http.client.HTTPConnection('127.0.0.1', s.port, timeout=60)
+    idle.connect()
+    rc, err = s.stop(signal.SIGTERM)
+    idle.close()
+    check(rc == 0, 'SIGTERM with an idle connection open: exit status 0 (got %s)' % rc)
+
+    # A starting chain whose map cannot be read ends it as the file run ends.
+    bad = 'dof:depth=%s/missing.png' % tmp
+    rc, line = cli_error_line(bad)
+    r = subprocess.run([VKFX, 'preview', IMAGE, '-f', bad, '--no-browser'], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == rc == 1 and r.stdout == '' and r.stderr.strip() == line,
+          'a missing map at start: exit %d with %r (got %d, %r)' % (rc, line, r.returncode,
+                                                                    r.stderr))
+
+    # Start-up mistakes are usage errors before anything is served.
+    for args, what in ((['preview'], 'no input'),
+                       (['preview', IMAGE, '--port', '70000'], 'bad port'),
+                       (['preview', IMAGE, '-f', 'gauss:sigma=0'], 'bad chain'),
+                       (['preview', IMAGE, '-o', IMAGE], 'output over the input'),
+                       (['preview', IMAGE, '-f', 'dof:depth=' + MAP, '-o', MAP],
+                        'output over the map')):
+        r = subprocess.run([VKFX, *args, '--no-browser'], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+        check(r.returncode == 2 and r.stdout == '' and r.stderr.count('\n') <= 2,
+              '%s: exit 2 with a message (%d, %r)' % (what, r.returncode, r.stderr))
+
+
+main()
