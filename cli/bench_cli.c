@@ -13,7 +13,7 @@ static const char *const default_chains[] = {
 
 static const char bench_usage[] =
     "usage: vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--device D] [--json]\n"
-    "                  [--no-subgroup-ops] [CHAIN...]\n"
+    "                  [--no-subgroup-ops] [--variants] [CHAIN...]\n"
     "Times each CHAIN (default: gauss:sigma=2, gauss:sigma=8, box:radius=15, sobel,\n"
     "cartoon) on a random WxH image (default 4096x4096) in the internal format, with\n"
     "Vulkan timestamp queries: the median of N runs (default 20) after a quarter\n"
@@ -22,7 +22,10 @@ static const char bench_usage[] =
     "writes it once, 'read' only reads it once, 'copy-sat' reads it once and writes\n"
     "32 bytes per pixel, the bytes of a summed-area table (satblur, satdof). GB/s\n"
     "counts the image read once and written once ('read': read once; 'copy-sat':\n"
-    "read once, 32 bytes a pixel written); 'x copy' is the ratio to the copy's time.\n";
+    "read once, 32 bytes a pixel written); 'x copy' is the ratio to the copy's time.\n"
+    "--variants times each chain once per kernel variant of its filters that applies\n"
+    "on the device, named 'CHAIN [family:variant]' (what VKFX_VARIANT=family:variant\n"
+    "forces in a run); a chain whose filters have one kernel each runs once.\n";
 
 int cli_bench_main(int argc, char **argv)
 {
@@ -33,6 +36,7 @@ int cli_bench_main(int argc, char **argv)
         {"device", required_argument, NULL, 'd'},
         {"json", no_argument, NULL, 'j'},
         {"no-subgroup-ops", no_argument, NULL, 'n'},
+        {"variants", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -76,6 +80,9 @@ int cli_bench_main(int argc, char **argv)
         case 'n':
             no_subgroup_ops = true;
             break;
+        case 'v':
+            o.variants = true;
+            break;
         case 'h':
             fputs(bench_usage, stdout);
             return EXIT_OK;
@@ -99,7 +106,8 @@ int cli_bench_main(int argc, char **argv)
     }
     vkfx_context *ctx = NULL;
     vkfx_staging *staging = NULL;
-    vkfx_bench_case *cases = calloc(o.nchains + VKFX_BENCH_REFERENCES, sizeof(*cases));
+    vkfx_bench_case *cases = calloc(vkfx_bench_max_cases(&o), sizeof(*cases));
+    size_t ncases = 0;
     vkfx_context_opts copts = {
         .device = device,
         .no_subgroup_ops = no_subgroup_ops,
@@ -109,7 +117,7 @@ int cli_bench_main(int argc, char **argv)
     int status = cases ? VKFX_OK : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     if (status == VKFX_OK && (status = vkfx_context_create(&copts, &ctx)) == VKFX_OK &&
         (status = vkfx_staging_create(ctx, 0, &staging)) == VKFX_OK)
-        status = vkfx_bench(ctx, staging, &o, cases);
+        status = vkfx_bench(ctx, staging, &o, cases, &ncases);
     if (status == VKFX_OK && vkfx_context_validation_messages(ctx))
         status = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
                            vkfx_context_validation_messages(ctx));
@@ -118,7 +126,7 @@ int cli_bench_main(int argc, char **argv)
         cli_json_string(stdout, vkfx_context_device_name(ctx));
         printf(", \"width\": %u, \"height\": %u, \"format\": \"%s\", \"reps\": %d, \"cases\": [",
                o.width, o.height, o.precision == 32 ? "rgba32f" : "rgba16f", o.reps);
-        for (size_t i = 0; i < o.nchains + VKFX_BENCH_REFERENCES; i++) {
+        for (size_t i = 0; i < ncases; i++) {
             printf("%s\n  {\"name\": ", i ? "," : "");
             cli_json_string(stdout, cases[i].name);
             printf(", \"ms\": %.4f, \"ms_min\": %.4f, \"gbps\": %.1f, \"vs_copy\": %.3f, "
@@ -142,14 +150,14 @@ int cli_bench_main(int argc, char **argv)
     } else if (status == VKFX_OK) {
         printf("device: %s, %ux%u %s, median of %d runs\n", vkfx_context_device_name(ctx), o.width,
                o.height, o.precision == 32 ? "rgba32f" : "rgba16f", o.reps);
-        printf("%-28s %10s %10s %10s %8s\n", "case", "ms", "min ms", "GB/s", "x copy");
-        for (size_t i = 0; i < o.nchains + VKFX_BENCH_REFERENCES; i++) {
-            printf("%-28s %10.4f %10.4f %10.1f %8.2f\n", cases[i].name, cases[i].ms_median,
+        printf("%-40s %10s %10s %10s %8s\n", "case", "ms", "min ms", "GB/s", "x copy");
+        for (size_t i = 0; i < ncases; i++) {
+            printf("%-40s %10.4f %10.4f %10.1f %8.2f\n", cases[i].name, cases[i].ms_median,
                    cases[i].ms_min, cases[i].gbps, cases[i].vs_copy);
             for (uint32_t p = 0; cases[i].npasses > 1 && p < cases[i].npasses; p++)
-                printf("  %-26s %10.4f\n", cases[i].passes[p].label, cases[i].passes[p].ms);
+                printf("  %-38s %10.4f\n", cases[i].passes[p].label, cases[i].passes[p].ms);
             if (cases[i].extra_bytes)
-                printf("  %-26s %10.1f MiB beyond input and output\n", "device memory",
+                printf("  %-38s %10.1f MiB beyond input and output\n", "device memory",
                        cases[i].extra_bytes / 1048576.0);
         }
     } else {

@@ -67,7 +67,7 @@ static int compare_trouble(void)
     return EXIT_USAGE;
 }
 
-static bool same_file(const char *a, const char *b)
+bool cli_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
@@ -128,7 +128,7 @@ int cli_compare_main(int argc, char **argv)
         vkfx_file_format fmt;
         if (vkfx_file_format_for_output(diff_path, &fmt) < 0 || fmt != VKFX_FILE_PNG)
             return compare_usage_error("--diff '%s' must name a .png file", diff_path);
-        if (same_file(diff_path, path_a) || same_file(diff_path, path_b))
+        if (cli_same_file(diff_path, path_a) || cli_same_file(diff_path, path_b))
             return compare_usage_error("--diff '%s' would overwrite an input", diff_path);
     }
 

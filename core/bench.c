@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "run.h"
+#include "variant.h"
 
 #include "copy.spv.h"
 #include "copy_sat.spv.h"
@@ -51,17 +52,18 @@ static double seconds_now(void)
 }
 
 /* Warm-up before the timed runs of a case: at least one run and WARM_UP_S seconds of them, so
- * that the GPU's clocks are up again after compiling the case's pipelines left it idle (on an
- * H100 cases timed after one warm-up run right after new pipelines sometimes ran at a third
- * of their speed; see tests/bench/RESULTS.md). */
+ * that the GPU's clocks are up again after compiling the case's pipelines left it idle: a case
+ * timed right after its pipelines were built can run far slower (tests/bench/RESULTS.md). */
 #define WARM_UP_S 0.25
 
 /* One case: decode random pixels, then the chain (or, text NULL, the
- * reference kernel ref), submitted for the warm-up and then reps times; the
- * time of a run is the sum of its passes after the decode. */
+ * reference kernel ref) with the variants force names (NULL: those vkfx picks),
+ * submitted for the warm-up and then reps times; the time of a run is the sum
+ * of its passes after the decode. Returns 1, not timed, when a forced variant
+ * does not apply. */
 static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *o,
-                      const vkfx_pixels *px, const char *text, const vkfx_kernel_desc *ref,
-                      vkfx_bench_case *c)
+                      const vkfx_pixels *px, const char *text, const char *force,
+                      const vkfx_kernel_desc *ref, vkfx_bench_case *c)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
@@ -74,10 +76,15 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     if (!ms)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     double *pass_ms = ms + o->reps; /* [pass][rep] */
-    snprintf(c->name, sizeof(c->name), "%s", text ? text : ref->name);
+    if (force)
+        snprintf(c->name, sizeof(c->name), "%s [%s]", text, force);
+    else
+        snprintf(c->name, sizeof(c->name), "%s", text ? text : ref->name);
     if (text)
         TRY(vkfx_chain_parse(text, &chain));
     TRY(vkfx_graph_begin(ctx, o->width, o->height, vkfx_internal_format(o->precision), true, &g));
+    if (force)
+        TRY(vkfx_graph_force_variants(g, force));
     vkfx_graph_set_staging(g, staging);
     TRY(vkfx_graph_buffer(g, vkfx_pixels_bytes(px), 0, &raw));
     TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &src));
@@ -85,7 +92,14 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     TRY(vkfx_record_decode(g, raw, px, false, src));
     if (chain) {
         uint64_t before = ctx->device_bytes;
-        TRY(vkfx_record_chain(g, chain, src, &dst, &states));
+        ret = vkfx_record_chain(g, chain, src, &dst, &states);
+        if (ret < 0 && vkfx_graph_variant_was_refused(g)) {
+            vkfx_error_clear();
+            ret = 1;
+            goto fail;
+        }
+        if (ret < 0)
+            goto fail;
         uint64_t used = ctx->device_bytes - before;
         /* A chain that only passes its input through allocated no output. */
         c->extra_bytes = dst == src ? used : used > dst->bytes ? used - dst->bytes : 0;
@@ -173,6 +187,8 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
 fail:
     if (ret < 0)
         vkfx_fail_context(ret, "bench %s", c->name);
+    if (ret > 0)
+        memset(c, 0, sizeof(*c));
     vkfx_destroy_chain_states(g, chain, states);
     vkfx_graph_destroy(g);
     vkfx_chain_free(chain);
@@ -180,8 +196,58 @@ fail:
     return ret;
 }
 
+/* The families of variants chain's filters use, each once, into out (at most max). */
+static size_t chain_families(const vkfx_chain *chain, const vkfx_variants **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < chain->count; i++)
+        for (const vkfx_variants *const *v = chain->links[i].filter->variants; v && *v; v++) {
+            bool seen = false;
+            for (size_t k = 0; k < n; k++)
+                seen |= out[k] == *v;
+            if (!seen && n < max)
+                out[n++] = *v;
+        }
+    return n;
+}
+
+enum { MAX_FAMILIES = 8 };
+
+/* The variants of chain i that a --variants bench times, each as "family:variant" into
+ * names[] (at most max); 0 when the chain's filters have none. */
+static size_t chain_variants(const char *text, char (*names)[64], size_t max)
+{
+    vkfx_chain *chain = NULL;
+    size_t n = 0;
+    if (vkfx_chain_parse(text, &chain) < 0) {
+        vkfx_error_clear();
+        return 0;
+    }
+    const vkfx_variants *fam[MAX_FAMILIES];
+    size_t nf = chain_families(chain, fam, MAX_FAMILIES);
+    for (size_t f = 0; f < nf; f++)
+        for (const vkfx_variant *v = fam[f]->list; v->name; v++)
+            if (n < max)
+                snprintf(names[n++], sizeof(names[0]), "%s:%s", fam[f]->name, v->name);
+    vkfx_chain_free(chain);
+    return n;
+}
+
+enum { MAX_CHAIN_VARIANTS = 32 };
+
+size_t vkfx_bench_max_cases(const vkfx_bench_opts *opts)
+{
+    size_t n = VKFX_BENCH_REFERENCES;
+    char names[MAX_CHAIN_VARIANTS][64];
+    for (size_t i = 0; i < opts->nchains; i++) {
+        size_t nv = opts->variants ? chain_variants(opts->chains[i], names, MAX_CHAIN_VARIANTS) : 0;
+        n += nv ? nv : 1;
+    }
+    return n;
+}
+
 int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *opts,
-               vkfx_bench_case *cases)
+               vkfx_bench_case *cases, size_t *ncases)
 {
     int ret = VKFX_OK;
     vkfx_pixels px = {.channels = 4, .sample = VKFX_SAMPLE_U8, .straight = true};
@@ -198,12 +264,28 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
     }
     static const vkfx_kernel_desc *const refs[VKFX_BENCH_REFERENCES] = {&copy_kernel, &read_kernel,
                                                                         &copy_sat_kernel};
-    for (size_t i = 0; i < VKFX_BENCH_REFERENCES + opts->nchains; i++) {
-        const char *text =
-            i < VKFX_BENCH_REFERENCES ? NULL : opts->chains[i - VKFX_BENCH_REFERENCES];
-        TRY(bench_case(ctx, staging, opts, &px, text, i < VKFX_BENCH_REFERENCES ? refs[i] : NULL,
-                       &cases[i]));
+    *ncases = 0;
+    for (size_t i = 0; i < VKFX_BENCH_REFERENCES; i++) {
+        TRY(bench_case(ctx, staging, opts, &px, NULL, NULL, refs[i], &cases[i]));
         cases[i].vs_copy = cases[i].ms_median / cases[0].ms_median;
+        (*ncases)++;
+    }
+    for (size_t i = 0; i < opts->nchains; i++) {
+        char names[MAX_CHAIN_VARIANTS][64];
+        size_t nv = opts->variants ? chain_variants(opts->chains[i], names, MAX_CHAIN_VARIANTS) : 0;
+        for (size_t v = 0; v < (nv ? nv : 1); v++) {
+            vkfx_bench_case *c = &cases[*ncases];
+            ret =
+                bench_case(ctx, staging, opts, &px, opts->chains[i], nv ? names[v] : NULL, NULL, c);
+            if (ret < 0)
+                goto fail;
+            if (ret > 0) {
+                ret = VKFX_OK; /* that variant does not apply here */
+                continue;
+            }
+            c->vs_copy = c->ms_median / cases[0].ms_median;
+            (*ncases)++;
+        }
     }
 fail:
     vkfx_pixels_free(&px);

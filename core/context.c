@@ -754,8 +754,9 @@ int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket)
         .signalSemaphoreInfoCount = 1,
         .pSignalSemaphoreInfos = &sig,
     };
-    ctx->nsubmits++;
-    if (ctx->fault_lost && ctx->nsubmits >= ctx->fault_lost && !ctx->lost) {
+    if (!ctx->aside)
+        ctx->nsubmits++;
+    if (!ctx->aside && ctx->fault_lost && ctx->nsubmits >= ctx->fault_lost && !ctx->lost) {
         /* A real lost device runs nothing more; this one would go on with the
          * work already submitted while its resources are freed: let it end. */
         vkDeviceWaitIdle(ctx->device);

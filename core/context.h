@@ -55,6 +55,9 @@ struct vkfx_context {
      * fault_lost-th submission finds the device lost, and so does every
      * later submission or wait. 0: none. */
     unsigned fault_alloc, fault_lost, nallocs, nsubmits;
+    /* Above 0 while the context does work of its own aside from a run (the half-conversion
+     * check): its allocations and submissions are not counted, faulted or in the peak. */
+    unsigned aside;
     bool lost;
     uint64_t lost_at; /* the timeline value of the first submission that failed */
     vkfx_log_fn log;

@@ -10,6 +10,7 @@
 
 typedef struct vkfx_graph vkfx_graph;
 typedef struct vkfx_image vkfx_image;
+typedef struct vkfx_variants vkfx_variants; /* core/variant.h */
 
 typedef enum vkfx_opt_type {
     VKFX_OPT_INT,    /* int32_t */
@@ -37,6 +38,29 @@ typedef struct vkfx_option {
  * did not give it: the filter derives it (gauss radius from sigma). */
 #define VKFX_UNSET (-1)
 
+/* Strides, across and down, on which tiles start (both at least 1). */
+typedef struct vkfx_align {
+    uint32_t x, y;
+} vkfx_align;
+
+/* The least common multiple of a and b, each at least 1. */
+static inline uint32_t vkfx_lcm(uint32_t a, uint32_t b)
+{
+    uint32_t x = a, y = b;
+    while (y) {
+        uint32_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return a / x * b;
+}
+
+/* Both strides of a and b together. */
+static inline vkfx_align vkfx_align_join(vkfx_align a, vkfx_align b)
+{
+    return (vkfx_align){vkfx_lcm(a.x, b.x), vkfx_lcm(a.y, b.y)};
+}
+
 typedef struct vkfx_filter {
     const char *name;
     const char *help;           /* one line */
@@ -59,6 +83,14 @@ typedef struct vkfx_filter {
      * for these params: the output depends on the whole image (or on a map
      * of its size) and the filter cannot run in tiles. */
     uint32_t (*reach)(const void *params);
+    /* Optional: where a tile may start for the output to be the untiled one byte for byte,
+     * with these params: kernels that make runs of outputs (rolling sums, unrolled taps) start
+     * their runs at fixed strides from the image's origin, and a tile must start on a multiple
+     * of every such stride. NULL: anywhere. */
+    vkfx_align (*align)(const void *params);
+    /* The families of kernel variants the filter's passes choose from (core/variant.h), NULL
+     * terminated; NULL when each pass has one kernel. */
+    const vkfx_variants *const *variants;
     /* The output is the input unchanged (histogram): record only reads src,
      * and the chain hands src itself to the next filter instead of a copy. */
     bool passes_through;

@@ -38,8 +38,10 @@ static int allocate(vkfx_context *ctx, VkMemoryRequirements req, vkfx_memory whe
         .allocationSize = req.size,
         .memoryTypeIndex = type,
     };
-    ctx->nallocs++;
-    VkResult r = ctx->fault_alloc && ctx->nallocs == ctx->fault_alloc
+    /* Work aside from the run is not counted, and no fault is injected into it. */
+    if (!ctx->aside)
+        ctx->nallocs++;
+    VkResult r = !ctx->aside && ctx->fault_alloc && ctx->nallocs == ctx->fault_alloc
                      ? VK_ERROR_OUT_OF_DEVICE_MEMORY
                      : vkAllocateMemory(ctx->device, &ai, NULL, mem);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
@@ -49,7 +51,7 @@ static int allocate(vkfx_context *ctx, VkMemoryRequirements req, vkfx_memory whe
                          req.size / 1048576.0, ctx->device_bytes / 1048576.0);
     VK_TRY(r);
     ctx->device_bytes += req.size;
-    if (ctx->device_bytes > ctx->device_bytes_peak)
+    if (!ctx->aside && ctx->device_bytes > ctx->device_bytes_peak)
         ctx->device_bytes_peak = ctx->device_bytes;
 fail:
     return ret;

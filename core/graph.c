@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "variant.h"
 
 enum { HAZ_READ = 1, HAZ_WRITE = 2 };
 
@@ -17,6 +18,7 @@ typedef struct tracked {
 
 struct vkfx_graph {
     vkfx_context *ctx;
+    vkfx_caps caps;
     vkfx_staging *staging;
     const char *input_path;
     vkfx_maps *maps;
@@ -38,6 +40,8 @@ struct vkfx_graph {
     uint32_t ntimes;
     vkfx_note notes[VKFX_MAX_NOTES];
     uint32_t nnotes;
+    char forced[256]; /* vkfx_graph_force_variants */
+    bool variant_refused;
     bool submitted;
     bool ended;
     uint64_t ticket; /* of the last submission */
@@ -46,6 +50,19 @@ struct vkfx_graph {
 vkfx_context *vkfx_graph_context(vkfx_graph *g)
 {
     return g->ctx;
+}
+const vkfx_caps *vkfx_graph_caps(const vkfx_graph *g)
+{
+    return &g->caps;
+}
+int vkfx_graph_kernel(vkfx_graph *g, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
+                      vkfx_kernel **out)
+{
+    return vkfx_kernel_get(g->ctx, desc, spec, out);
+}
+int vkfx_graph_pack_rne(vkfx_graph *g, bool *rne)
+{
+    return vkfx_context_pack_rne(g->ctx, rne);
 }
 uint32_t vkfx_graph_width(vkfx_graph *g)
 {
@@ -59,10 +76,6 @@ VkFormat vkfx_graph_format(vkfx_graph *g)
 {
     return g->format;
 }
-VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g)
-{
-    return g->cmd;
-}
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging)
 {
     g->staging = staging;
@@ -74,6 +87,28 @@ void vkfx_graph_set_input_path(vkfx_graph *g, const char *path)
 const char *vkfx_graph_input_path(vkfx_graph *g)
 {
     return g->input_path;
+}
+int vkfx_graph_force_variants(vkfx_graph *g, const char *list)
+{
+    if (strlen(list) >= sizeof(g->forced))
+        return vkfx_fail(VKFX_E_USAGE, "VKFX_VARIANT: '%.40s...' is longer than %zu bytes", list,
+                         sizeof(g->forced) - 1);
+    int ret = vkfx_variants_check(list);
+    if (ret == VKFX_OK)
+        snprintf(g->forced, sizeof(g->forced), "%s", list);
+    return ret;
+}
+const char *vkfx_graph_forced_variants(const vkfx_graph *g)
+{
+    return g->forced;
+}
+void vkfx_graph_note_refused_variant(vkfx_graph *g)
+{
+    g->variant_refused = true;
+}
+bool vkfx_graph_variant_was_refused(const vkfx_graph *g)
+{
+    return g->variant_refused;
 }
 void vkfx_graph_set_maps(vkfx_graph *g, vkfx_maps *maps)
 {
@@ -117,9 +152,25 @@ int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkForma
     if (!g)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     g->ctx = ctx;
+    g->caps = (vkfx_caps){
+        .shared_memory = ctx->props.limits.maxComputeSharedMemorySize,
+        .storage_buffer_range = ctx->props.limits.maxStorageBufferRange,
+        .subgroup_size = ctx->subgroup_size,
+        .min_subgroup_size = ctx->min_subgroup_size,
+        .max_subgroup_size = ctx->max_subgroup_size,
+        .subgroup_arith = ctx->subgroup_arith,
+        .subgroup_size_control = ctx->subgroup_size_control,
+        .shader_int64 = ctx->shader_int64,
+        .int64_atomics = ctx->int64_atomics,
+        .subgroup_int64 = ctx->subgroup_int64,
+        .matrix16 = ctx->matrix16,
+    };
     g->width = width;
     g->height = height;
     g->format = format;
+    const char *forced = getenv("VKFX_VARIANT");
+    if (forced && *forced)
+        TRY(vkfx_graph_force_variants(g, forced));
     TRY(add_pool(g));
     TRY(vkfx_cmd_begin(ctx, false, &g->cmd));
     if (timings && ctx->timestamps) {
@@ -287,9 +338,50 @@ static int order_uses(vkfx_graph *g, const vkfx_use *uses, size_t n)
     return VKFX_OK;
 }
 
-int vkfx_graph_touch(vkfx_graph *g, const vkfx_use *use)
+int vkfx_graph_pass(vkfx_graph *g, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
+                    const char *label, const void *push, vkfx_image *src, vkfx_image *dst,
+                    uint32_t tile_w, uint32_t tile_h)
 {
-    return order_uses(g, use, 1);
+    int ret = VKFX_OK;
+    vkfx_kernel *k = NULL;
+    TRY(vkfx_kernel_get(g->ctx, desc, spec, &k));
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = label,
+        .use = {{.image = src}, {.image = dst, .write = true}},
+        .push = push,
+        .groups = {vkfx_groups(g->width, tile_w), vkfx_groups(g->height, tile_h), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}
+
+int vkfx_graph_fill(vkfx_graph *g, vkfx_buffer *buf, uint32_t value)
+{
+    vkfx_use use = {.buffer = buf, .write = true};
+    int ret = order_uses(g, &use, 1);
+    if (ret == VKFX_OK)
+        vkCmdFillBuffer(g->cmd, buf->buffer, 0, VK_WHOLE_SIZE, value);
+    return ret;
+}
+
+int vkfx_graph_update(vkfx_graph *g, vkfx_buffer *buf, const void *data, VkDeviceSize size)
+{
+    vkfx_use use = {.buffer = buf, .write = true};
+    int ret = order_uses(g, &use, 1);
+    if (ret == VKFX_OK)
+        vkCmdUpdateBuffer(g->cmd, buf->buffer, 0, size, data);
+    return ret;
+}
+
+int vkfx_graph_copy(vkfx_graph *g, vkfx_buffer *src, vkfx_buffer *dst, VkDeviceSize size)
+{
+    vkfx_use uses[2] = {{.buffer = src}, {.buffer = dst, .write = true}};
+    int ret = order_uses(g, uses, 2);
+    if (ret == VKFX_OK)
+        vkCmdCopyBuffer(g->cmd, src->buffer, dst->buffer, 1, &(VkBufferCopy){.size = size});
+    return ret;
 }
 
 static void stamp(vkfx_graph *g, const char *label)

@@ -15,6 +15,23 @@
 
 typedef struct vkfx_graph vkfx_graph;
 
+/* What filters know of the device, read-only: limits and features that decide which kernel
+ * runs and with what shape. Filled when the graph begins; filters reach nothing else of the
+ * context. */
+typedef struct vkfx_caps {
+    uint32_t shared_memory;        /* maxComputeSharedMemorySize, bytes */
+    uint32_t storage_buffer_range; /* maxStorageBufferRange, bytes */
+    uint32_t subgroup_size;        /* the device's default subgroup size */
+    uint32_t min_subgroup_size, max_subgroup_size;
+    bool subgroup_arith;        /* subgroupInclusiveAdd and friends in compute */
+    bool subgroup_size_control; /* a pipeline may require a subgroup size */
+    bool shader_int64;          /* 64-bit integers in shaders */
+    bool int64_atomics;         /* 64-bit atomics on storage buffers */
+    bool subgroup_int64;        /* subgroup arithmetic on 64-bit integers */
+    /* 16x16x16 matrix products of halves summed in float32 (VK_NV_cooperative_matrix). */
+    bool matrix16;
+} vkfx_caps;
+
 /* A resource a pass binds, in the kernel's binding order. */
 typedef struct vkfx_use {
     vkfx_image *image;
@@ -48,13 +65,27 @@ int vkfx_graph_note(vkfx_graph *g, const char *key, uint64_t value);
 void vkfx_graph_notes(vkfx_graph *g, const vkfx_note **notes, uint32_t *count);
 
 vkfx_context *vkfx_graph_context(vkfx_graph *g);
+const vkfx_caps *vkfx_graph_caps(const vkfx_graph *g);
+/* vkfx_kernel_get on the graph's context. */
+int vkfx_graph_kernel(vkfx_graph *g, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
+                      vkfx_kernel **out);
+/* vkfx_context_pack_rne on the graph's context: whether packHalf2x16 rounds to nearest even. */
+int vkfx_graph_pack_rne(vkfx_graph *g, bool *rne);
 uint32_t vkfx_graph_width(vkfx_graph *g);
 uint32_t vkfx_graph_height(vkfx_graph *g);
 VkFormat vkfx_graph_format(vkfx_graph *g);
-VkCommandBuffer vkfx_graph_cmd(vkfx_graph *g);
 /* The staging memory vkfx_graph_upload copies through (set by whoever runs
  * the graph). */
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging);
+/* Variants to run instead of the first that applies, "family:variant[,family:variant]..."
+ * (core/variant.h); when the graph begins, VKFX_VARIANT's value. A name that no filter's
+ * family has is VKFX_E_USAGE. */
+int vkfx_graph_force_variants(vkfx_graph *g, const char *list);
+const char *vkfx_graph_forced_variants(const vkfx_graph *g);
+/* A forced variant did not apply (recording failed with VKFX_E_USAGE saying so): set by
+ * vkfx_variant_record, read by vkfx bench --variants to skip that case. */
+void vkfx_graph_note_refused_variant(vkfx_graph *g);
+bool vkfx_graph_variant_was_refused(const vkfx_graph *g);
 /* The file the chain's input came from (NULL if none): what depth=self reads. */
 void vkfx_graph_set_input_path(vkfx_graph *g, const char *path);
 const char *vkfx_graph_input_path(vkfx_graph *g);
@@ -74,9 +105,18 @@ int vkfx_graph_buffer(vkfx_graph *g, VkDeviceSize size, VkBufferUsageFlags extra
 int vkfx_graph_upload(vkfx_graph *g, const void *data, VkDeviceSize size, vkfx_buffer **out);
 
 int vkfx_graph_dispatch(vkfx_graph *g, const vkfx_dispatch *d);
-/* Declares a non-dispatch access (a transfer the caller records itself) so
- * that later passes are ordered after it. */
-int vkfx_graph_touch(vkfx_graph *g, const vkfx_use *use);
+/* The one pass of a single-kernel filter: desc specialised with spec, from src (binding 0) to
+ * dst (binding 1) with push, in work groups that each make tile_w x tile_h outputs, enough of
+ * them to cover the graph's image. */
+int vkfx_graph_pass(vkfx_graph *g, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
+                    const char *label, const void *push, vkfx_image *src, vkfx_image *dst,
+                    uint32_t tile_w, uint32_t tile_h);
+/* Transfers, ordered against the passes before and after them like dispatches: every 32-bit
+ * word of buf set to value; size bytes of data (a multiple of 4, at most 65536) copied into
+ * the start of buf inside the command buffer; the first size bytes of src copied to dst. */
+int vkfx_graph_fill(vkfx_graph *g, vkfx_buffer *buf, uint32_t value);
+int vkfx_graph_update(vkfx_graph *g, vkfx_buffer *buf, const void *data, VkDeviceSize size);
+int vkfx_graph_copy(vkfx_graph *g, vkfx_buffer *src, vkfx_buffer *dst, VkDeviceSize size);
 
 /* Makes what the given stage wrote with the given access (a transfer, a
  * shader) visible to the host once the run has finished, for results the host

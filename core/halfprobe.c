@@ -186,18 +186,10 @@ int vkfx_context_pack_rne(vkfx_context *ctx, bool *rne)
 {
     int ret = VKFX_OK;
     if (!ctx->pack_checked) {
-        /* Outside what the run counts: its peak memory, and the allocations and submissions
-         * VKFX_FAULT fails (the check is not the run's own work). */
-        const uint64_t peak = ctx->device_bytes_peak;
-        const unsigned allocs = ctx->nallocs, submits = ctx->nsubmits;
-        const unsigned fault_alloc = ctx->fault_alloc, fault_lost = ctx->fault_lost;
-        ctx->fault_alloc = ctx->fault_lost = 0;
+        /* The check is not the run's own work. */
+        ctx->aside++;
         ret = probe(ctx, &ctx->pack_rne);
-        ctx->device_bytes_peak = peak;
-        ctx->nallocs = allocs;
-        ctx->nsubmits = submits;
-        ctx->fault_alloc = fault_alloc;
-        ctx->fault_lost = fault_lost;
+        ctx->aside--;
         if (ret < 0)
             return ret;
         ctx->pack_checked = true;

@@ -19,6 +19,19 @@ static VkDescriptorType descriptor_type(vkfx_binding b)
     return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
+uint32_t vkfx_pick_halo(uint32_t r, uint32_t first, uint32_t limit,
+                        uint32_t (*bytes)(uint32_t halo, uint32_t shape), uint32_t shape)
+{
+    uint32_t h = first;
+    while (h < r)
+        h *= 2;
+    if (bytes(h, shape) <= limit)
+        return h;
+    if (bytes(r, shape) <= limit)
+        return r;
+    return 0;
+}
+
 uint32_t vkfx_half_out(VkFormat output)
 {
     return output == VK_FORMAT_R16G16B16A16_SFLOAT;

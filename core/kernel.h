@@ -34,6 +34,14 @@ typedef struct vkfx_kernel_desc {
 /* The embedded SPIR-V arrays are named vkfx_spv_NAME. */
 #define VKFX_SPV(name) .code = vkfx_spv_##name, .code_size = sizeof(vkfx_spv_##name)
 
+/* The descriptor of kernel NAME (glsl/NAME.comp) that reads one image at binding 0 and writes
+ * one at binding 1, with push constants of type push_type. */
+#define VKFX_IMAGE_KERNEL(kname, push_type)                                                        \
+    {                                                                                              \
+        .name = #kname, VKFX_SPV(kname), .nbind = 2,                                               \
+        .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE}, .push_size = sizeof(push_type),      \
+    }
+
 typedef struct vkfx_spec {
     uint32_t local[3];
     uint32_t subgroup; /* 0: let the device choose (no required size) */
@@ -42,6 +50,13 @@ typedef struct vkfx_spec {
     uint32_t half_out; /* constant 15: the output image is rgba16f */
     uint32_t pack_rne; /* constant 14: let packHalf2x16 round (ctx->pack_rne; PACK_RNE) */
 } vkfx_spec;
+
+/* The halo a kernel's shared tile holds for radius r: the least power of two from first up
+ * that is at least r, so that one pipeline serves a range of radii, where bytes(halo, shape)
+ * is within limit; else r itself where that is; else 0 (the kernel reads through the texture
+ * cache). */
+uint32_t vkfx_pick_halo(uint32_t r, uint32_t first, uint32_t limit,
+                        uint32_t (*bytes)(uint32_t halo, uint32_t shape), uint32_t shape);
 
 /* half_out for a kernel writing an image of this format. */
 uint32_t vkfx_half_out(VkFormat output);

@@ -1,24 +1,19 @@
-/* Every filter vkfx knows, in the order --filters lists them. */
+/* Every filter vkfx knows, in the order --filters lists them: the rows of filter_files in
+ * meson.build, through the X-macro list VKFX_FILTER_LIST it generates. */
 #include <string.h>
 
 #include "filters/filters.h"
+#include "vkfx_filter_list.h"
 
-/* One filter per line: adding a filter is one line here. */
+#define X(name) extern const vkfx_filter vkfx_filter_##name;
+VKFX_FILTER_LIST
+#undef X
+
 // clang-format off
 const vkfx_filter *const vkfx_filters[] = {
-    &vkfx_filter_gauss,
-    &vkfx_filter_box,
-    &vkfx_filter_box3,
-    &vkfx_filter_bilateral,
-    &vkfx_filter_sobel,
-    &vkfx_filter_cartoon,
-    &vkfx_filter_ripple,
-    &vkfx_filter_histogram,
-    &vkfx_filter_tonemap,
-    &vkfx_filter_satblur,
-    &vkfx_filter_satdof,
-    &vkfx_filter_dof,
-    &vkfx_filter_bokeh,
+#define X(name) &vkfx_filter_##name,
+    VKFX_FILTER_LIST
+#undef X
     NULL,
 };
 // clang-format on

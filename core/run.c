@@ -65,9 +65,7 @@ int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, b
         values[i] = (float)(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4));
     }
     TRY(vkfx_graph_buffer(g, sizeof(values), 0, &table));
-    vkfx_use fill = {.buffer = table, .write = true};
-    TRY(vkfx_graph_touch(g, &fill));
-    vkCmdUpdateBuffer(vkfx_graph_cmd(g), table->buffer, 0, sizeof(values), values);
+    TRY(vkfx_graph_update(g, table, values, sizeof(values)));
     struct {
         int32_t size[2];
         uint32_t channels, sample, srgb, premultiply;
@@ -297,13 +295,6 @@ static int run_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain 
     return vkfx_run_finish(p, out, result);
 }
 
-/* Tiles start on multiples of these (x, y) so that the rolling sums of the
- * box kernels, whose runs start at fixed strides from the image origin (7,
- * 8 and 16 across; 8, 10, 12 and 16 down), add in the same order as in one
- * piece, and a tiled run gives the same bytes as an untiled one. A tile is
- * up to ALIGN - 1 pixels larger than its share on each axis. */
-enum { ALIGN_X = 112, ALIGN_Y = 240, ALIGN_MOST = ALIGN_X > ALIGN_Y ? ALIGN_X : ALIGN_Y };
-
 /* The most pixels one piece may have: the largest device-local heap must
  * hold at least three images in the internal format (the input and the two
  * that the chain's filters alternate between). Beyond that a run cannot
@@ -373,8 +364,12 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     uint32_t side = tile_side(ctx, opts->precision);
 
     /* Tiles overlap by the chain's reach: each filter's error at a tile's
-     * edge moves inwards by its own reach, and the borders are cut away. */
+     * edge moves inwards by its own reach, and the borders are cut away. They
+     * start on multiples of every filter's alignment, so that each filter's
+     * runs of outputs start where they start in the whole image, and a tile
+     * is up to one alignment step larger than its share on each axis. */
     uint64_t reach = 0;
+    vkfx_align align = {1, 1};
     for (size_t i = 0; i < chain->count; i++) {
         const vkfx_filter *f = chain->links[i].filter;
         uint32_t r = f->reach ? f->reach(chain->links[i].params) : VKFX_REACH_ALL;
@@ -386,23 +381,26 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                              in->width, in->height, side, ctx->props.deviceName, f->name,
                              f->passes_through || !f->reach ? "" : " (or on a map of its size)");
         reach += r;
+        if (f->align)
+            align = vkfx_align_join(align, f->align(chain->links[i].params));
     }
-    if (side <= 2 * reach + ALIGN_MOST)
+    const uint32_t align_most = align.x > align.y ? align.x : align.y;
+    if (side <= 2 * reach + align_most)
         return vkfx_fail(VKFX_E_LIMIT,
                          "a %ux%u image runs in tiles of at most %u pixels a side on %s, and "
                          "this chain reaches %llu pixels around each one: too far for tiles",
                          in->width, in->height, side, ctx->props.deviceName,
                          (unsigned long long)reach);
     /* The share of each tile, across and down. */
-    uint32_t core_x = side - 2 * (uint32_t)reach - ALIGN_X;
-    uint32_t core_y = side - 2 * (uint32_t)reach - ALIGN_Y;
+    uint32_t core_x = side - 2 * (uint32_t)reach - align.x;
+    uint32_t core_y = side - 2 * (uint32_t)reach - align.y;
     TRY(vkfx_pixels_alloc(out, in->width, in->height, out->channels, out->sample));
     for (uint32_t cy = 0; cy < in->height; cy += core_y) {
         for (uint32_t cx = 0; cx < in->width; cx += core_x) {
             uint32_t cw = in->width - cx < core_x ? in->width - cx : core_x;
             uint32_t ch = in->height - cy < core_y ? in->height - cy : core_y;
-            uint32_t x0 = cx > reach ? (uint32_t)((cx - reach) / ALIGN_X * ALIGN_X) : 0;
-            uint32_t y0 = cy > reach ? (uint32_t)((cy - reach) / ALIGN_Y * ALIGN_Y) : 0;
+            uint32_t x0 = cx > reach ? (uint32_t)((cx - reach) / align.x * align.x) : 0;
+            uint32_t y0 = cy > reach ? (uint32_t)((cy - reach) / align.y * align.y) : 0;
             uint32_t x1 = (uint32_t)(cx + cw + reach < in->width ? cx + cw + reach : in->width);
             uint32_t y1 = (uint32_t)(cy + ch + reach < in->height ? cy + ch + reach : in->height);
             sub_in.data = NULL;

@@ -138,10 +138,13 @@ typedef struct vkfx_bench_opts {
     int reps;      /* timed runs per case (after one warm-up) */
     const char *const *chains;
     size_t nchains;
+    /* Each chain once per variant of its filters' kernels (VKFX_VARIANT's family:variant) that
+     * applies on the device, instead of once with the variants vkfx picks. */
+    bool variants;
 } vkfx_bench_opts;
 
 typedef struct vkfx_bench_case {
-    char name[160]; /* "copy" or the chain text */
+    char name[160]; /* "copy", the chain text, or with variants "CHAIN [family:variant]" */
     double ms_median, ms_min;
     double gbps;               /* image bytes read once plus written once, over the median */
     double vs_copy;            /* median over the copy kernel's median */
@@ -158,9 +161,12 @@ typedef struct vkfx_bench_case {
  * once), cases[1] with the read kernel (each pixel read once, nothing
  * written), cases[2] with copy-sat (each pixel read once, 32 bytes written
  * per pixel into two rgba32ui images: a summed-area table's bytes) and
- * cases[3..] with the chains. */
+ * cases[3..] with the chains; *ncases is how many it filled. */
 #define VKFX_BENCH_REFERENCES 3
 int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *opts,
-               vkfx_bench_case *cases);
+               vkfx_bench_case *cases, size_t *ncases);
+/* How many cases vkfx_bench may fill for opts, the references included (every chain must
+ * parse). */
+size_t vkfx_bench_max_cases(const vkfx_bench_opts *opts);
 
 #endif

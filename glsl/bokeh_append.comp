@@ -10,11 +10,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
-struct Spot {
-    ivec2 pos;
-    float coc, pad;
-    vec4 colour;
-};
+#include "bokeh_spot.glsl"
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) uniform writeonly image2D base_in;

@@ -12,11 +12,7 @@
 #include "bokeh_shape.glsl"
 #include "scan.glsl"
 
-struct Spot {
-    ivec2 pos;
-    float coc, pad;
-    vec4 colour;
-};
+#include "bokeh_spot.glsl"
 
 layout(binding = 0) readonly buffer Spots { Spot spots[]; };
 layout(binding = 1) readonly buffer Header { uint total, kept; } header;

@@ -12,21 +12,17 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
+#include "box.h"
 
-layout(constant_id = 4) const int R = 1;
-layout(constant_id = 5) const int PER = 8;
-layout(constant_id = 6) const int LY = 8;  // equals the work-group height
-layout(constant_id = 7) const int RUN = 8; // divides 32
+layout(constant_id = FUSED_SPEC_R) const int R = 1;
+layout(constant_id = FUSED_SPEC_PER) const int PER = 8;
+layout(constant_id = FUSED_SPEC_LY) const int LY = 8;  // equals the work-group height
+layout(constant_id = FUSED_SPEC_RUN) const int RUN = 8; // divides 32
 #include "fusedtile.glsl"
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius; // equals R
-    float scale;
-} pc;
 
 void main()
 {

@@ -8,17 +8,13 @@
 // bounds float drift. Output is the window sum times 1/(2R+1).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "box.h"
 
-layout(constant_id = 4) const uint SEG = 64;
+layout(constant_id = BOX_H_SPEC_SEG) const uint SEG = 64;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius;
-    float scale;
-} pc;
 
 void main()
 {

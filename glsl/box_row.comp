@@ -9,22 +9,18 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
+#include "box.h"
 
 // Shared capacity for the radius: a power of two the host picks, so the
 // tile is no larger than the radius needs; segment shape as in gauss_row.
-layout(constant_id = 4) const int HALO = 16;
-layout(constant_id = 5) const int RUN = 7;
-layout(constant_id = 6) const int ROWS = 1;
+layout(constant_id = ROW_SPEC_R) const int HALO = 16;
+layout(constant_id = ROW_SPEC_RUN) const int RUN = 7;
+layout(constant_id = ROW_SPEC_ROWS) const int ROWS = 1;
 #include "rowtile.glsl"
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius;
-    float scale;
-} pc;
 
 void main()
 {

@@ -7,17 +7,13 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
+#include "box.h"
 
-layout(constant_id = 4) const int PER = 16;
+layout(constant_id = BOX_V_SPEC_PER) const int PER = 16;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius;
-    float scale;
-} pc;
 
 void main()
 {

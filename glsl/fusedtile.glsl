@@ -5,7 +5,7 @@
 // image (so these kernels serve rgba16f images only). The row result never
 // goes to device memory. The row phase reads its taps through the texture
 // cache: staging the input rows in shared memory as well measured slower
-// on the H200. Needs R, PER, LY and RUN (row results per invocation,
+// (tests/bench/RESULTS.md). Needs R, PER, LY and RUN (row results per invocation,
 // dividing 32) defined first.
 const int TH = LY * PER;     // output rows of the tile
 const int ROWS = TH + 2 * R; // row results the tile needs
@@ -18,7 +18,7 @@ const int ROWS_AT_ONCE = LY * 32 / SLOTS;
 // (c * STRIDE + r, STRIDE odd) those stores fall on distinct banks, and so do
 // the column phase's reads (32 columns of one row); it takes one more row of
 // shared memory where ROWS is even.
-layout(constant_id = 9) const bool BY_COLUMN = false;
+layout(constant_id = FUSED_SPEC_BY_COLUMN) const bool BY_COLUMN = false;
 const int STRIDE = ROWS | 1;
 
 shared uvec2 row_result[BY_COLUMN ? 32 * STRIDE : 32 * ROWS];
@@ -32,9 +32,8 @@ int fused_index(int r, int c)
 // fused_slot(t) * RUN on of rows fused_row(t), + ROWS_AT_ONCE, ... The four
 // invocations of a quad take four rows at the same columns, so that each of
 // the quad's texture reads fetches four texels one above the other, not four
-// texels RUN apart along a row: on the H100 a probe reading the same texels
-// took twice as long with quads of the second kind, and this kernel at sigma 2
-// went from 0.180 to 0.177 ms (tests/bench/RESULTS.md). Needs 4 * SLOTS to
+// texels RUN apart along a row, which the texture cache serves more slowly
+// (tests/bench/RESULTS.md). Needs 4 * SLOTS to
 // divide the group's invocations.
 int fused_row(int t)
 {

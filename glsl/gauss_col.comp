@@ -10,9 +10,10 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
+#include "gauss.h"
 
-layout(constant_id = 4) const int R = 6;     // at most MAX_R
-layout(constant_id = 5) const int PER = 8;   // at most MAX_PER
+layout(constant_id = COL_SPEC_R) const int R = 6;     // at most MAX_R
+layout(constant_id = COL_SPEC_PER) const int PER = 8;   // at most MAX_PER
 // Local arrays take literal sizes: arrays sized by specialization constants
 // came out wrong on lavapipe.
 const int MAX_R = 32;

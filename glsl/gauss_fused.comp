@@ -10,11 +10,12 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
+#include "gauss.h"
 
-layout(constant_id = 4) const int R = 6;    // at most MAX_R
-layout(constant_id = 5) const int PER = 8;  // at most MAX_PER
-layout(constant_id = 6) const int LY = 8;   // equals the work-group height
-layout(constant_id = 7) const int RUN = 8;  // divides 32, at most MAX_RUN
+layout(constant_id = FUSED_SPEC_R) const int R = 6;    // at most MAX_R
+layout(constant_id = FUSED_SPEC_PER) const int PER = 8;  // at most MAX_PER
+layout(constant_id = FUSED_SPEC_LY) const int LY = 8;   // equals the work-group height
+layout(constant_id = FUSED_SPEC_RUN) const int RUN = 8;  // divides 32, at most MAX_RUN
 const int MAX_R = 16;
 const int MAX_PER = 16;
 const int MAX_RUN = 16;

@@ -7,19 +7,14 @@
 // shared memory and each invocation reads its taps through the texture cache.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "gauss.h"
 
-layout(constant_id = 4) const uint TILE = 256; // equals the work-group width
-layout(constant_id = 5) const uint HALO = 8;   // shared capacity for R (0: direct reads)
+layout(constant_id = H_SPEC_TILE) const uint TILE = 256; // equals the work-group width
+layout(constant_id = H_SPEC_HALO) const uint HALO = 8;   // shared capacity for R (0: direct reads)
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius;
-    float inv_two_sigma2;
-    float norm;
-} pc;
 
 shared vec4 tile[TILE + 2u * HALO];
 shared float weight[HALO + 1u];

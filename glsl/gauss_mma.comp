@@ -35,10 +35,11 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #include "common.glsl"
+#include "gauss.h"
 
-layout(constant_id = 4) const int R = 24;        // 1..32
-layout(constant_id = 5) const bool ROWS = false; // along x (else along y)
-layout(constant_id = 6) const int SEG = 16;      // steps of 32 outputs per group
+layout(constant_id = MMA_SPEC_R) const int R = 24;        // 1..32
+layout(constant_id = MMA_SPEC_ROWS) const bool ROWS = false; // along x (else along y)
+layout(constant_id = MMA_SPEC_SEG) const int SEG = 16;      // steps of 32 outputs per group
 
 const int T = 128;                     // invocations
 const int OUT = 32;                    // outputs along the axis per step

@@ -1,19 +1,10 @@
-// The push constants of the Gaussian kernels with the radius unrolled
-// (gauss_row, gauss_col, gauss_fused, gauss_mma), 128 bytes (core/filters/gauss.c).
+// The weights of the Gaussian kernels with the radius unrolled (gauss_row,
+// gauss_col, gauss_fused, gauss_mma) from their push constants (gauss.h).
 // For radii below PUSH_TAPS the host sends the weights too (W_PUSH): the
 // multiply-adds can then read them where the device keeps push constants
-// instead of holding them in registers (on an H100 the row kernel went from
-// 64 registers to 46); larger radii compute them here.
-layout(constant_id = 8) const bool W_PUSH = false;
-const int PUSH_TAPS = 27;
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius; // equals R
-    float inv_two_sigma2;
-    float norm;
-    float w[PUSH_TAPS]; // the weights w_0..w_R when W_PUSH
-} pc;
+// instead of holding them in registers; larger radii compute them here.
+layout(constant_id = GAUSS_SPEC_W_PUSH) const bool W_PUSH = false;
+const int PUSH_TAPS = GAUSS_PUSH_TAPS;
 
 // 0, which the compiler cannot know: see nearest_half in common.glsl.
 uint opaque_zero()

@@ -10,11 +10,12 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
+#include "gauss.h"
 
-layout(constant_id = 4) const int R = 6; // at most MAX_HALO
+layout(constant_id = ROW_SPEC_R) const int R = 6; // at most MAX_HALO
 
-layout(constant_id = 5) const int RUN = 7;
-layout(constant_id = 6) const int ROWS = 2;
+layout(constant_id = ROW_SPEC_RUN) const int RUN = 7;
+layout(constant_id = ROW_SPEC_ROWS) const int ROWS = 2;
 const int MAX_HALO = 32;
 const int HALO = R;
 #include "rowtile.glsl"

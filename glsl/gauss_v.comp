@@ -8,19 +8,14 @@
 // turned on its side. HALO = 0: direct reads for radii too large to share.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "gauss.h"
 
-layout(constant_id = 4) const uint ROWS = 4;  // outputs per invocation
-layout(constant_id = 5) const uint HALO = 8;  // shared capacity for R (0: direct reads)
+layout(constant_id = V_SPEC_ROWS) const uint ROWS = 4;  // outputs per invocation
+layout(constant_id = V_SPEC_HALO) const uint HALO = 8;  // shared capacity for R (0: direct reads)
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius;
-    float inv_two_sigma2;
-    float norm;
-} pc;
 
 const uint W = gl_WorkGroupSize.x;
 const uint TH = gl_WorkGroupSize.y * ROWS;

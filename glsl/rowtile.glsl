@@ -10,10 +10,9 @@ const int MAX_RUN = 7;
 const int ROW_CAP = 64 * RUN + 2 * HALO;
 // Set when the input and the output are both rgba16f: the tile then holds
 // halves, which hold those values exactly (the results rounded by to_stored
-// first), in half the shared memory and half the reads (on an H100 the
-// Gaussian's row pass at sigma 8 went from 0.245 to 0.235 ms so, and to
-// 0.215 with runs of 5).
-layout(constant_id = 7) const bool HALF_TILE = false;
+// first), in half the shared memory and half the reads (measured faster:
+// tests/bench/RESULTS.md).
+layout(constant_id = ROW_SPEC_HALF_TILE) const bool HALF_TILE = false;
 shared vec4 row_tile32[HALF_TILE ? 1 : ROWS * ROW_CAP];
 shared uvec2 row_tile16[HALF_TILE ? ROWS * ROW_CAP : 1];
 

@@ -30,7 +30,7 @@
 // 32 bits in two rgba32ui images (images, not a buffer: a table of 32 bytes
 // per pixel soon exceeds the storage-buffer range some devices allow,
 // 128 MiB on lavapipe). The sums pass holds 4 columns per invocation, the
-// table pass 2: on an H100 each was fastest so.
+// table pass 2, the fastest measured (tests/bench/RESULTS.md).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
@@ -115,9 +115,8 @@ void take_row(vec4 t[BW], uint tx, uint band, out i64vec4 q[BW])
 
 // Writes the band's staged BH x TW block of table entries (low or high
 // halves) from row y0 to image `half_`: with 32 lanes each write covers 8
-// columns of 4 rows rather than 32 columns of one (on an H100 the table
-// pass took 0.41 ms so, 0.89 ms writing whole rows; see
-// tests/bench/RESULTS.md).
+// columns of 4 rows rather than 32 columns of one: blocks of rows write
+// fewer partial cache lines (tests/bench/RESULTS.md).
 void store_block(int x0, int y0, uint tx, uint band, int half_)
 {
     const uint LW = gl_WorkGroupSize.x, TW = LW * BW;
@@ -201,8 +200,9 @@ void main()
         fetch_block(tile_x, y0, tx, t);
         // MODE 1 takes all BH rows in before its first row goes out through
         // the same staging rows; MODE 0 takes one row at a time, holding
-        // fewer registers (on an H100 that made MODE 0 5% faster, and
-        // MODE 1, with a staging row of its own for the pixels, 13% slower).
+        // fewer registers, which measured faster for MODE 0 and slower for
+        // MODE 1, whose pixels need a staging row of their own
+        // (tests/bench/RESULTS.md).
         i64vec4 q[BH][BW];
         if (MODE == 1u)
             [[unroll]] for (int k = 0; k < BH; k++)

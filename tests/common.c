@@ -263,6 +263,23 @@ const char *tc_tpath(const char *name)
     return b;
 }
 
+void tc_ramp_pixels(vkfx_pixels *px, uint32_t w, uint32_t h)
+{
+    if (vkfx_pixels_alloc(px, w, h, 4, VKFX_SAMPLE_U8) < 0)
+        abort();
+    px->linear = false;
+    px->straight = true;
+    uint8_t *d = px->data;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t v[3] = {3 * x % 510, 3 * y % 510, 2 * (x + y) % 510};
+            uint8_t *p = d + ((size_t)y * w + x) * 4;
+            for (int c = 0; c < 3; c++)
+                p[c] = (uint8_t)(v[c] < 255 ? v[c] : 509 - v[c]);
+            p[3] = 255;
+        }
+}
+
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);

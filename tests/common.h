@@ -20,6 +20,11 @@
 void tc_random_pixels(vkfx_pixels *px, uint32_t w, uint32_t h, uint32_t channels, vkfx_sample s,
                       uint64_t seed);
 
+/* A w x h 8-bit RGBA image of piecewise-linear triangle waves of 3 codes per pixel (period 170
+ * pixels), different along x, y and the diagonal, alpha opaque: smooth content for filters
+ * whose decisions (sample positions, thresholds) a random image would put on a knife edge. */
+void tc_ramp_pixels(vkfx_pixels *px, uint32_t w, uint32_t h);
+
 /* Loads VKFX_TEST_IMAGES "/" name with vkfx_file_load (tests/common_files.c,
  * so that only tests that link core/fileio.c need it). */
 int tc_load_photo(const char *name, vkfx_pixels *out);

@@ -35,6 +35,16 @@ typedef struct th_case {
     double tol;    /* in output sample units (U8/U16) or relative (F32) */
 } th_case;
 
+/* References th_case runs often: ref_gauss_stored (arg a th_gauss_arg; the row result rounded
+ * to half at precision 16), ref_box (arg an int radius), ref_satblur (arg a ref_sat_params). */
+typedef struct th_gauss_arg {
+    double sigma;
+    int radius;
+} th_gauss_arg;
+int th_ref_gauss(const ref_image *in, ref_image *out, const void *arg, int precision);
+int th_ref_box(const ref_image *in, ref_image *out, const void *arg, int precision);
+int th_ref_satblur(const ref_image *in, ref_image *out, const void *arg, int precision);
+
 /* Runs the chain text on in through the public API at the given precision
  * into out (channels and sample as asked, data allocated here); any error
  * fails the test, naming the chain. */
@@ -46,6 +56,12 @@ void th_run(th_gpu *g, const char *chain, const vkfx_pixels *in, uint32_t out_ch
  * what (the parameters) on failure. Returns true when within tolerance. */
 bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_channels,
               vkfx_sample out_sample, const char *what);
+/* th_check, except that a run the device refuses with a usage error whose message contains
+ * refused (when not NULL) is TH_REFUSED instead of a failed test: a forced kernel variant
+ * that does not apply. */
+typedef enum th_result { TH_WITHIN, TH_OUTSIDE, TH_REFUSED } th_result;
+th_result th_check_unless(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_channels,
+                          vkfx_sample out_sample, const char *what, const char *refused);
 
 /* Runs th_check on random 8-bit images of 1x1, 2x1, 1x3, 7x5 and 17x3 in
  * every channel layout (1-4); returns how many were out of tolerance. */

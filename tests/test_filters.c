@@ -15,23 +15,6 @@
 
 #include "gpu_harness.h"
 
-typedef struct gauss_arg {
-    double sigma;
-    int radius;
-} gauss_arg;
-
-static int ref_gauss_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
-{
-    const gauss_arg *a = arg;
-    return ref_gauss_stored(in, a->sigma, a->radius, precision == 16, out);
-}
-
-static int ref_box_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
-{
-    (void)precision;
-    return ref_box(in, *(const int *)arg, out);
-}
-
 typedef struct sobel_arg {
     bool invert;
     double gain;
@@ -124,8 +107,7 @@ static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, cut;
-    cr_assert_eq(tc_load_photo(tc_photos()[0], &photo), VKFX_OK, "%s",
-                 vkfx_error_message());
+    cr_assert_eq(tc_load_photo(tc_photos()[0], &photo), VKFX_OK, "%s", vkfx_error_message());
     cr_assert_eq(tc_fit(&photo, 333, 517, &cut), VKFX_OK);
     vkfx_pixels_free(&photo);
     int failures = 0;
@@ -137,8 +119,7 @@ static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
             failures += !th_check(&g, &cases[i], &px, 4, VKFX_SAMPLE_U8, "random");
             vkfx_pixels_free(&px);
         }
-        failures +=
-            !th_check(&g, &cases[i], &cut, cut.channels, VKFX_SAMPLE_U8, tc_photos()[0]);
+        failures += !th_check(&g, &cases[i], &cut, cut.channels, VKFX_SAMPLE_U8, tc_photos()[0]);
     }
     vkfx_pixels_free(&cut);
     th_gpu_close(&g);
@@ -147,14 +128,14 @@ static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
 
 Test(gauss, sigma3_everywhere, .timeout = 600)
 {
-    static const gauss_arg a = {3.0, -1};
-    check_everywhere(&(th_case){"gauss:sigma=3", ref_gauss_fn, &a, 16, 1});
+    static const th_gauss_arg a = {3.0, -1};
+    check_everywhere(&(th_case){"gauss:sigma=3", th_ref_gauss, &a, 16, 1});
 }
 
 Test(gauss, sigma_0_5_explicit_radius, .timeout = 300)
 {
-    static const gauss_arg a = {0.5, 4};
-    check_everywhere(&(th_case){"gauss:sigma=0.5:radius=4", ref_gauss_fn, &a, 16, 1});
+    static const th_gauss_arg a = {0.5, 4};
+    check_everywhere(&(th_case){"gauss:sigma=0.5:radius=4", th_ref_gauss, &a, 16, 1});
 }
 
 /* Radius 24: the two unrolled passes (glsl/gauss_row.comp, glsl/gauss_col.comp) with the
@@ -162,8 +143,8 @@ Test(gauss, sigma_0_5_explicit_radius, .timeout = 300)
  * glsl/gauss_mma.comp. */
 Test(gauss, sigma8_everywhere, .timeout = 600)
 {
-    static const gauss_arg a = {8.0, -1};
-    check_everywhere(&(th_case){"gauss:sigma=8", ref_gauss_fn, &a, 16, 1});
+    static const th_gauss_arg a = {8.0, -1};
+    check_everywhere(&(th_case){"gauss:sigma=8", th_ref_gauss, &a, 16, 1});
 }
 
 /* Radii 13 and 18: on a device with matrix units, the passes of glsl/gauss_mma.comp with
@@ -176,10 +157,10 @@ Test(gauss, radius_13_and_18, .timeout = 300)
     cr_assert_eq(tc_load_photo("coffee.png", &photo), VKFX_OK);
     cr_assert_eq(tc_fit(&photo, 600, 200, &cut), VKFX_OK);
     tc_random_pixels(&px, 97, 41, 4, VKFX_SAMPLE_U8, 9);
-    static const gauss_arg a = {4.3, -1}, b = {6.0, -1};
+    static const th_gauss_arg a = {4.3, -1}, b = {6.0, -1};
     int failures = 0;
     for (int i = 0; i < 2; i++) {
-        th_case c = {i ? "gauss:sigma=6" : "gauss:sigma=4.3", ref_gauss_fn, i ? &b : &a, 16, 1};
+        th_case c = {i ? "gauss:sigma=6" : "gauss:sigma=4.3", th_ref_gauss, i ? &b : &a, 16, 1};
         failures += !th_check(&g, &c, &cut, 3, VKFX_SAMPLE_U8, "coffee.png");
         failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
     }
@@ -205,12 +186,12 @@ Test(gauss, infinities, .timeout = 300)
     f[(10 * 150 + 20) * 3 + 0] = INFINITY;
     f[(70 * 150 + 30) * 3 + 1] = -INFINITY;
     f[(45 * 150 + 140) * 3 + 2] = INFINITY;
-    static const gauss_arg a = {8.0, -1}, b = {2.0, -1};
+    static const th_gauss_arg a = {8.0, -1}, b = {2.0, -1};
     int failures = 0;
     for (int precision = 16; precision <= 32; precision += 16) {
-        failures += !th_check(&g, &(th_case){"gauss:sigma=8", ref_gauss_fn, &a, precision, 1e-3},
+        failures += !th_check(&g, &(th_case){"gauss:sigma=8", th_ref_gauss, &a, precision, 1e-3},
                               &px, 3, VKFX_SAMPLE_F32, "random float with infinities");
-        failures += !th_check(&g, &(th_case){"gauss:sigma=2", ref_gauss_fn, &b, precision, 1e-3},
+        failures += !th_check(&g, &(th_case){"gauss:sigma=2", th_ref_gauss, &b, precision, 1e-3},
                               &px, 3, VKFX_SAMPLE_F32, "random float with infinities");
     }
     vkfx_pixels_free(&px);
@@ -265,23 +246,23 @@ Test(gauss, rounding_by_conversion_matches_rounding_by_bits, .timeout = 300)
  * the table in core/filters/gauss.c. */
 Test(gauss, every_one_pass_radius, .timeout = 600)
 {
-    static const gauss_arg args[] = {{2.0, 1}, {2.0, 2}, {2.0, 3}, {2.0, 4}, {2.0, 5},
-                                     {2.0, 6}, {2.0, 7}, {2.0, 8}, {3.0, 9}, {3.0, 10}};
+    static const th_gauss_arg args[] = {{2.0, 1}, {2.0, 2}, {2.0, 3}, {2.0, 4}, {2.0, 5},
+                                        {2.0, 6}, {2.0, 7}, {2.0, 8}, {3.0, 9}, {3.0, 10}};
     enum { N = sizeof(args) / sizeof(args[0]) };
     static char chains[N][48];
     th_case cases[N];
     for (size_t i = 0; i < N; i++) {
         snprintf(chains[i], sizeof(chains[i]), "gauss:sigma=%g:radius=%d", args[i].sigma,
                  args[i].radius);
-        cases[i] = (th_case){chains[i], ref_gauss_fn, &args[i], 16, 1};
+        cases[i] = (th_case){chains[i], th_ref_gauss, &args[i], 16, 1};
     }
     check_odd_sizes(cases, N, 70);
 }
 
 Test(gauss, radius_larger_than_image)
 {
-    static const gauss_arg a = {10.0, -1};
-    check_small(&(th_case){"gauss:sigma=10", ref_gauss_fn, &a, 16, 1});
+    static const th_gauss_arg a = {10.0, -1};
+    check_small(&(th_case){"gauss:sigma=10", th_ref_gauss, &a, 16, 1});
 }
 
 /* 512 taps each side stays in shared memory on most devices; 1500 does not
@@ -293,12 +274,12 @@ Test(gauss, radius_512_and_1500, .timeout = 600)
     vkfx_pixels photo, cut;
     cr_assert_eq(tc_load_photo("coffee.png", &photo), VKFX_OK);
     cr_assert_eq(tc_fit(&photo, 600, 200, &cut), VKFX_OK);
-    static const gauss_arg a = {170.0, 512}, b = {40.0, 1500};
-    int failures = !th_check(&g, &(th_case){"gauss:sigma=170:radius=512", ref_gauss_fn, &a, 16, 1},
+    static const th_gauss_arg a = {170.0, 512}, b = {40.0, 1500};
+    int failures = !th_check(&g, &(th_case){"gauss:sigma=170:radius=512", th_ref_gauss, &a, 16, 1},
                              &cut, 3, VKFX_SAMPLE_U8, "coffee.png");
     vkfx_pixels px;
     tc_random_pixels(&px, 97, 41, 4, VKFX_SAMPLE_U8, 5);
-    failures += !th_check(&g, &(th_case){"gauss:sigma=40:radius=1500", ref_gauss_fn, &b, 32, 1},
+    failures += !th_check(&g, &(th_case){"gauss:sigma=40:radius=1500", th_ref_gauss, &b, 32, 1},
                           &px, 4, VKFX_SAMPLE_U8, "random");
     vkfx_pixels_free(&px);
     vkfx_pixels_free(&cut);
@@ -310,13 +291,13 @@ Test(gauss, radius_512_and_1500, .timeout = 600)
 Test(box, radius1_everywhere, .timeout = 600)
 {
     static const int r = 1;
-    check_everywhere(&(th_case){"box:radius=1", ref_box_fn, &r, 16, 1});
+    check_everywhere(&(th_case){"box:radius=1", th_ref_box, &r, 16, 1});
 }
 
 Test(box, radius15_everywhere, .timeout = 600)
 {
     static const int r = 15;
-    check_everywhere(&(th_case){"box:radius=15", ref_box_fn, &r, 16, 1});
+    check_everywhere(&(th_case){"box:radius=15", th_ref_box, &r, 16, 1});
 }
 
 /* Every radius of the one-pass kernel (glsl/box_fused.comp), each with its own shape from the
@@ -329,7 +310,7 @@ Test(box, every_one_pass_radius, .timeout = 600)
     th_case cases[N];
     for (size_t i = 0; i < N; i++) {
         snprintf(chains[i], sizeof(chains[i]), "box:radius=%d", radii[i]);
-        cases[i] = (th_case){chains[i], ref_box_fn, &radii[i], 16, 1};
+        cases[i] = (th_case){chains[i], th_ref_box, &radii[i], 16, 1};
     }
     check_odd_sizes(cases, N, 40);
 }
@@ -337,13 +318,13 @@ Test(box, every_one_pass_radius, .timeout = 600)
 Test(box, radius0_is_identity)
 {
     static const int r = 0;
-    check_small(&(th_case){"box:radius=0", ref_box_fn, &r, 16, 0});
+    check_small(&(th_case){"box:radius=0", th_ref_box, &r, 16, 0});
 }
 
 Test(box, radius_larger_than_image)
 {
     static const int r = 40;
-    check_small(&(th_case){"box:radius=40", ref_box_fn, &r, 16, 1});
+    check_small(&(th_case){"box:radius=40", th_ref_box, &r, 16, 1});
 }
 
 /* Beyond the shared-memory row segment the row pass reads through the
@@ -351,7 +332,7 @@ Test(box, radius_larger_than_image)
 Test(box, radius_1000)
 {
     static const int r = 1000;
-    check_small(&(th_case){"box:radius=1000", ref_box_fn, &r, 16, 1});
+    check_small(&(th_case){"box:radius=1000", th_ref_box, &r, 16, 1});
 }
 
 Test(sobel, default_everywhere, .timeout = 600)
@@ -391,20 +372,20 @@ Test(precision, sixteen_bit_and_float_outputs, .timeout = 300)
 {
     th_gpu g;
     th_gpu_open(&g);
-    static const gauss_arg a = {2.0, -1};
+    static const th_gauss_arg a = {2.0, -1};
     int failures = 0;
     vkfx_pixels px16, pxf;
     tc_random_pixels(&px16, 333, 217, 4, VKFX_SAMPLE_U16, 11);
-    failures += !th_check(&g, &(th_case){"gauss:sigma=2", ref_gauss_fn, &a, 32, 65535.0 / 4096},
+    failures += !th_check(&g, &(th_case){"gauss:sigma=2", th_ref_gauss, &a, 32, 65535.0 / 4096},
                           &px16, 4, VKFX_SAMPLE_U16, "random 16-bit");
     tc_random_pixels(&pxf, 333, 217, 3, VKFX_SAMPLE_F32, 12);
-    failures += !th_check(&g, &(th_case){"gauss:sigma=2", ref_gauss_fn, &a, 32, 1e-3}, &pxf, 3,
+    failures += !th_check(&g, &(th_case){"gauss:sigma=2", th_ref_gauss, &a, 32, 1e-3}, &pxf, 3,
                           VKFX_SAMPLE_F32, "random float");
-    failures += !th_check(&g, &(th_case){"gauss:sigma=2", ref_gauss_fn, &a, 16, 1e-3}, &pxf, 3,
+    failures += !th_check(&g, &(th_case){"gauss:sigma=2", th_ref_gauss, &a, 16, 1e-3}, &pxf, 3,
                           VKFX_SAMPLE_F32, "random float");
     /* Radius 32, the largest the unrolled passes take; beyond 26 they compute their weights. */
-    static const gauss_arg b = {5.0, 32};
-    failures += !th_check(&g, &(th_case){"gauss:sigma=5:radius=32", ref_gauss_fn, &b, 16, 1e-3},
+    static const th_gauss_arg b = {5.0, 32};
+    failures += !th_check(&g, &(th_case){"gauss:sigma=5:radius=32", th_ref_gauss, &b, 16, 1e-3},
                           &pxf, 3, VKFX_SAMPLE_F32, "random float");
     vkfx_pixels_free(&px16);
     vkfx_pixels_free(&pxf);

@@ -29,24 +29,6 @@ static int ref_identity_fn(const ref_image *in, ref_image *out, const void *arg,
     return ret;
 }
 
-/* Piecewise-linear triangle waves of 3 codes per pixel (period 170 pixels),
- * different along x, y and the diagonal, alpha opaque. */
-static void ramp_pixels(vkfx_pixels *px, uint32_t w, uint32_t h)
-{
-    cr_assert_eq(vkfx_pixels_alloc(px, w, h, 4, VKFX_SAMPLE_U8), VKFX_OK);
-    px->linear = false;
-    px->straight = true;
-    uint8_t *d = px->data;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            uint32_t v[3] = {3 * x % 510, 3 * y % 510, 2 * (x + y) % 510};
-            uint8_t *p = d + ((size_t)y * w + x) * 4;
-            for (int c = 0; c < 3; c++)
-                p[c] = (uint8_t)(v[c] < 255 ? v[c] : 509 - v[c]);
-            p[3] = 255;
-        }
-}
-
 /* Random RGBA with alpha codes in [64, 255]. The output is un-premultiplied,
  * which divides any error in the premultiplied colour by the interpolated
  * alpha A. Float32 on the device places the sample point to within about
@@ -82,7 +64,7 @@ static void check_sizes(const th_case *base)
             random_pixels(&px, sizes[i][0], sizes[i][1], 31 + i);
             failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
             vkfx_pixels_free(&px);
-            ramp_pixels(&px, sizes[i][0], sizes[i][1]);
+            tc_ramp_pixels(&px, sizes[i][0], sizes[i][1]);
             failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "ramp");
             vkfx_pixels_free(&px);
         }
@@ -152,7 +134,7 @@ Test(ripple, deterministic_per_seed, .timeout = 300)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels in, a, b, c, still;
-    ramp_pixels(&in, 200, 150);
+    tc_ramp_pixels(&in, 200, 150);
     th_run(&g, "ripple:seed=5:steps=60", &in, in.channels, in.sample, 32, &a);
     th_run(&g, "ripple:seed=5:steps=60", &in, in.channels, in.sample, 32, &b);
     th_run(&g, "ripple:seed=6:steps=60", &in, in.channels, in.sample, 32, &c);

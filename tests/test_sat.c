@@ -194,12 +194,6 @@ Test(sat, runs_with_the_subgroup_size_it_claims)
     th_gpu_close(&g);
 }
 
-static int ref_sat_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
-{
-    (void)precision;
-    return ref_satblur(in, arg, out);
-}
-
 static const uint32_t sizes[][2] = {{1, 1}, {1, 257}, {257, 1}, {333, 517}, {1024, 768}};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
@@ -217,7 +211,7 @@ Test(sat, satblur_random_awkward_sizes)
                 snprintf(chain, sizeof(chain), "satblur:radius=%d%s", radii[r],
                          smooth ? ":shape=smooth" : "");
                 ref_sat_params p = {.radius = radii[r], .smooth = smooth};
-                th_case c = {chain, ref_sat_fn, &p, precision, 1};
+                th_case c = {chain, th_ref_satblur, &p, precision, 1};
                 vkfx_pixels px;
                 tc_random_pixels(&px, sizes[i][0], sizes[i][1], 4, VKFX_SAMPLE_U8, 70 + i);
                 failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
@@ -225,9 +219,9 @@ Test(sat, satblur_random_awkward_sizes)
             }
     /* Every channel layout on tiny images, and float output. */
     ref_sat_params p3 = {.radius = 3};
-    th_case c3 = {"satblur:radius=3", ref_sat_fn, &p3, 16, 1};
+    th_case c3 = {"satblur:radius=3", th_ref_satblur, &p3, 16, 1};
     failures += th_check_small(&g, &c3);
-    th_case cf = {"satblur:radius=5", ref_sat_fn, &(ref_sat_params){.radius = 5}, 32, 1e-3};
+    th_case cf = {"satblur:radius=5", th_ref_satblur, &(ref_sat_params){.radius = 5}, 32, 1e-3};
     vkfx_pixels px;
     tc_random_pixels(&px, 333, 517, 4, VKFX_SAMPLE_U16, 5);
     failures += !th_check(&g, &cf, &px, 4, VKFX_SAMPLE_F32, "float out");
@@ -241,9 +235,9 @@ Test(sat, satblur_photos)
     th_gpu g;
     th_gpu_open(&g);
     ref_sat_params p = {.radius = 9}, ps = {.radius = 21, .smooth = true};
-    int failures = th_check_photos(&g, &(th_case){"satblur:radius=9", ref_sat_fn, &p, 16, 1});
-    failures +=
-        th_check_photos(&g, &(th_case){"satblur:radius=21:shape=smooth", ref_sat_fn, &ps, 32, 1});
+    int failures = th_check_photos(&g, &(th_case){"satblur:radius=9", th_ref_satblur, &p, 16, 1});
+    failures += th_check_photos(
+        &g, &(th_case){"satblur:radius=21:shape=smooth", th_ref_satblur, &ps, 32, 1});
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
@@ -273,7 +267,7 @@ Test(sat, satblur_radius_map)
             snprintf(chain, sizeof(chain), "satblur:map=%s:scale=%d%s", tc_tpath(file), scale,
                      bits == 16 ? ":shape=smooth" : "");
             ref_sat_params p = {.map = &map, .scale = scale, .smooth = bits == 16};
-            th_case c = {chain, ref_sat_fn, &p, 16, 1};
+            th_case c = {chain, th_ref_satblur, &p, 16, 1};
             failures += !th_check(&g, &c, &px, 3, VKFX_SAMPLE_U8, "map");
             vkfx_pixels_free(&px);
             vkfx_pixels_free(&map);
@@ -316,7 +310,7 @@ Test(sat, satdof_random_depth)
             snprintf(chain, sizeof(chain), "satdof:depth=%s%s", tc_tpath(file), opts[k]);
             ref_sat_params p = {.map = &depth, .coc = &coc[k], .smooth = k == 1};
             assert_no_ties(&p, (size_t)depth.width * depth.height, chain);
-            th_case c = {chain, ref_sat_fn, &p, 16, 1};
+            th_case c = {chain, th_ref_satblur, &p, 16, 1};
             failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random depth");
             vkfx_pixels_free(&px);
             vkfx_pixels_free(&depth);
@@ -331,8 +325,7 @@ Test(sat, satdof_motorcycle_disparity)
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, disp;
-    cr_assert_eq(tc_load_photo("motorcycle_left.png", &photo), VKFX_OK, "%s",
-                 vkfx_error_message());
+    cr_assert_eq(tc_load_photo("motorcycle_left.png", &photo), VKFX_OK, "%s", vkfx_error_message());
     cr_assert_eq(tc_load_photo("motorcycle_disparity16.png", &disp), VKFX_OK, "%s",
                  vkfx_error_message());
     int failures = 0;
@@ -344,7 +337,7 @@ Test(sat, satdof_motorcycle_disparity)
                  VKFX_TEST_IMAGES, opts[k]);
         ref_sat_params p = {.map = &disp, .coc = &coc[k]};
         assert_no_ties(&p, (size_t)disp.width * disp.height, chain);
-        th_case c = {chain, ref_sat_fn, &p, k ? 32 : 16, 1};
+        th_case c = {chain, th_ref_satblur, &p, k ? 32 : 16, 1};
         failures += !th_check(&g, &c, &photo, photo.channels, VKFX_SAMPLE_U8, "motorcycle");
     }
     vkfx_pixels_free(&photo);

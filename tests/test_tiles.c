@@ -108,18 +108,18 @@ Test(tiles, tiled_equals_untiled, .timeout = 600)
             /* Tiles of 320: several across and down at 333x217 for every chain. */
             failures += tiled_differs(in_path, inputs[i].name, inputs[i].ext, chains[c], "320");
         }
-        /* Tiles start on multiples of 112 across, where the rolling box sums (runs of 8 or
-         * 16 in the one-pass kernel, 7 in the row pass) start their runs as in the whole
-         * image. Tiles of 300 at radius 1 would start one at 168, not a multiple of 16, were
-         * that alignment 56, and this 16-bit input then shows it. */
+        /* Tiles start on multiples of 112 across at radius 1, where the rolling box sums
+         * (runs of 16 in the one-pass kernel, 7 in the row pass) start their runs as in the
+         * whole image. Tiles of 300 would start one at 168, not a multiple of 16, were that
+         * alignment 56, and this 16-bit input then shows it. */
         if (inputs[i].sample == VKFX_SAMPLE_U16)
             failures +=
                 tiled_differs(in_path, inputs[i].name, inputs[i].ext, "box:radius=1", "300");
     }
-    /* And on multiples of 240 down, where the one-pass box's runs down a column start (every
-     * 10 rows at radius 15): half-float output of a photo, whose rolling sums round, shows a
-     * tile started anywhere else (tiles of 400 started on multiples of 48 rows, one at 96,
-     * and it did). */
+    /* And on multiples of 80 down at radius 15, where the one-pass box's runs down a column
+     * start (every 10 rows) and the column pass's (every 16): half-float output of a photo,
+     * whose rolling sums round, shows a tile started anywhere else (tiles of 400 started on
+     * multiples of 48 rows, one at 96, and it did). */
     failures += tiled_differs(VKFX_TEST_IMAGES "/astronaut.png", "astronaut.png", "exr",
                               "box:radius=15", "400");
     tc_tmpdir_remove();
@@ -154,8 +154,14 @@ Test(tiles, whole_image_filters_are_refused)
         run_free(&r);
     }
     cli_run r;
-    run_tile("280", in, "gauss:sigma=10", tc_tpath("out.png"), &r); /* 2 x 30 + 240 > 280 */
-    cr_assert(r.status == 1 && strstr(r.err, "reaches 30 pixels"), "%s: exit %d: %s", r.cmd,
+    /* Reach 75 + 15, and the box's tiles start on multiples of 112 across: 2 x 90 + 112 > 280. */
+    run_tile("280", in, "gauss:sigma=25,box:radius=15", tc_tpath("out.png"), &r);
+    cr_assert(r.status == 1 && strstr(r.err, "reaches 90 pixels"), "%s: exit %d: %s", r.cmd,
+              r.status, r.err);
+    run_free(&r);
+    /* A Gaussian beyond the one-pass kernel starts tiles anywhere: 2 x 120 + 1 > 200. */
+    run_tile("200", in, "gauss:sigma=40", tc_tpath("out.png"), &r);
+    cr_assert(r.status == 1 && strstr(r.err, "reaches 120 pixels"), "%s: exit %d: %s", r.cmd,
               r.status, r.err);
     run_free(&r);
     FILE *f = fopen(tc_tpath("out.png"), "rb");

@@ -37,35 +37,21 @@ static const vkfx_option bilateral_options[] = {
     {0},
 };
 
-static const vkfx_kernel_desc bilateral_kernel = {
-    .name = "bilateral",
-    VKFX_SPV(bilateral),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 20,
-};
+typedef struct bilateral_push {
+    int32_t size[2];
+    int32_t radius;
+    float inv_two_s2, inv_two_t2;
+} bilateral_push;
+
+static const vkfx_kernel_desc bilateral_kernel = VKFX_IMAGE_KERNEL(bilateral, bilateral_push);
 
 /* The work group is GROUP x GROUP outputs (glsl/bilateral.comp). */
 enum { GROUP = 16 };
 
-static uint32_t tile_bytes(uint32_t halo)
+static uint32_t tile_bytes(uint32_t halo, uint32_t shape)
 {
+    (void)shape;
     return (GROUP + 2 * halo) * (GROUP + 2 * halo) * 16;
-}
-
-/* Halo capacity for radius r: a power of two, so one pipeline serves a range
- * of radii; 0 when even r itself does not fit in shared memory and the
- * kernel reads through the texture cache. */
-static uint32_t pick_halo(uint32_t r, uint32_t limit)
-{
-    uint32_t h = 4;
-    while (h < r)
-        h *= 2;
-    if (tile_bytes(h) <= limit)
-        return h;
-    if (tile_bytes(r) <= limit)
-        return r;
-    return 0;
 }
 
 static int32_t bilateral_default_radius(double sigma_s)
@@ -78,37 +64,20 @@ static int bilateral_record(vkfx_graph *g, const void *params, void *state, vkfx
                             vkfx_image *dst)
 {
     (void)state;
-    int ret = VKFX_OK;
     const bilateral_params *p = params;
-    vkfx_context *ctx = vkfx_graph_context(g);
-    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_kernel *k = NULL;
     int32_t radius = p->radius >= 0 ? p->radius : bilateral_default_radius(p->sigma_s);
     vkfx_spec spec = {
         .local = {GROUP, GROUP, 1},
         .nextra = 1,
-        .extra = {pick_halo((uint32_t)radius, ctx->props.limits.maxComputeSharedMemorySize)},
+        .extra = {vkfx_pick_halo((uint32_t)radius, 4, vkfx_graph_caps(g)->shared_memory, tile_bytes,
+                                 0)},
         .half_out = vkfx_half_out(dst->format),
     };
-    TRY(vkfx_kernel_get(ctx, &bilateral_kernel, &spec, &k));
-    struct {
-        int32_t size[2];
-        int32_t radius;
-        float inv_two_s2, inv_two_t2;
-    } push = {{(int32_t)w, (int32_t)h},
-              radius,
-              (float)(1.0 / (2.0 * p->sigma_s * p->sigma_s)),
-              (float)(1.0 / (2.0 * p->sigma_r * p->sigma_r))};
-    vkfx_dispatch d = {
-        .kernel = k,
-        .label = "bilateral",
-        .use = {{.image = src}, {.image = dst, .write = true}},
-        .push = &push,
-        .groups = {vkfx_groups(w, GROUP), vkfx_groups(h, GROUP), 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &d));
-fail:
-    return ret;
+    bilateral_push push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)},
+                           radius,
+                           (float)(1.0 / (2.0 * p->sigma_s * p->sigma_s)),
+                           (float)(1.0 / (2.0 * p->sigma_r * p->sigma_r))};
+    return vkfx_graph_pass(g, &bilateral_kernel, &spec, "bilateral", &push, src, dst, GROUP, GROUP);
 }
 
 static uint32_t bilateral_reach(const void *params)

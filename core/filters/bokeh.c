@@ -180,7 +180,7 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     int ret = VKFX_OK;
     const bokeh_params *p = params;
     bokeh_state *s = state;
-    vkfx_context *ctx = vkfx_graph_context(g);
+    const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *append = NULL, *redo = NULL, *count = NULL, *offsets = NULL, *gather = NULL;
     vkfx_kernel *splat = NULL, *combine = NULL;
@@ -188,28 +188,27 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     vkfx_image *base_in = NULL, *base = NULL;
     VkDeviceSize accum_bytes = (VkDeviceSize)w * h * 3 * sizeof(uint64_t);
 
-    if (!ctx->int64_atomics)
+    if (!caps->int64_atomics)
         return vkfx_fail(VKFX_E_LIMIT, "bokeh needs 64-bit atomics on storage buffers "
                                        "(shaderBufferInt64Atomics), which this device lacks");
-    if (accum_bytes > ctx->props.limits.maxStorageBufferRange)
+    if (accum_bytes > caps->storage_buffer_range)
         return vkfx_fail(VKFX_E_LIMIT,
                          "bokeh: a %ux%u image needs %.1f MiB of splat sums, beyond this "
                          "device's largest storage buffer (%.1f MiB)",
-                         w, h, accum_bytes / 1048576.0,
-                         ctx->props.limits.maxStorageBufferRange / 1048576.0);
+                         w, h, accum_bytes / 1048576.0, caps->storage_buffer_range / 1048576.0);
     TRY(vkfx_aux_load(g, "bokeh", "depth", p->coc.depth, &depth));
     vkfx_spec row_spec = {.local = {ROW_GROUP, 1, 1}};
     vkfx_spec img_spec = {.local = {ROW_GROUP, 1, 1}, .half_out = vkfx_half_out(src->format)};
     vkfx_spec out_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
     vkfx_spec tile_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(src->format)};
     vkfx_spec one_spec = {.local = {1, 1, 1}};
-    TRY(vkfx_kernel_get(ctx, &append_kernel, &tile_spec, &append));
-    TRY(vkfx_kernel_get(ctx, &redo_kernel, &one_spec, &redo));
-    TRY(vkfx_kernel_get(ctx, &count_kernel, &row_spec, &count));
-    TRY(vkfx_kernel_get(ctx, &offsets_kernel, &row_spec, &offsets));
-    TRY(vkfx_kernel_get(ctx, &gather_kernel, &img_spec, &gather));
-    TRY(vkfx_kernel_get(ctx, &splat_kernel, &row_spec, &splat));
-    TRY(vkfx_kernel_get(ctx, &combine_kernel, &out_spec, &combine));
+    TRY(vkfx_graph_kernel(g, &append_kernel, &tile_spec, &append));
+    TRY(vkfx_graph_kernel(g, &redo_kernel, &one_spec, &redo));
+    TRY(vkfx_graph_kernel(g, &count_kernel, &row_spec, &count));
+    TRY(vkfx_graph_kernel(g, &offsets_kernel, &row_spec, &offsets));
+    TRY(vkfx_graph_kernel(g, &gather_kernel, &img_spec, &gather));
+    TRY(vkfx_graph_kernel(g, &splat_kernel, &row_spec, &splat));
+    TRY(vkfx_graph_kernel(g, &combine_kernel, &out_spec, &combine));
     TRY(vkfx_graph_buffer(g, (VkDeviceSize)h * sizeof(uint32_t), 0, &rows));
     TRY(vkfx_graph_buffer(g, (VkDeviceSize)(p->max ? p->max : 1) * SPOT_BYTES, 0, &spots));
     TRY(vkfx_graph_buffer(g, accum_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, &accum));
@@ -227,9 +226,7 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     push.focus = c[0];
     push.range = c[1];
     push.maxcoc = c[2];
-    vkfx_use zero = {.buffer = s->header, .write = true};
-    TRY(vkfx_graph_touch(g, &zero));
-    vkCmdFillBuffer(vkfx_graph_cmd(g), s->header->buffer, 0, VK_WHOLE_SIZE, 0);
+    TRY(vkfx_graph_fill(g, s->header, 0));
     vkfx_dispatch d_append = {
         .kernel = append,
         .label = "bokeh.gather",
@@ -289,9 +286,7 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     else
         TRY(vkfx_dof_record(g, &p->coc, 1.0, depth, base_in, base));
 
-    vkfx_use clear = {.buffer = accum, .write = true};
-    TRY(vkfx_graph_touch(g, &clear));
-    vkCmdFillBuffer(vkfx_graph_cmd(g), accum->buffer, 0, VK_WHOLE_SIZE, 0);
+    TRY(vkfx_graph_fill(g, accum, 0));
     struct {
         int32_t size[2];
         float gain;
@@ -359,6 +354,7 @@ const vkfx_filter vkfx_filter_bokeh = {
     .params_size = sizeof(bokeh_params),
     .check = bokeh_check,
     .create = bokeh_create,
+    .variants = (const vkfx_variants *const[]){&vkfx_sat_variants, NULL},
     .record = bokeh_record,
     .destroy = bokeh_destroy,
     .finish = bokeh_finish,

@@ -29,40 +29,25 @@ static const vkfx_option box3_options[] = {
     {0},
 };
 
-static const vkfx_kernel_desc box3_kernel = {
-    .name = "box3",
-    VKFX_SPV(box3),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 8,
-};
+typedef struct box3_push {
+    int32_t size[2];
+} box3_push;
+
+static const vkfx_kernel_desc box3_kernel = VKFX_IMAGE_KERNEL(box3, box3_push);
 
 static int box3_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                        vkfx_image *dst)
 {
     (void)state;
-    int ret = VKFX_OK;
     const box3_params *p = params;
-    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_kernel *k = NULL;
     vkfx_spec spec = {.local = {TILE * TILE, 1, 1},
                       .nextra = 1,
                       .extra = {(uint32_t)p->order},
                       .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &box3_kernel, &spec, &k));
-    struct {
-        int32_t size[2];
-    } push = {{(int32_t)w, (int32_t)h}};
-    vkfx_dispatch d = {
-        .kernel = k,
-        .label = p->order == ORDER_ZORDER ? "box3.zorder" : "box3.linear",
-        .use = {{.image = src}, {.image = dst, .write = true}},
-        .push = &push,
-        .groups = {vkfx_groups(w, TILE), vkfx_groups(h, TILE), 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &d));
-fail:
-    return ret;
+    box3_push push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)}};
+    return vkfx_graph_pass(g, &box3_kernel, &spec,
+                           p->order == ORDER_ZORDER ? "box3.zorder" : "box3.linear", &push, src,
+                           dst, TILE, TILE);
 }
 
 static uint32_t box3_reach(const void *params)

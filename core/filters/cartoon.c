@@ -31,13 +31,12 @@ static const vkfx_option cartoon_options[] = {
     {0},
 };
 
-static const vkfx_kernel_desc cartoon_kernel = {
-    .name = "cartoon",
-    VKFX_SPV(cartoon),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 12,
-};
+typedef struct cartoon_push {
+    int32_t size[2];
+    float gain;
+} cartoon_push;
+
+static const vkfx_kernel_desc cartoon_kernel = VKFX_IMAGE_KERNEL(cartoon, cartoon_push);
 
 static int cartoon_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                           vkfx_image *dst)
@@ -47,26 +46,14 @@ static int cartoon_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     const cartoon_params *p = params;
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_image *blurred = NULL;
-    vkfx_kernel *k = NULL;
     vkfx_spec spec = {
         .local = {32, 8, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &cartoon_kernel, &spec, &k));
     /* The blur feeds a gradient whose gain magnifies rounding: keep it in float32 whatever the
      * chain's internal format (rgba16f here put dark pixels 10 codes off). */
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, &blurred));
     TRY(vkfx_gauss_record(g, p->sigma, -1, src, blurred));
-    struct {
-        int32_t size[2];
-        float gain;
-    } push = {{(int32_t)w, (int32_t)h}, (float)p->gain};
-    vkfx_dispatch d = {
-        .kernel = k,
-        .label = "cartoon",
-        .use = {{.image = blurred}, {.image = dst, .write = true}},
-        .push = &push,
-        .groups = {vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, PER), 8), 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &d));
+    cartoon_push push = {{(int32_t)w, (int32_t)h}, (float)p->gain};
+    TRY(vkfx_graph_pass(g, &cartoon_kernel, &spec, "cartoon", &push, blurred, dst, 32, 8 * PER));
 fail:
     return ret;
 }
@@ -75,6 +62,11 @@ fail:
 static uint32_t cartoon_reach(const void *params)
 {
     return (uint32_t)vkfx_gauss_default_radius(((const cartoon_params *)params)->sigma) + 1;
+}
+
+static vkfx_align cartoon_align(const void *params)
+{
+    return vkfx_gauss_align(vkfx_gauss_default_radius(((const cartoon_params *)params)->sigma));
 }
 
 const vkfx_filter vkfx_filter_cartoon = {
@@ -86,4 +78,6 @@ const vkfx_filter vkfx_filter_cartoon = {
     .params_size = sizeof(cartoon_params),
     .record = cartoon_record,
     .reach = cartoon_reach,
+    .align = cartoon_align,
+    .variants = (const vkfx_variants *const[]){&vkfx_gauss_variants, NULL},
 };

@@ -49,8 +49,7 @@ static int dof_pass(vkfx_graph *g, const vkfx_coc_params *coc, double strength, 
     uint32_t n = vertical ? h : w, lines = vertical ? w : h;
     /* The seed's 4-to-1 first reduction: a quarter of the line's length in
      * invocations (a multiple of 32), up to 1024, beyond which each takes
-     * more rows. On an H100 at 3840 pixels this took 0.696 ms where 512
-     * invocations of 8 rows took 0.766 and 256 of 15 rows 0.826. */
+     * more rows; the largest groups measured fastest (tests/bench/RESULTS.md). */
     uint32_t group = (vkfx_groups(n, 4) + 31) / 32 * 32;
     if (group > LARGE_GROUP)
         group = LARGE_GROUP;
@@ -62,7 +61,7 @@ static int dof_pass(vkfx_graph *g, const vkfx_coc_params *coc, double strength, 
                       .nextra = 1,
                       .extra = {vertical},
                       .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &dof_kernel, &spec, &k));
+    TRY(vkfx_graph_kernel(g, &dof_kernel, &spec, &k));
     struct {
         int32_t size[2];
         float coc[3], strength;

@@ -1,29 +1,20 @@
-/* Host sides of the filters: each file defines one vkfx_filter descriptor
- * that core/registry.c lists, plus what other filters reuse of it. */
+/* Host sides of the filters: each file defines vkfx_filter descriptors that core/registry.c
+ * lists (filter_files in meson.build), plus what other filters reuse of it. */
 #ifndef VKFX_FILTERS_H
 #define VKFX_FILTERS_H
 
 #include "../filter.h"
 #include "../graph.h"
 
-extern const vkfx_filter vkfx_filter_gauss;
-extern const vkfx_filter vkfx_filter_box;
-extern const vkfx_filter vkfx_filter_sobel;
-extern const vkfx_filter vkfx_filter_cartoon;
-extern const vkfx_filter vkfx_filter_ripple;
-extern const vkfx_filter vkfx_filter_bilateral;
-extern const vkfx_filter vkfx_filter_box3;
-extern const vkfx_filter vkfx_filter_histogram;
-extern const vkfx_filter vkfx_filter_tonemap;
-extern const vkfx_filter vkfx_filter_satblur;
-extern const vkfx_filter vkfx_filter_satdof;
-extern const vkfx_filter vkfx_filter_dof;
-extern const vkfx_filter vkfx_filter_bokeh;
-
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst);
+/* Its kernels: one-pass, matrix, unrolled, generic (core/variant.h). */
+extern const vkfx_variants vkfx_gauss_variants;
 int vkfx_gauss_default_radius(double sigma);
+/* Where tiles through that Gaussian start (vkfx_filter.align): the one-pass kernel's runs of
+ * row results across and of outputs down a column at this radius. */
+vkfx_align vkfx_gauss_align(int radius);
 
 /* An auxiliary map of the image's size (a depth or radius map) read from
  * path into a device buffer of W x H floats: the first channel, integer
@@ -115,6 +106,8 @@ typedef struct vkfx_sat {
  * sum of samples within +-65504 inside int64, at most 24. */
 int vkfx_sat_shift(uint32_t width, uint32_t height);
 int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out);
+/* Its kernels: subgroup64, subgroup, shared (core/variant.h). */
+extern const vkfx_variants vkfx_sat_variants;
 /* Copies table rows [first, first + rows) into out as int64 RGBA, row-major. */
 int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, uint32_t rows,
                            vkfx_buffer *out);

@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "../error.h"
+#include "../variant.h"
 #include "filters.h"
 
 #include "gauss_col.spv.h"
@@ -11,15 +12,10 @@
 #include "gauss_row.spv.h"
 #include "gauss_v.spv.h"
 
-/* Push constants of every Gaussian kernel: 128 bytes, the least any device allows. The
- * weights ride along for radii below PUSH_TAPS (spec constant W_PUSH, glsl/gauss_push.glsl). */
-enum { PUSH_TAPS = 27 };
-typedef struct gauss_push {
-    int32_t size[2];
-    int32_t radius;
-    float inv_two_sigma2, norm;
-    float w[PUSH_TAPS];
-} gauss_push;
+/* Push constants and specialization-constant ids, shared with the kernels. */
+#include "../../glsl/gauss.h"
+_Static_assert(sizeof(gauss_push) == GAUSS_PUSH_BYTES, "gauss_push is the kernels' push block");
+enum { PUSH_TAPS = GAUSS_PUSH_TAPS };
 
 typedef struct gauss_params {
     double sigma;
@@ -45,85 +41,38 @@ static const vkfx_option gauss_options[] = {
     {0},
 };
 
-static const vkfx_kernel_desc gauss_h_kernel = {
-    .name = "gauss_h",
-    VKFX_SPV(gauss_h),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_h_kernel = VKFX_IMAGE_KERNEL(gauss_h, gauss_push);
 
-static const vkfx_kernel_desc gauss_v_kernel = {
-    .name = "gauss_v",
-    VKFX_SPV(gauss_v),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_v_kernel = VKFX_IMAGE_KERNEL(gauss_v, gauss_push);
 
-static const vkfx_kernel_desc gauss_row_kernel = {
-    .name = "gauss_row",
-    VKFX_SPV(gauss_row),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_row_kernel = VKFX_IMAGE_KERNEL(gauss_row, gauss_push);
 
-static const vkfx_kernel_desc gauss_fused_kernel = {
-    .name = "gauss_fused",
-    VKFX_SPV(gauss_fused),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_fused_kernel = VKFX_IMAGE_KERNEL(gauss_fused, gauss_push);
 
-static const vkfx_kernel_desc gauss_col_kernel = {
-    .name = "gauss_col",
-    VKFX_SPV(gauss_col),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_col_kernel = VKFX_IMAGE_KERNEL(gauss_col, gauss_push);
 
 /* The matrix-unit passes (glsl/gauss_mma.comp, rgba16f, devices with VK_NV_cooperative_matrix):
  * groups of 128 walk mma_seg() steps of 32 outputs; their ring of input blocks takes at most
- * 13.8 KiB (radius 32), within the 16 KiB every device allows a group. On the H100 (4096x4096) they
- * beat the multiply-add passes at every radius the one-pass kernel leaves them (radius 11 0.214 ms
- * against 0.265, 24 0.219 against 0.358, 32 0.251 against 0.519): their cost hardly depends on the
- * radius (tests/bench/RESULTS.md). */
+ * 13.8 KiB (radius 32), within the 16 KiB every device allows a group. Where they apply they
+ * were measured faster than the multiply-add passes at every radius the one-pass kernel leaves
+ * them, their cost hardly depending on the radius (tests/bench/RESULTS.md). */
 enum { MMA_MIN = 11 }; /* above the one-pass kernel's FUSED_MAX */
 
 /* Steps per group of the matrix-unit passes, by the blocks of weights a radius needs (NK in
- * glsl/gauss_mma.comp: 3 up to radius 16, 4 up to 24, 5 up to 32), the fastest of 16, 24, 32,
- * 48 and 64 steps on the H100 at 4096x4096 for each (whole filter, ms: 24 steps at radius 15
- * 0.222 against 0.233 for 16; 32 at radius 24 0.254 against 0.259; 48 at radius 32 0.266
- * against 0.280; with the ring in the order of the accumulators, the same choices: radius 13
- * 0.214 against 0.224, 24 0.229 against 0.235, 32 0.257 against 0.262 for 24;
- * tests/bench/RESULTS.md). The step count changes which group makes which output, not what an
- * output adds. */
+ * glsl/gauss_mma.comp: 3 up to radius 16, 4 up to 24, 5 up to 32): the fastest step count
+ * measured for each (tests/bench/RESULTS.md). It trades groups in flight against the ring's
+ * reloads; it changes which group makes which output, not what an output adds. */
 static uint32_t mma_seg(int radius)
 {
     return radius <= 16 ? 24 : radius <= 24 ? 32 : 48;
 }
 
-static const vkfx_kernel_desc gauss_mma_kernel = {
-    .name = "gauss_mma",
-    VKFX_SPV(gauss_mma),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = sizeof(gauss_push),
-};
+static const vkfx_kernel_desc gauss_mma_kernel = VKFX_IMAGE_KERNEL(gauss_mma, gauss_push);
 
 /* Radii up to FIXED_MAX are unrolled with the radius as a specialization constant. The row
  * kernel's segment is 64*ROW_RUN outputs in each of ROW_ROWS rows (glsl/gauss_row.comp);
- * each column invocation makes COL_PER outputs. On the H100 (rgba16f, 4096x4096, sigma 8)
- * with a tile of floats, shorter runs in more rows made the row pass faster: runs of 3 in 4
- * rows 0.245 ms, of 7 in 2 rows 0.259, of 11 in 2 rows 0.273, of 15 in 1 row 0.339; with a tile
- * of halves (rgba16f) runs of 5 in 4 rows 0.215, of 3 in 4 rows 0.235, of 7 in 2 rows 0.216,
- * of 3 in 8 rows 0.247. 16 column outputs per invocation instead of 8 took 0.205 ms instead
- * of 0.180 (tests/bench/RESULTS.md). With the weights in push constants (fewer registers:
- * the row kernel went from 64 to 46), runs of 5 and 8 column outputs still won: rows
- * 0.189 ms, columns 0.170; runs of 7 0.221, 12 or 16 column outputs 0.189 / 0.199. */
+ * each column invocation makes COL_PER outputs. Run length, rows and column outputs are the
+ * fastest measured (tests/bench/RESULTS.md): longer runs save texel reads and cost registers. */
 enum {
     FIXED_MAX = 32,
     ROW_RUN = 5,
@@ -134,19 +83,16 @@ enum {
 
 /* The one-pass kernel (glsl/gauss_fused.comp, rgba16f only): 32 x LY groups of 32 x LY*PER
  * outputs, each keeping the row results of its rows and R more on each side (8 bytes a pixel)
- * in shared memory, each invocation of the row phase making RUN of them. On the H200 at rgba16f,
- * 4096x4096, it beats the two passes up to about radius 12 (sigma 2: 0.198 ms against 0.271; sigma
- * 4: 0.307 against 0.313); tests/bench/RESULTS.md. The shape (PER, LY, RUN: outputs down per
- * invocation, rows of 32 invocations, row results across per invocation) is the fastest of
- * nine measured at each radius on the H100 (RESULTS.md): 6, 8, 8 at radius 1, 2 and 6 to 8
- * (sigma 2, radius 6: 0.150 ms, 0.166 with the shape before); groups of 192 (12 outputs down,
- * 6 rows of invocations) with the row results column by column in shared memory (BY_COLUMN in
- * glsl/fusedtile.glsl) at radius 3, 4, 5, 9 and 10 (radius 9: 0.185 ms against 0.205); 8, 8,
- * 16 at radius 0. No rule in the timings, which jump between neighbouring radii. The shapes
- * change which invocation makes which output, not the taps an output adds or their order; the
- * driver may still fuse multiplies and adds differently for another shape (on the H100 some
- * outputs differed by a half-precision step). Outputs down a column (6, 8 or 12) divide ALIGN_Y
- * and row results across (8 or 16) ALIGN_X in core/run.c, so tiles give the same bytes. */
+ * in shared memory, each invocation of the row phase making RUN of them; FUSED_MAX is the
+ * largest radius where it was measured to beat the two passes. The shape by radius (PER, LY,
+ * RUN: outputs down per invocation, rows of 32 invocations, row results across per
+ * invocation; BY_COLUMN: row results column by column in shared memory, glsl/fusedtile.glsl)
+ * is the fastest measured at each radius (tests/bench/RESULTS.md); the timings follow no rule
+ * between neighbouring radii, hence a table. The shapes change which invocation makes which
+ * output, not the taps an output adds or their order; the driver may still fuse multiplies and
+ * adds differently for another shape, so a shape change may move an output by a half-precision
+ * step. Tiles start on multiples of the outputs down a column and the row results across
+ * (vkfx_gauss_align), so they give the same bytes. */
 enum { FUSED_MAX = 10 };
 /* PER, LY, RUN, BY_COLUMN by radius */
 static const uint32_t fused_shapes[FUSED_MAX + 1][4] = {
@@ -158,21 +104,6 @@ int vkfx_gauss_default_radius(double sigma)
 {
     int r = (int)floor(3.0 * sigma + 0.5);
     return r < 1 ? 1 : r;
-}
-
-/* Halo capacity for radius r: a power of two, so one pipeline serves a range
- * of radii; 0 when even r itself does not fit in shared memory. */
-static uint32_t pick_halo(uint32_t r, uint32_t limit, uint32_t (*bytes)(uint32_t, uint32_t),
-                          uint32_t shape)
-{
-    uint32_t h = 8;
-    while (h < r)
-        h *= 2;
-    if (bytes(h, shape) <= limit)
-        return h;
-    if (bytes(r, shape) <= limit)
-        return r;
-    return 0;
 }
 
 static uint32_t h_bytes(uint32_t halo, uint32_t tile)
@@ -187,159 +118,233 @@ static uint32_t v_bytes(uint32_t halo, uint32_t shape)
     return (ly * rows + 2 * halo) * w * 16 + (halo + 1) * 4;
 }
 
-int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
+/* What each variant records: the Gaussian of the radius from src to dst, with the push
+ * constants every kernel takes. */
+typedef struct gauss_job {
+    int radius;
+    gauss_push push;
+    uint32_t w_push; /* the weights ride in push (W_PUSH) */
+    vkfx_image *src, *dst;
+} gauss_job;
+
+static const VkFormat F16 = VK_FORMAT_R16G16B16A16_SFLOAT;
+
+/* Rows of row results the one-pass kernel keeps in shared memory: odd where they lie column by
+ * column. */
+static uint32_t fused_rows(int radius)
+{
+    const uint32_t *f = fused_shapes[radius];
+    return (f[1] * f[0] + 2 * (uint32_t)radius) | f[3];
+}
+
+static bool one_pass_applies(const vkfx_caps *caps, const void *job)
+{
+    const gauss_job *j = job;
+    return j->dst->format == F16 && j->radius <= FUSED_MAX &&
+           fused_rows(j->radius) * 32 * 8 <= caps->shared_memory;
+}
+
+static int one_pass_record(vkfx_graph *g, const void *job)
 {
     int ret = VKFX_OK;
-    vkfx_context *ctx = vkfx_graph_context(g);
-    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    uint32_t limit = ctx->props.limits.maxComputeSharedMemorySize;
+    const gauss_job *j = job;
+    const uint32_t *f = fused_shapes[j->radius];
+    const uint32_t fper = f[0], fly = f[1], frun = f[2], fcol = f[3];
+    bool rne;
+    TRY(vkfx_graph_pack_rne(g, &rne));
+    vkfx_spec fs = {.local = {32, fly, 1},
+                    .nextra = VKFX_SPEC_COUNT(FUSED_SPEC_BY_COLUMN),
+                    .extra = {[VKFX_SPEC(FUSED_SPEC_R)] = (uint32_t)j->radius,
+                              [VKFX_SPEC(FUSED_SPEC_PER)] = fper,
+                              [VKFX_SPEC(FUSED_SPEC_LY)] = fly,
+                              [VKFX_SPEC(FUSED_SPEC_RUN)] = frun,
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
+                              [VKFX_SPEC(FUSED_SPEC_BY_COLUMN)] = fcol},
+                    .half_out = 1,
+                    .pack_rne = rne};
+    TRY(vkfx_graph_pass(g, &gauss_fused_kernel, &fs, "gauss", &j->push, j->src, j->dst, 32,
+                        fly * fper));
+fail:
+    return ret;
+}
+
+/* The two passes of a separable variant, through a temporary stored like the output (rgba16f
+ * at --precision 16, as every image the chain stores: float32 there would add half again to
+ * the traffic of both passes): kh along rows in groups gh, kv along columns in groups gv. */
+static int two_passes(vkfx_graph *g, const gauss_job *j, vkfx_kernel *kh, const uint32_t gh[2],
+                      vkfx_kernel *kv, const uint32_t gv[2])
+{
+    int ret = VKFX_OK;
     vkfx_image *tmp = NULL;
+    TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g), j->dst->format, &tmp));
+    vkfx_dispatch d = {
+        .kernel = kh,
+        .label = "gauss.h",
+        .use = {{.image = j->src}, {.image = tmp, .write = true}},
+        .push = &j->push,
+        .groups = {gh[0], gh[1], 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+    d.kernel = kv;
+    d.label = "gauss.v";
+    d.use[0] = (vkfx_use){.image = tmp};
+    d.use[1] = (vkfx_use){.image = j->dst, .write = true};
+    d.groups[0] = gv[0];
+    d.groups[1] = gv[1];
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}
+
+static bool matrix_applies(const vkfx_caps *caps, const void *job)
+{
+    const gauss_job *j = job;
+    return caps->matrix16 && caps->subgroup_size == 32 && j->radius >= MMA_MIN &&
+           j->radius <= FIXED_MAX && j->src->format == F16 && j->dst->format == F16;
+}
+
+/* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks mma_seg steps of 32
+ * outputs along the axis in a strip 16 pixels wide. */
+static int matrix_record(vkfx_graph *g, const void *job)
+{
+    int ret = VKFX_OK;
+    const gauss_job *j = job;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *kh = NULL, *kv = NULL;
-    if (radius < 0)
-        radius = vkfx_gauss_default_radius(sigma);
+    bool rne;
+    TRY(vkfx_graph_pack_rne(g, &rne));
+    const uint32_t seg = mma_seg(j->radius);
+    vkfx_spec fs = {.local = {128, 1, 1},
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .extra = {[VKFX_SPEC(MMA_SPEC_R)] = (uint32_t)j->radius,
+                              [VKFX_SPEC(MMA_SPEC_ROWS)] = 1,
+                              [VKFX_SPEC(MMA_SPEC_SEG)] = seg,
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
+                    .half_out = 1,
+                    .pack_rne = rne};
+    TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kh));
+    fs.extra[VKFX_SPEC(MMA_SPEC_ROWS)] = 0;
+    TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kv));
+    TRY(two_passes(g, j, kh, (const uint32_t[2]){vkfx_groups(h, 16), vkfx_groups(w, 32 * seg)}, kv,
+                   (const uint32_t[2]){vkfx_groups(w, 16), vkfx_groups(h, 32 * seg)}));
+fail:
+    return ret;
+}
+
+static bool unrolled_applies(const vkfx_caps *caps, const void *job)
+{
+    const gauss_job *j = job;
+    return j->radius <= FIXED_MAX && ROW_SHARED <= caps->shared_memory;
+}
+
+static int unrolled_record(vkfx_graph *g, const void *job)
+{
+    int ret = VKFX_OK;
+    const gauss_job *j = job;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *kh = NULL, *kv = NULL;
+    /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl); the temporary is
+     * stored like the output. */
+    uint32_t half_tile = vkfx_half_out(j->src->format) && vkfx_half_out(j->dst->format);
+    vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .extra = {[VKFX_SPEC(ROW_SPEC_R)] = (uint32_t)j->radius,
+                              [VKFX_SPEC(ROW_SPEC_RUN)] = ROW_RUN,
+                              [VKFX_SPEC(ROW_SPEC_ROWS)] = ROW_ROWS,
+                              [VKFX_SPEC(ROW_SPEC_HALF_TILE)] = half_tile,
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
+                    .half_out = vkfx_half_out(j->dst->format)};
+    vkfx_spec fv = {.local = {32, 8, 1},
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .extra = {[VKFX_SPEC(COL_SPEC_R)] = (uint32_t)j->radius,
+                              [VKFX_SPEC(COL_SPEC_PER)] = COL_PER,
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
+                    .half_out = vkfx_half_out(j->dst->format)};
+    TRY(vkfx_graph_kernel(g, &gauss_row_kernel, &fh, &kh));
+    TRY(vkfx_graph_kernel(g, &gauss_col_kernel, &fv, &kv));
+    TRY(two_passes(
+        g, j, kh, (const uint32_t[2]){vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS)}, kv,
+        (const uint32_t[2]){vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, COL_PER), 8)}));
+fail:
+    return ret;
+}
+
+static bool generic_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)caps;
+    (void)job;
+    return true;
+}
+
+/* Any radius: the window in shared memory where it fits, read through the texture cache
+ * where it does not. */
+static int generic_record(vkfx_graph *g, const void *job)
+{
+    int ret = VKFX_OK;
+    const gauss_job *j = job;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    uint32_t limit = vkfx_graph_caps(g)->shared_memory;
+    vkfx_kernel *kh = NULL, *kv = NULL;
+    const uint32_t tile = 256;
+    vkfx_spec sh = {.local = {tile, 1, 1},
+                    .nextra = VKFX_SPEC_COUNT(H_SPEC_HALO),
+                    .extra = {[VKFX_SPEC(H_SPEC_TILE)] = tile,
+                              [VKFX_SPEC(H_SPEC_HALO)] =
+                                  vkfx_pick_halo((uint32_t)j->radius, 8, limit, h_bytes, tile)},
+                    .half_out = vkfx_half_out(j->dst->format)};
+    /* Narrower tiles leave room for larger radii in shared memory. */
+    static const uint32_t shapes[][3] = {{32, 4, 8}, {16, 4, 8}, {8, 8, 8}};
+    vkfx_spec sv = {.nextra = VKFX_SPEC_COUNT(V_SPEC_HALO),
+                    .half_out = vkfx_half_out(j->dst->format)};
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+        uint32_t shape = shapes[i][0] | shapes[i][1] << 8 | shapes[i][2] << 16;
+        uint32_t halo = vkfx_pick_halo((uint32_t)j->radius, 8, limit, v_bytes, shape);
+        sv.local[0] = shapes[i][0];
+        sv.local[1] = shapes[i][2];
+        sv.local[2] = 1;
+        sv.extra[VKFX_SPEC(V_SPEC_ROWS)] = shapes[i][1];
+        sv.extra[VKFX_SPEC(V_SPEC_HALO)] = halo;
+        if (halo)
+            break;
+    }
+    TRY(vkfx_graph_kernel(g, &gauss_h_kernel, &sh, &kh));
+    TRY(vkfx_graph_kernel(g, &gauss_v_kernel, &sv, &kv));
+    uint32_t th = sv.local[1] * sv.extra[VKFX_SPEC(V_SPEC_ROWS)];
+    TRY(two_passes(g, j, kh, (const uint32_t[2]){vkfx_groups(w, tile), h}, kv,
+                   (const uint32_t[2]){vkfx_groups(w, sv.local[0]), vkfx_groups(h, th)}));
+fail:
+    return ret;
+}
+
+static const vkfx_variant gauss_variant_list[] = {
+    {"one-pass", one_pass_applies, one_pass_record},
+    {"matrix", matrix_applies, matrix_record},
+    {"unrolled", unrolled_applies, unrolled_record},
+    {"generic", generic_applies, generic_record},
+    {0},
+};
+
+const vkfx_variants vkfx_gauss_variants = {"gauss", gauss_variant_list};
+
+int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
+{
+    gauss_job j = {
+        .radius = radius < 0 ? vkfx_gauss_default_radius(sigma) : radius, .src = src, .dst = dst};
     double taps[PUSH_TAPS] = {1.0}, sum = 1.0;
-    for (int k = 1; k <= radius; k++) {
+    for (int k = 1; k <= j.radius; k++) {
         double e = exp(-(double)k * k / (2.0 * sigma * sigma));
         sum += 2.0 * e;
         if (k < PUSH_TAPS)
             taps[k] = e;
     }
-    gauss_push push = {.size = {(int32_t)w, (int32_t)h},
-                       .radius = radius,
-                       .inv_two_sigma2 = (float)(1.0 / (2.0 * sigma * sigma)),
-                       .norm = (float)(1.0 / sum)};
-    const uint32_t w_push = radius < PUSH_TAPS;
-    for (int k = 0; k <= radius && k < PUSH_TAPS; k++)
-        push.w[k] = (float)(taps[k] / sum);
-
-    const uint32_t *fshape = fused_shapes[radius <= FUSED_MAX ? radius : 0];
-    const uint32_t fper = fshape[0], fly = fshape[1], frun = fshape[2], fcol = fshape[3];
-    /* Rows of row results in shared memory: odd where they lie column by column. */
-    const uint32_t frows = (fly * fper + 2 * (uint32_t)radius) | fcol;
-    if (dst->format == VK_FORMAT_R16G16B16A16_SFLOAT && radius <= FUSED_MAX &&
-        frows * 32 * 8 <= limit) {
-        bool rne;
-        TRY(vkfx_context_pack_rne(ctx, &rne));
-        vkfx_spec fs = {.local = {32, fly, 1},
-                        .nextra = 6,
-                        .extra = {(uint32_t)radius, fper, fly, frun, w_push, fcol},
-                        .half_out = 1,
-                        .pack_rne = rne};
-        TRY(vkfx_kernel_get(ctx, &gauss_fused_kernel, &fs, &kh));
-        vkfx_dispatch d = {
-            .kernel = kh,
-            .label = "gauss",
-            .use = {{.image = src}, {.image = dst, .write = true}},
-            .push = &push,
-            .groups = {vkfx_groups(w, 32), vkfx_groups(h, fly * fper), 1},
-        };
-        return vkfx_graph_dispatch(g, &d);
-    }
-    /* The row result is stored like the output (rgba16f at --precision 16, as every image the
-     * chain stores): float32 there would add half again to the traffic of both passes. */
-    TRY(vkfx_graph_image(g, w, h, dst->format, &tmp));
-    const VkFormat f16 = VK_FORMAT_R16G16B16A16_SFLOAT;
-    if (ctx->matrix16 && ctx->subgroup_size == 32 && radius >= MMA_MIN && radius <= FIXED_MAX &&
-        src->format == f16 && dst->format == f16) {
-        /* Both passes on the matrix units (glsl/gauss_mma.comp): each group walks mma_seg steps
-         * of 32 outputs along the axis in a strip 16 pixels wide. */
-        bool rne;
-        TRY(vkfx_context_pack_rne(ctx, &rne));
-        const uint32_t seg = mma_seg(radius);
-        vkfx_spec fs = {.local = {128, 1, 1},
-                        .nextra = 5,
-                        .extra = {(uint32_t)radius, 1, seg, 0, w_push},
-                        .half_out = 1,
-                        .pack_rne = rne};
-        TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kh));
-        fs.extra[1] = 0;
-        TRY(vkfx_kernel_get(ctx, &gauss_mma_kernel, &fs, &kv));
-        vkfx_dispatch d = {
-            .kernel = kh,
-            .label = "gauss.h",
-            .use = {{.image = src}, {.image = tmp, .write = true}},
-            .push = &push,
-            .groups = {vkfx_groups(h, 16), vkfx_groups(w, 32 * seg), 1},
-        };
-        TRY(vkfx_graph_dispatch(g, &d));
-        d.kernel = kv;
-        d.label = "gauss.v";
-        d.use[0] = (vkfx_use){.image = tmp};
-        d.use[1] = (vkfx_use){.image = dst, .write = true};
-        d.groups[0] = vkfx_groups(w, 16);
-        d.groups[1] = vkfx_groups(h, 32 * seg);
-        TRY(vkfx_graph_dispatch(g, &d));
-        return VKFX_OK;
-    }
-    if (radius <= FIXED_MAX && ROW_SHARED <= limit) {
-        /* A tile of halves when both sides are rgba16f (glsl/rowtile.glsl). */
-        uint32_t half_tile = vkfx_half_out(src->format) && vkfx_half_out(tmp->format);
-        vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
-                        .nextra = 5,
-                        .extra = {(uint32_t)radius, ROW_RUN, ROW_ROWS, half_tile, w_push},
-                        .half_out = vkfx_half_out(tmp->format)};
-        vkfx_spec fv = {.local = {32, 8, 1},
-                        .nextra = 5,
-                        .extra = {(uint32_t)radius, COL_PER, 0, 0, w_push},
-                        .half_out = vkfx_half_out(dst->format)};
-        TRY(vkfx_kernel_get(ctx, &gauss_row_kernel, &fh, &kh));
-        TRY(vkfx_kernel_get(ctx, &gauss_col_kernel, &fv, &kv));
-        vkfx_dispatch d = {
-            .kernel = kh,
-            .label = "gauss.h",
-            .use = {{.image = src}, {.image = tmp, .write = true}},
-            .push = &push,
-            .groups = {vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS), 1},
-        };
-        TRY(vkfx_graph_dispatch(g, &d));
-        d.kernel = kv;
-        d.label = "gauss.v";
-        d.use[0] = (vkfx_use){.image = tmp};
-        d.use[1] = (vkfx_use){.image = dst, .write = true};
-        d.groups[0] = vkfx_groups(w, 32);
-        d.groups[1] = vkfx_groups(vkfx_groups(h, COL_PER), 8);
-        TRY(vkfx_graph_dispatch(g, &d));
-        return VKFX_OK;
-    }
-    const uint32_t tile = 256;
-    vkfx_spec sh = {.local = {tile, 1, 1}, .nextra = 2, .half_out = vkfx_half_out(tmp->format)};
-    sh.extra[0] = tile;
-    sh.extra[1] = pick_halo((uint32_t)radius, limit, h_bytes, tile);
-    /* Narrower tiles leave room for larger radii in shared memory. */
-    static const uint32_t shapes[][3] = {{32, 4, 8}, {16, 4, 8}, {8, 8, 8}};
-    vkfx_spec sv = {.nextra = 2, .half_out = vkfx_half_out(dst->format)};
-    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
-        uint32_t shape = shapes[i][0] | shapes[i][1] << 8 | shapes[i][2] << 16;
-        uint32_t halo = pick_halo((uint32_t)radius, limit, v_bytes, shape);
-        sv.local[0] = shapes[i][0];
-        sv.local[1] = shapes[i][2];
-        sv.local[2] = 1;
-        sv.extra[0] = shapes[i][1];
-        sv.extra[1] = halo;
-        if (halo)
-            break;
-    }
-    TRY(vkfx_kernel_get(ctx, &gauss_h_kernel, &sh, &kh));
-    TRY(vkfx_kernel_get(ctx, &gauss_v_kernel, &sv, &kv));
-    vkfx_dispatch dh = {
-        .kernel = kh,
-        .label = "gauss.h",
-        .use = {{.image = src}, {.image = tmp, .write = true}},
-        .push = &push,
-        .groups = {vkfx_groups(w, tile), h, 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &dh));
-    uint32_t th = sv.local[1] * sv.extra[0];
-    vkfx_dispatch dv = {
-        .kernel = kv,
-        .label = "gauss.v",
-        .use = {{.image = tmp}, {.image = dst, .write = true}},
-        .push = &push,
-        .groups = {vkfx_groups(w, sv.local[0]), vkfx_groups(h, th), 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &dv));
-fail:
-    return ret;
+    j.push = (gauss_push){.size = {(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)},
+                          .radius = j.radius,
+                          .inv_two_sigma2 = (float)(1.0 / (2.0 * sigma * sigma)),
+                          .norm = (float)(1.0 / sum)};
+    j.w_push = j.radius < PUSH_TAPS;
+    for (int k = 0; k <= j.radius && k < PUSH_TAPS; k++)
+        j.push.w[k] = (float)(taps[k] / sum);
+    return vkfx_variant_record(g, &vkfx_gauss_variants, &j);
 }
 
 static int gauss_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -356,6 +361,18 @@ static uint32_t gauss_reach(const void *params)
     return (uint32_t)(p->radius < 0 ? vkfx_gauss_default_radius(p->sigma) : p->radius);
 }
 
+vkfx_align vkfx_gauss_align(int radius)
+{
+    if (radius > FUSED_MAX)
+        return (vkfx_align){1, 1};
+    return (vkfx_align){fused_shapes[radius][2], fused_shapes[radius][0]};
+}
+
+static vkfx_align gauss_align(const void *params)
+{
+    return vkfx_gauss_align((int)gauss_reach(params));
+}
+
 const vkfx_filter vkfx_filter_gauss = {
     .name = "gauss",
     .help = "separable Gaussian blur, horizontal then vertical",
@@ -368,4 +385,6 @@ const vkfx_filter vkfx_filter_gauss = {
     .params_size = sizeof(gauss_params),
     .record = gauss_record,
     .reach = gauss_reach,
+    .align = gauss_align,
+    .variants = (const vkfx_variants *const[]){&vkfx_gauss_variants, NULL},
 };

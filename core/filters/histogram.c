@@ -19,7 +19,7 @@
 
 /* Rows each invocation walks: a group covers 16 x 16*PER pixels, so the merge of its 1024
  * bins into the global counts (atomics that all groups aim at the same addresses) is paid once
- * per 16K pixels; at PER = 4 the merges made the H200 run 2.06 ms on 4096x4096. */
+ * per 16K pixels: with few rows per group the merges dominate (tests/bench/RESULTS.md). */
 enum { PER = 64, BINS = 256, NCH = 4, PLOT_W = 512, PLOT_H = 256 };
 
 typedef struct histogram_params {
@@ -102,16 +102,14 @@ static int histogram_record(vkfx_graph *g, const void *params, void *state, vkfx
     (void)dst; /* NULL: the filter passes its input through */
     int ret = VKFX_OK;
     histogram_state *s = state;
-    vkfx_context *ctx = vkfx_graph_context(g);
+    const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *k = NULL;
     vkfx_spec spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {PER}};
-    TRY(vkfx_kernel_get(ctx, ctx->subgroup_arith ? &histogram_sg_kernel : &histogram_kernel, &spec,
-                        &k));
+    TRY(vkfx_graph_kernel(g, caps->subgroup_arith ? &histogram_sg_kernel : &histogram_kernel, &spec,
+                          &k));
     /* Cleared inside the command buffer: bench submits it several times. */
-    vkfx_use clear = {.buffer = s->bins, .write = true};
-    TRY(vkfx_graph_touch(g, &clear));
-    vkCmdFillBuffer(vkfx_graph_cmd(g), s->bins->buffer, 0, VK_WHOLE_SIZE, 0);
+    TRY(vkfx_graph_fill(g, s->bins, 0));
     int32_t push[2] = {(int32_t)w, (int32_t)h};
     vkfx_dispatch d = {
         .kernel = k,
@@ -121,11 +119,7 @@ static int histogram_record(vkfx_graph *g, const void *params, void *state, vkfx
         .groups = {vkfx_groups(w, 16), vkfx_groups(vkfx_groups(h, PER), 16), 1},
     };
     TRY(vkfx_graph_dispatch(g, &d));
-    vkfx_use copy[2] = {{.buffer = s->bins}, {.buffer = s->counts, .write = true}};
-    TRY(vkfx_graph_touch(g, &copy[0]));
-    TRY(vkfx_graph_touch(g, &copy[1]));
-    VkBufferCopy region = {.size = NCH * BINS * sizeof(uint32_t)};
-    vkCmdCopyBuffer(vkfx_graph_cmd(g), s->bins->buffer, s->counts->buffer, 1, &region);
+    TRY(vkfx_graph_copy(g, s->bins, s->counts, NCH * BINS * sizeof(uint32_t)));
     /* The host reads the counts after the run. */
     vkfx_graph_host_reads(g, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
 fail:

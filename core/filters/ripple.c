@@ -121,7 +121,6 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     (void)state;
     int ret = VKFX_OK;
     const ripple_params *p = params;
-    vkfx_context *ctx = vkfx_graph_context(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *step = NULL, *apply = NULL;
     vkfx_image *height[3] = {NULL, NULL, NULL};
@@ -129,8 +128,8 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
 
     vkfx_spec step_spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {RADIUS}};
     vkfx_spec apply_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(ctx, &ripple_step_kernel, &step_spec, &step));
-    TRY(vkfx_kernel_get(ctx, &ripple_apply_kernel, &apply_spec, &apply));
+    TRY(vkfx_graph_kernel(g, &ripple_step_kernel, &step_spec, &step));
+    TRY(vkfx_graph_kernel(g, &ripple_apply_kernel, &apply_spec, &apply));
     for (int i = 0; i < 3; i++)
         TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32_SFLOAT, &height[i]));
 
@@ -145,11 +144,8 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     }
     VkDeviceSize bytes = (n ? n : 1) * 2 * sizeof(int32_t);
     TRY(vkfx_graph_buffer(g, bytes, 0, &drops));
-    if (n) {
-        vkfx_use fill = {.buffer = drops, .write = true};
-        TRY(vkfx_graph_touch(g, &fill));
-        vkCmdUpdateBuffer(vkfx_graph_cmd(g), drops->buffer, 0, bytes, centres);
-    }
+    if (n)
+        TRY(vkfx_graph_update(g, drops, centres, bytes));
 
     double dt = 1.0, dx = 1.0, d = p->damping;
     double e = p->speed * p->speed * dt * dt / (dx * dx);

@@ -9,6 +9,7 @@
  * one subgroup (a band); work groups hold GROUP invocations (one band at 32
  * lanes, several at fewer), or one band of up to MAX_LANES. */
 #include "../error.h"
+#include "../variant.h"
 #include "filters.h"
 
 #include "sat_carry.spv.h"
@@ -71,23 +72,26 @@ int vkfx_sat_shift(uint32_t width, uint32_t height)
 
 /* Subgroup scans need a known, fixed subgroup size dividing the tile width:
  * one the pipeline can pin, or the only one the device has. */
-static bool use_subgroups(const vkfx_context *ctx)
+static bool use_subgroups(const vkfx_caps *caps)
 {
-    return ctx->subgroup_arith && ctx->subgroup_size >= 4 && ctx->subgroup_size <= MAX_LANES &&
-           (ctx->subgroup_size_control || ctx->min_subgroup_size == ctx->max_subgroup_size);
+    return caps->subgroup_arith && caps->subgroup_size >= 4 && caps->subgroup_size <= MAX_LANES &&
+           (caps->subgroup_size_control || caps->min_subgroup_size == caps->max_subgroup_size);
 }
 
-int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out)
+/* The table by the kernels of path: 0 shared memory, 1 32-bit subgroup pieces, 2 64-bit subgroup
+ * scans. */
+static int record_path(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out,
+                       int path)
 {
     int ret = VKFX_OK;
-    vkfx_context *ctx = vkfx_graph_context(g);
+    const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *sums = NULL, *table = NULL, *across = NULL, *down = NULL;
     vkfx_buffer *cols = NULL, *rows = NULL;
-    bool sg = use_subgroups(ctx);
+    const bool sg = path > 0;
     /* A band of lanes is one subgroup on the subgroup paths; each band walks
      * down its own tile. */
-    uint32_t lanes = sg ? ctx->subgroup_size : SHARED_LANES;
+    uint32_t lanes = sg ? caps->subgroup_size : SHARED_LANES;
     uint32_t bands = lanes < GROUP ? GROUP / lanes : 1;
     /* The sums pass's tiles are twice as wide as the table pass's. */
     uint32_t tw = lanes * SUMS_BLOCK_W, th = STEPS * BLOCK_H;
@@ -98,29 +102,25 @@ int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *prob
     out->lo = out->hi = NULL;
     out->shift = shift;
 
-    if (!ctx->shader_int64)
+    if (!caps->shader_int64)
         return vkfx_fail(VKFX_E_LIMIT, "summed-area tables need 64-bit integers in shaders "
                                        "(shaderInt64), which this device lacks");
     VkDeviceSize aux = (VkDeviceSize)(tj > halves ? tj : halves) * (w > h ? w : h) * entry;
-    if (aux > ctx->props.limits.maxStorageBufferRange)
+    if (aux > caps->storage_buffer_range)
         return vkfx_fail(VKFX_E_LIMIT,
                          "a %ux%u image needs %.1f MiB of tile sums for its summed-area table, "
                          "beyond this device's largest storage buffer (%.1f MiB)",
-                         w, h, aux / 1048576.0,
-                         ctx->props.limits.maxStorageBufferRange / 1048576.0);
+                         w, h, aux / 1048576.0, caps->storage_buffer_range / 1048576.0);
 
     vkfx_spec tspec = {.local = {lanes, bands, 1}, .subgroup = sg ? lanes : 0, .nextra = 2};
     tspec.extra[0] = (uint32_t)shift;
     tspec.extra[1] = STEPS;
-    /* 64-bit subgroup scans where the device has them, 32-bit pieces where it
-     * only has subgroup arithmetic, shared memory otherwise. */
-    int path = sg && ctx->subgroup_int64 ? 2 : sg ? 1 : 0;
-    TRY(vkfx_kernel_get(ctx, &tile_kernels[0][path], &tspec, &sums));
-    TRY(vkfx_kernel_get(ctx, &tile_kernels[1][path], &tspec, &table));
+    TRY(vkfx_graph_kernel(g, &tile_kernels[0][path], &tspec, &sums));
+    TRY(vkfx_graph_kernel(g, &tile_kernels[1][path], &tspec, &table));
     vkfx_spec cspec = {.local = {CARRY_LINES, CARRY_PARTS, 1}, .nextra = 1};
-    TRY(vkfx_kernel_get(ctx, &carry_kernel, &cspec, &across));
+    TRY(vkfx_graph_kernel(g, &carry_kernel, &cspec, &across));
     cspec.extra[0] = 1; /* ADD_LEFT */
-    TRY(vkfx_kernel_get(ctx, &carry_kernel, &cspec, &down));
+    TRY(vkfx_graph_kernel(g, &carry_kernel, &cspec, &down));
 
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_UINT, &out->lo));
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_UINT, &out->hi));
@@ -184,6 +184,68 @@ fail:
     return ret;
 }
 
+typedef struct sat_job {
+    vkfx_image *src;
+    int shift;
+    vkfx_buffer *probe;
+    vkfx_sat *out;
+} sat_job;
+
+static bool subgroup64_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)job;
+    return use_subgroups(caps) && caps->subgroup_int64;
+}
+
+static int subgroup64_record(vkfx_graph *g, const void *job)
+{
+    const sat_job *j = job;
+    return record_path(g, j->src, j->shift, j->probe, j->out, 2);
+}
+
+static bool subgroup_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)job;
+    return use_subgroups(caps);
+}
+
+static int subgroup_record(vkfx_graph *g, const void *job)
+{
+    const sat_job *j = job;
+    return record_path(g, j->src, j->shift, j->probe, j->out, 1);
+}
+
+static bool shared_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)caps;
+    (void)job;
+    return true;
+}
+
+static int shared_record(vkfx_graph *g, const void *job)
+{
+    const sat_job *j = job;
+    return record_path(g, j->src, j->shift, j->probe, j->out, 0);
+}
+
+/* 64-bit subgroup scans where the device has them, 32-bit pieces where it only has subgroup
+ * arithmetic, shared memory otherwise. */
+static const vkfx_variant sat_variant_list[] = {
+    {"subgroup64", subgroup64_applies, subgroup64_record},
+    {"subgroup", subgroup_applies, subgroup_record},
+    {"shared", shared_applies, shared_record},
+    {0},
+};
+
+const vkfx_variants vkfx_sat_variants = {"sat", sat_variant_list};
+
+int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out)
+{
+    sat_job j = {src, shift, probe, out};
+    out->lo = out->hi = NULL;
+    return vkfx_variant_record(g, &vkfx_sat_variants, &j);
+}
+
 int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, uint32_t rows,
                            vkfx_buffer *out)
 {
@@ -191,7 +253,7 @@ int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, u
     vkfx_kernel *k = NULL;
     uint32_t w = vkfx_graph_width(g);
     vkfx_spec spec = {.local = {16, 16, 1}};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &export_kernel, &spec, &k));
+    TRY(vkfx_graph_kernel(g, &export_kernel, &spec, &k));
     int32_t push[4] = {(int32_t)w, (int32_t)vkfx_graph_height(g), (int32_t)first, (int32_t)rows};
     vkfx_dispatch d = {
         .kernel = k,

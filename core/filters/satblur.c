@@ -79,7 +79,6 @@ static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32
                          const char *label)
 {
     int ret = VKFX_OK;
-    vkfx_context *ctx = vkfx_graph_context(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *k = NULL;
     vkfx_sat sat = {0};
@@ -90,7 +89,7 @@ static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32
                       .nextra = 3,
                       .extra = {mode, (uint32_t)sat.shift, shape == SHAPE_SMOOTH},
                       .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(ctx, &satblur_kernel, &spec, &k));
+    TRY(vkfx_graph_kernel(g, &satblur_kernel, &spec, &k));
     /* Radii beyond twice the image give the same means (smooth halves them). */
     int32_t big = 2 * (int32_t)(w > h ? w : h) + 1;
     struct {
@@ -182,6 +181,7 @@ const vkfx_filter vkfx_filter_satblur = {
     .params_size = sizeof(satblur_params),
     .record = satblur_record,
     .reach = satblur_reach,
+    .variants = (const vkfx_variants *const[]){&vkfx_sat_variants, NULL},
 };
 
 const vkfx_filter vkfx_filter_satdof = {
@@ -200,4 +200,5 @@ const vkfx_filter vkfx_filter_satdof = {
     .options = satdof_options,
     .params_size = sizeof(satdof_params),
     .record = satdof_record,
+    .variants = (const vkfx_variants *const[]){&vkfx_sat_variants, NULL},
 };

@@ -1,7 +1,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../error.h"
 #include "filters.h"
 
 /* Rows each invocation walks down its column. */
@@ -30,40 +29,24 @@ static const vkfx_option sobel_options[] = {
     {0},
 };
 
-static const vkfx_kernel_desc sobel_kernel = {
-    .name = "sobel",
-    VKFX_SPV(sobel),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 16,
-};
+typedef struct sobel_push {
+    int32_t size[2];
+    float gain;
+    uint32_t invert;
+} sobel_push;
+
+static const vkfx_kernel_desc sobel_kernel = VKFX_IMAGE_KERNEL(sobel, sobel_push);
 
 static int sobel_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                         vkfx_image *dst)
 {
     (void)state;
-    int ret = VKFX_OK;
     const sobel_params *p = params;
-    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_kernel *k = NULL;
     vkfx_spec spec = {
         .local = {32, 8, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &sobel_kernel, &spec, &k));
-    struct {
-        int32_t size[2];
-        float gain;
-        uint32_t invert;
-    } push = {{(int32_t)w, (int32_t)h}, (float)p->gain, p->invert};
-    vkfx_dispatch d = {
-        .kernel = k,
-        .label = "sobel",
-        .use = {{.image = src}, {.image = dst, .write = true}},
-        .push = &push,
-        .groups = {vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, PER), 8), 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &d));
-fail:
-    return ret;
+    sobel_push push = {
+        {(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)}, (float)p->gain, p->invert};
+    return vkfx_graph_pass(g, &sobel_kernel, &spec, "sobel", &push, src, dst, 32, 8 * PER);
 }
 
 static uint32_t sobel_reach(const void *params)

@@ -78,7 +78,7 @@ static int tonemap_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     (void)state;
     int ret = VKFX_OK;
     const tonemap_params *p = params;
-    vkfx_context *ctx = vkfx_graph_context(g);
+    const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *reduce = NULL, *sum = NULL, *apply = NULL;
     vkfx_buffer *partials = NULL, *scale = NULL;
@@ -86,11 +86,11 @@ static int tonemap_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     vkfx_spec reduce_spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {PER}};
     vkfx_spec sum_spec = {.local = {256, 1, 1}};
     vkfx_spec apply_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_kernel_get(ctx,
-                        ctx->subgroup_arith ? &tonemap_reduce_sg_kernel : &tonemap_reduce_kernel,
-                        &reduce_spec, &reduce));
-    TRY(vkfx_kernel_get(ctx, &tonemap_sum_kernel, &sum_spec, &sum));
-    TRY(vkfx_kernel_get(ctx, &tonemap_apply_kernel, &apply_spec, &apply));
+    TRY(vkfx_graph_kernel(g,
+                          caps->subgroup_arith ? &tonemap_reduce_sg_kernel : &tonemap_reduce_kernel,
+                          &reduce_spec, &reduce));
+    TRY(vkfx_graph_kernel(g, &tonemap_sum_kernel, &sum_spec, &sum));
+    TRY(vkfx_graph_kernel(g, &tonemap_apply_kernel, &apply_spec, &apply));
 
     uint32_t gx = vkfx_groups(w, 16), gy = vkfx_groups(vkfx_groups(h, PER), 16);
     TRY(vkfx_graph_buffer(g, (VkDeviceSize)gx * gy * sizeof(float), 0, &partials));

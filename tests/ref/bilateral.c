@@ -42,3 +42,10 @@ int ref_bilateral(const ref_image *in, double sigma_s, double sigma_r, int radiu
         }
     return VKFX_OK;
 }
+
+int ref_filter_bilateral(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    return ref_bilateral(in, ref_opt(o, "sigma_s"), ref_opt(o, "sigma_r"),
+                         (int)ref_opt(o, "radius"), out);
+}

@@ -80,3 +80,34 @@ void ref_bokeh_splat(ref_image *img, const ref_bokeh_spot *spots, size_t n,
                 }
     }
 }
+
+/* Gather, the base depth of field (stored in the internal format), splat; within 2 code values
+ * as tests/test_bokeh.c, the base's tolerance. */
+int ref_filter_bokeh(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    vkfx_pixels depth = {0};
+    ref_coc_params coc;
+    double *c = ref_opt_coc(o, &depth, &coc);
+    ref_bokeh_params p = {ref_opt(o, "threshold"), ref_opt(o, "gain"), (int)ref_opt(o, "blades"),
+                          (size_t)ref_opt(o, "max")};
+    ref_image base_in = {0};
+    ref_bokeh_spot *spots = NULL;
+    size_t kept, total;
+    int ret = ref_bokeh_gather(in, c, &p, &base_in, &spots, &kept, &total);
+    if (ret == 0 && ref_opt(o, "base") == 1) {
+        ref_sat_params sp = {.map = &depth, .coc = &coc};
+        ret = ref_satblur(&base_in, &sp, out);
+    } else if (ret == 0) {
+        ret = ref_dof(&base_in, c, 1.0, precision == 16, out);
+    }
+    if (ret == 0 && precision == 16)
+        ref_round_half(out);
+    if (ret == 0)
+        ref_bokeh_splat(out, spots, kept, &p);
+    o->tol = 2;
+    ref_image_free(&base_in);
+    free(spots);
+    free(c);
+    vkfx_pixels_free(&depth);
+    return ret;
+}

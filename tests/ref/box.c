@@ -19,3 +19,17 @@ int ref_box(const ref_image *in, int radius, ref_image *out)
     free(taps);
     return ret;
 }
+
+int ref_filter_box(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    return ref_box(in, (int)ref_opt(o, "radius"), out);
+}
+
+/* box3 is the 3x3 box whatever its order. */
+int ref_filter_box3(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)o;
+    (void)precision;
+    return ref_box(in, 1, out);
+}

@@ -24,3 +24,9 @@ fail:
     ref_image_free(&b);
     return ret;
 }
+
+int ref_filter_cartoon(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    return ref_cartoon(in, ref_opt(o, "sigma"), ref_opt(o, "gain"), out);
+}

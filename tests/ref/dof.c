@@ -66,3 +66,16 @@ int ref_dof(const ref_image *in, const double *coc, double strength, bool half_m
     free(dp);
     return VKFX_OK;
 }
+
+/* Within 2 code values, as tests/test_dof.c: the solver's float32 elimination on the device. */
+int ref_filter_dof(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    vkfx_pixels depth = {0};
+    ref_coc_params coc;
+    double *c = ref_opt_coc(o, &depth, &coc);
+    int ret = ref_dof(in, c, ref_opt(o, "strength"), precision == 16, out);
+    o->tol = 2;
+    free(c);
+    vkfx_pixels_free(&depth);
+    return ret;
+}

@@ -106,3 +106,9 @@ int ref_gauss_stored(const ref_image *in, double sigma, int radius, bool half_mi
     free(taps);
     return ret;
 }
+
+int ref_filter_gauss(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    return ref_gauss_stored(in, ref_opt(o, "sigma"), (int)ref_opt(o, "radius"), precision == 16,
+                            out);
+}

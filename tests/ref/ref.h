@@ -129,6 +129,30 @@ int ref_bokeh_gather(const ref_image *in, const double *coc, const ref_bokeh_par
 void ref_bokeh_splat(ref_image *img, const ref_bokeh_spot *spots, size_t n,
                      const ref_bokeh_params *p);
 
+/* One link of a parsed chain as the references of the registry test see it
+ * (tests/test_registry.c): its options read by name from the filter's option
+ * table. Every filter NAME has a reference
+ *   int ref_filter_NAME(const ref_image *in, ref_opts *o, int precision, ref_image *out);
+ * that reads its options from o, runs the plain reference on in (linear
+ * premultiplied, already rounded to half at precision 16) and may widen o->tol,
+ * the tolerance in 8-bit code values (1 unless it says why). */
+typedef struct ref_opts {
+    const struct vkfx_filter *filter;
+    const void *params;
+    double tol;
+} ref_opts;
+typedef int (*ref_filter_fn)(const ref_image *in, ref_opts *o, int precision, ref_image *out);
+/* An INT, FLOAT, BOOL (0 or 1) or CHOICE (the index) option's value; VKFX_UNSET
+ * where the filter derives it. An unknown name aborts. */
+double ref_opt(const ref_opts *o, const char *name);
+/* A PATH option's value, NULL if not given. */
+const char *ref_opt_path(const ref_opts *o, const char *name);
+/* The map a PATH option names, loaded (vkfx_file_load_map); false if not given. */
+bool ref_opt_map(const ref_opts *o, const char *name, vkfx_pixels *map);
+/* The depth-of-field options (depth, focus, range, maxcoc, kind): the depth map, loaded, and
+ * the circle of confusion of each of its pixels (malloc'd). */
+double *ref_opt_coc(const ref_opts *o, vkfx_pixels *depth, ref_coc_params *coc);
+
 /* resize: separable, along x then along y, each output sample the weighted
  * sum Pillow's ImagingResample takes (FILTERS.md), in double. */
 typedef enum ref_resize_kind {

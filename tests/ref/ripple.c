@@ -121,3 +121,11 @@ fail:
     free(next);
     return ret;
 }
+
+int ref_filter_ripple(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    const double opt[6] = {ref_opt(o, "drops"), ref_opt(o, "seed"),    ref_opt(o, "steps"),
+                           ref_opt(o, "speed"), ref_opt(o, "damping"), ref_opt(o, "strength")};
+    return ref_ripple(in, opt, out);
+}

@@ -123,3 +123,29 @@ int ref_satblur(const ref_image *in, const ref_sat_params *p, ref_image *out)
     free(t.s);
     return VKFX_OK;
 }
+
+int ref_filter_satblur(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    vkfx_pixels map = {0};
+    ref_sat_params p = {.radius = (int64_t)ref_opt(o, "radius"),
+                        .scale = ref_opt(o, "scale"),
+                        .smooth = ref_opt(o, "shape") == 1};
+    if (ref_opt_map(o, "map", &map))
+        p.map = &map;
+    int ret = ref_satblur(in, &p, out);
+    vkfx_pixels_free(&map);
+    return ret;
+}
+
+int ref_filter_satdof(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    vkfx_pixels depth = {0};
+    ref_coc_params coc;
+    free(ref_opt_coc(o, &depth, &coc));
+    ref_sat_params p = {.map = &depth, .coc = &coc, .smooth = ref_opt(o, "shape") == 1};
+    int ret = ref_satblur(in, &p, out);
+    vkfx_pixels_free(&depth);
+    return ret;
+}

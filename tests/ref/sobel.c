@@ -41,3 +41,9 @@ int ref_sobel(const ref_image *in, bool invert, double gain, ref_image *out)
     }
     return VKFX_OK;
 }
+
+int ref_filter_sobel(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    return ref_sobel(in, ref_opt(o, "invert") != 0, ref_opt(o, "gain"), out);
+}

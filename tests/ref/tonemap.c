@@ -30,3 +30,9 @@ int ref_tonemap(const ref_image *in, double key, double white, ref_image *out)
     }
     return VKFX_OK;
 }
+
+int ref_filter_tonemap(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    return ref_tonemap(in, ref_opt(o, "key"), ref_opt(o, "white"), out);
+}

@@ -1,0 +1,33 @@
+/* Kernel variants: a filter whose work several kernels can do (one pass or two, matrix units,
+ * subgroup or shared-memory scans) lists them in a table, each with when it applies and how it
+ * records; the first that applies runs, unless VKFX_VARIANT (or vkfx_graph_force_variants)
+ * names another. Tests run every variant that applies against the C reference. */
+#ifndef VKFX_VARIANT_H
+#define VKFX_VARIANT_H
+
+#include <stdbool.h>
+
+#include "graph.h"
+
+typedef struct vkfx_variant {
+    const char *name;
+    /* Whether it can do this job (the family's own struct: options, images) on this device. */
+    bool (*applies)(const vkfx_caps *caps, const void *job);
+    int (*record)(vkfx_graph *g, const void *job);
+} vkfx_variant;
+
+/* A family of variants, named as VKFX_VARIANT names it ("gauss:generic"). */
+typedef struct vkfx_variants {
+    const char *name;
+    const vkfx_variant *list; /* in order of preference; terminated by a row with name == NULL */
+} vkfx_variants;
+
+/* Records job with the first variant of family that applies, or with the one the graph is
+ * told to force: VKFX_E_USAGE, naming it, when that one does not apply. */
+int vkfx_variant_record(vkfx_graph *g, const vkfx_variants *family, const void *job);
+
+/* Checks a list "family:variant[,family:variant]..." (VKFX_VARIANT) against the families
+ * the registered filters use; VKFX_E_USAGE with a message naming the wrong part. */
+int vkfx_variants_check(const char *list);
+
+#endif

