@@ -159,12 +159,6 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
                     err_line = job_line; /* a job's options: the line it starts on */
                 if (ret == VKFX_OK && !job.v)
                     ret = cli_strv_add(&job, strdup("vkfx"));
-                const char *nul = memchr(text, 0, len);
-                if (ret == VKFX_OK && nul) {
-                    for (const char *c = text; c < nul; c++)
-                        line += *c == '\n';
-                    ret = vkfx_fail(VKFX_E_USAGE, "a NUL byte: a job file is text");
-                }
                 line++;
             }
             if (at_end)
