@@ -13,6 +13,7 @@
 #include "safefile.h"
 #include "gpu.h"
 #include "graph.h"
+#include "half.h"
 #include "kernel.h"
 #include "pipecache.h"
 #include "vkfx.h"
@@ -29,18 +30,13 @@ static const vkfx_kernel_desc probe_kernel = {
 
 static float half_value(uint16_t bits)
 {
-    _Float16 h;
-    memcpy(&h, &bits, sizeof(h));
-    return (float)h;
+    return vkfx_half_to_float(bits);
 }
 
 /* The host's conversion rounds to nearest even (tests/ref does the same). */
 static uint32_t half_bits(float f)
 {
-    _Float16 h = (_Float16)f;
-    uint16_t bits;
-    memcpy(&bits, &h, sizeof(bits));
-    return bits;
+    return vkfx_half_from_float(f);
 }
 
 /* Converts, on the device, every finite half, each midpoint between two neighbouring halves

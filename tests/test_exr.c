@@ -27,6 +27,7 @@
 #include "exr.h"
 #include "fileio.h"
 #include "gpu_harness.h"
+#include "half.h"
 #include "run_binary.h"
 
 typedef struct test_channel {
@@ -148,7 +149,7 @@ static void write_test_exr(const char *path, const test_exr *t)
 
 static float half_of(float v)
 {
-    return (float)(_Float16)v;
+    return vkfx_half_round(v);
 }
 
 /* Samples with HDR values, negatives and tiny ones; alpha in [0,1]. */

@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "error.h"
+#include "half.h"
 #include "ref/ref.h"
 
 static const double eps = 1e-12;
@@ -99,6 +100,39 @@ static void roundtrip(vkfx_sample s, uint32_t channels, bool linear, uint64_t se
     vkfx_pixels_free(&in);
     vkfx_pixels_free(&want);
     vkfx_pixels_free(&out);
+}
+
+/* core/half.h against what IEEE 754 asks of a conversion to half, on every
+ * half: each converts back to itself; a float between two neighbours goes to
+ * the nearer, a midpoint to the one with an even code; past 65504 to
+ * infinity from the tie at 65520 on; a NaN stays a NaN. */
+Test(half, every_half_and_every_midpoint)
+{
+    for (uint32_t sign = 0; sign <= 0x8000; sign += 0x8000)
+        for (uint32_t h = 0; h < 0x7c00; h++) {
+            uint16_t lo = (uint16_t)(sign | h), hi = (uint16_t)(sign | (h + 1));
+            float a = vkfx_half_to_float(lo), b = vkfx_half_to_float(hi);
+            cr_assert_eq(vkfx_half_from_float(a), lo, "%04x", lo);
+            float value = (h >> 10) ? ldexpf(1.0f + (float)(h & 0x3ff) / 1024, (int)(h >> 10) - 15)
+                                    : ldexpf((float)h, -24);
+            cr_assert_eq(a, sign ? -value : value, "%04x", lo);
+            if (h == 0x7bff)
+                continue;
+            float mid = a + (b - a) / 2;
+            uint16_t even = (lo & 1) ? hi : lo;
+            cr_assert_eq(vkfx_half_from_float(mid), even, "the midpoint above %04x", lo);
+            cr_assert_eq(vkfx_half_from_float(nextafterf(mid, 0.0f)), lo, "%04x", lo);
+            cr_assert_eq(vkfx_half_from_float(nextafterf(mid, sign ? -INFINITY : INFINITY)), hi, "%04x", lo);
+        }
+    cr_assert_eq(vkfx_half_from_float(65519.99f), 0x7bff);
+    cr_assert_eq(vkfx_half_from_float(65520.0f), 0x7c00);
+    cr_assert_eq(vkfx_half_from_float(-65520.0f), 0xfc00);
+    cr_assert_eq(vkfx_half_from_float(INFINITY), 0x7c00);
+    cr_assert_eq(vkfx_half_from_float(ldexpf(1.0f, -25)), 0, "the tie below the smallest half");
+    cr_assert_eq(vkfx_half_from_float(nextafterf(ldexpf(1.0f, -25), 1.0f)), 1);
+    cr_assert_eq(vkfx_half_from_float(1e-30f), 0);
+    cr_assert(isinf(vkfx_half_to_float(0x7c00)) && isnan(vkfx_half_to_float(0x7e01)));
+    cr_assert_eq(vkfx_half_from_float(NAN) & 0x7e00, 0x7e00);
 }
 
 Test(ref_pixels, decode_encode_is_identity)

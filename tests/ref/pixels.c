@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "half.h"
 #include "ref.h"
 
 int ref_image_alloc(ref_image *img, uint32_t w, uint32_t h)
@@ -152,5 +153,5 @@ void ref_round_half(ref_image *img)
 {
     size_t n = (size_t)img->w * img->h * 4;
     for (size_t i = 0; i < n; i++)
-        img->px[i] = (double)(_Float16)(float)img->px[i]; /* the device rounds from float */
+        img->px[i] = (double)vkfx_half_round((float)img->px[i]); /* the device rounds from float */
 }
