@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "codecs/codec.h"
+#include "fileio.h"
 #include "fuzz/targets.h"
 
 static char current[1024];
@@ -24,6 +26,20 @@ static void name_current(int sig)
         _exit(1);
     signal(SIGABRT, SIG_DFL);
     raise(SIGABRT);
+}
+
+static uint8_t *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
+    cr_assert(buf && fread(buf, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -48,15 +64,9 @@ static int replay(const char *dir, int (*target)(const uint8_t *, size_t))
     signal(SIGABRT, name_current);
     for (int i = 0; i < n; i++) {
         snprintf(current, sizeof(current), "%s/%s", dir, names[i]);
-        FILE *f = fopen(current, "rb");
-        cr_assert(f, "cannot open %s", current);
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        uint8_t *buf = malloc(size > 0 ? (size_t)size : 1);
-        cr_assert(buf && fread(buf, 1, (size_t)size, f) == (size_t)size, "cannot read %s", current);
-        fclose(f);
-        cr_assert_eq(target(buf, (size_t)size), 0, "%s", current);
+        size_t size;
+        uint8_t *buf = read_all(current, &size);
+        cr_assert_eq(target(buf, size), 0, "%s", current);
         free(buf);
         free(names[i]);
     }
@@ -97,4 +107,47 @@ Test(fuzz_corpus, tiff)
 Test(fuzz_corpus, webp)
 {
     replay_harness("webp", vkfx_fuzz_webp);
+}
+
+Test(fuzz_corpus, exif)
+{
+    replay_harness("exif", vkfx_fuzz_exif);
+}
+
+Test(fuzz_corpus, icc)
+{
+    replay_harness("icc", vkfx_fuzz_icc);
+}
+
+/* Every codec of the table has seeds that fuzz_decode recognises as its
+ * format and decodes, so the fuzzer starts inside every decoder. */
+Test(fuzz_corpus, every_decoder_seeded)
+{
+    char dir[512], path[1024];
+    snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/decode", VKFX_SOURCE_ROOT);
+    size_t ncodecs = 0;
+    while (vkfx_codecs[ncodecs])
+        ncodecs++;
+    int decoded[16] = {0};
+    cr_assert_leq(ncodecs, 16);
+    DIR *d = opendir(dir);
+    cr_assert(d, "no seed corpus at %s", dir);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        size_t size;
+        uint8_t *buf = read_all(path, &size);
+        const vkfx_codec *c = vkfx_codec_sniff(buf, size);
+        vkfx_pixels px = {0};
+        if (c && vkfx_file_load_memory(buf, size, path, &px) == 0)
+            for (size_t i = 0; i < ncodecs; i++)
+                decoded[i] += vkfx_codecs[i] == c;
+        vkfx_pixels_free(&px);
+        free(buf);
+    }
+    closedir(d);
+    for (size_t i = 0; i < ncodecs; i++)
+        cr_expect_gt(decoded[i], 0, "no seed of %s decodes in %s", vkfx_codecs[i]->name, dir);
 }

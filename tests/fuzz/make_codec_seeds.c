@@ -1,6 +1,8 @@
 /* Writes the seed corpora of the per-codec fuzz harnesses (corpus/jpeg,
  * corpus/tiff, corpus/webp): tiny images in each variant the decoders tell
- * apart, made with libjpeg, libtiff and libwebp themselves.
+ * apart, made with libjpeg, libtiff and libwebp themselves; and those of the
+ * metadata harnesses (corpus/exif, corpus/icc): EXIF blocks in both byte
+ * orders, and ICC profiles made with lcms2.
  *   meson compile -C BUILD make_codec_seeds && BUILD/make_codec_seeds tests/fuzz/corpus */
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <lcms2.h>
 #include <tiffio.h>
 #include <webp/encode.h>
 #include <webp/mux.h>
@@ -153,16 +156,99 @@ static void webp_animated(const char *dir, const char *name)
     WebPAnimEncoderDelete(enc);
 }
 
+/* An EXIF block: the TIFF header, IFD0 with count entries (the orientation
+ * among them when orientation > 0), "Exif\0\0" in front when jpeg. */
+static void exif(const char *dir, const char *name, bool big, bool jpeg, int orientation,
+                 uint16_t type, int count)
+{
+    unsigned char b[128] = {0};
+    size_t n = 0;
+    if (jpeg) {
+        memcpy(b, "Exif\0\0", 6);
+        n = 6;
+    }
+    unsigned char *t = b + n;
+#define PUT16(p, v) ((p)[big ? 0 : 1] = (unsigned char)((v) >> 8), (p)[big ? 1 : 0] = (unsigned char)(v))
+    memcpy(t, big ? "MM\0*" : "II*\0", 4);
+    t[big ? 7 : 4] = 8; /* IFD0 at offset 8 */
+    PUT16(t + 8, count);
+    for (int i = 0; i < count; i++) {
+        unsigned char *e = t + 10 + 12 * i;
+        bool o = orientation > 0 && i == count - 1;
+        PUT16(e, o ? 0x0112 : 0x010f + i); /* the orientation, or Make, Model, ... */
+        PUT16(e + 2, o ? type : 2);
+        e[big ? 7 : 4] = 1;
+        if (o)
+            PUT16(e + 8, orientation);
+    }
+#undef PUT16
+    n += 10 + 12 * (size_t)count + 4;
+    put(dir, name, b, n);
+}
+
+static void icc(const char *dir, const char *name, cmsHPROFILE p)
+{
+    cmsUInt32Number size = 0;
+    void *data = NULL;
+    if (!p || !cmsSaveProfileToMem(p, NULL, &size) || !(data = malloc(size)) ||
+        !cmsSaveProfileToMem(p, data, &size)) {
+        fprintf(stderr, "cannot make the profile %s\n", name);
+        exit(1);
+    }
+    put(dir, name, data, size);
+    free(data);
+    cmsCloseProfile(p);
+}
+
+/* An RGB (three copies of curve) or gray profile, white D50; curve is freed. */
+static cmsHPROFILE profile(bool rgb, cmsToneCurve *curve)
+{
+    static const cmsCIExyYTRIPLE primaries = {{0.64, 0.33, 1}, {0.3, 0.6, 1}, {0.15, 0.06, 1}};
+    cmsToneCurve *const curves[3] = {curve, curve, curve};
+    cmsHPROFILE p = rgb ? cmsCreateRGBProfile(cmsD50_xyY(), &primaries, curves)
+                        : cmsCreateGrayProfile(cmsD50_xyY(), curve);
+    cmsFreeToneCurve(curve);
+    return p;
+}
+
+static void metadata_seeds(const char *e, const char *i)
+{
+    exif(e, "ii-orientation-6.exif", false, false, 6, 3, 3);
+    exif(e, "mm-orientation-8.exif", true, false, 8, 3, 1);
+    exif(e, "jpeg-ii-orientation-3.exif", false, true, 3, 3, 2);
+    exif(e, "jpeg-mm-orientation-5.exif", true, true, 5, 3, 4);
+    exif(e, "ii-orientation-9.exif", false, false, 9, 3, 1);
+    exif(e, "mm-orientation-long.exif", true, false, 2, 4, 1);
+    exif(e, "ii-no-orientation.exif", false, false, 0, 3, 2);
+    double srgb[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
+    icc(i, "srgb.icc", cmsCreate_sRGBProfile());
+    icc(i, "rgb-parametric.icc", profile(true, cmsBuildParametricToneCurve(NULL, 4, srgb)));
+    icc(i, "rgb-gamma-1.8.icc", profile(true, cmsBuildGamma(NULL, 1.8)));
+    cmsUInt16Number table[17], falling[17];
+    for (int k = 0; k < 17; k++) {
+        table[k] = (cmsUInt16Number)(65535.0 * k * k / 256);
+        falling[k] = (cmsUInt16Number)(65535 - 4096 * k + (k == 16));
+    }
+    icc(i, "rgb-sampled.icc", profile(true, cmsBuildTabulatedToneCurve16(NULL, 17, table)));
+    icc(i, "gray-gamma-2.2.icc", profile(false, cmsBuildGamma(NULL, 2.2)));
+    icc(i, "gray-sampled.icc", profile(false, cmsBuildTabulatedToneCurve16(NULL, 17, table)));
+    icc(i, "gray-falling.icc", profile(false, cmsBuildTabulatedToneCurve16(NULL, 17, falling)));
+    icc(i, "lab.icc", cmsCreateLab4Profile(NULL));
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: make_codec_seeds CORPUS_DIR (with jpeg/ tiff/ webp/ in it)\n");
+        fprintf(stderr, "usage: make_codec_seeds CORPUS_DIR (with jpeg/ tiff/ webp/ exif/ icc/ in it)\n");
         return 2;
     }
-    char j[1024], t[1024], w[1024];
+    char j[1024], t[1024], w[1024], e[1024], i[1024];
     snprintf(j, sizeof(j), "%s/jpeg", argv[1]);
     snprintf(t, sizeof(t), "%s/tiff", argv[1]);
     snprintf(w, sizeof(w), "%s/webp", argv[1]);
+    snprintf(e, sizeof(e), "%s/exif", argv[1]);
+    snprintf(i, sizeof(i), "%s/icc", argv[1]);
+    metadata_seeds(e, i);
     jpeg(j, "gray.jpg", JCS_GRAYSCALE, JCS_GRAYSCALE, 1, 1, 1, false, false, 0);
     jpeg(j, "ycc-420.jpg", JCS_RGB, JCS_YCbCr, 3, 2, 2, false, false, 0);
     jpeg(j, "ycc-422-restart.jpg", JCS_RGB, JCS_YCbCr, 3, 2, 1, false, false, 1);

@@ -1,12 +1,15 @@
 #include "targets.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "chain.h"
 #include "error.h"
+#include "exif.h"
 #include "fileio.h"
+#include "icc.h"
 
 static volatile unsigned sink;
 
@@ -108,4 +111,64 @@ int vkfx_fuzz_tiff(const uint8_t *data, size_t size)
 int vkfx_fuzz_webp(const uint8_t *data, size_t size)
 {
     return fuzz_codec(VKFX_FILE_WEBP, data, size);
+}
+
+int vkfx_fuzz_exif(const uint8_t *data, size_t size)
+{
+    int o = vkfx_exif_orientation(data, size);
+    if (o < 0 || o > 8)
+        broken("an orientation outside 0..8");
+    uint8_t *copy = malloc(size ? size : 1);
+    if (!copy)
+        return 0;
+    for (int v = 0; v <= 9; v++) {
+        memcpy(copy, data, size);
+        bool set = vkfx_exif_set_orientation(copy, size, v);
+        if (set && (v < 1 || v > 8))
+            broken("an orientation outside 1..8 was written");
+        if (o != 0 && v >= 1 && v <= 8 && !set)
+            broken("an orientation that was read could not be rewritten");
+        if (set && vkfx_exif_orientation(copy, size) != v)
+            broken("a rewritten orientation does not read back");
+        size_t changed = 0;
+        for (size_t i = 0; i < size; i++)
+            changed += copy[i] != data[i];
+        if (changed > (set ? 2u : 0u))
+            broken("rewriting the orientation changed other bytes");
+    }
+    free(copy);
+    return 0;
+}
+
+int vkfx_fuzz_icc(const uint8_t *data, size_t size)
+{
+    vkfx_tone *t = NULL;
+    vkfx_error_clear();
+    int ret = vkfx_tone_from_icc(data, size, "fuzz input", &t);
+    if (ret < 0) {
+        check_refusal(ret);
+        if (t)
+            broken("a refused profile was returned");
+        return 0;
+    }
+    if (!t)
+        broken("an accepted profile has no curves");
+    uint32_t channels = vkfx_tone_channels(t);
+    if (channels != 1 && channels != 3)
+        broken("a profile with neither 1 nor 3 curves");
+    static float thresholds[255];
+    for (uint32_t c = 0; c < 3; c++) {
+        vkfx_tone_thresholds(t, c, 256, thresholds);
+        for (uint32_t k = 0; k < 255; k++)
+            if (isnan(thresholds[k]) || (k > 0 && thresholds[k] < thresholds[k - 1]))
+                broken("an accepted curve that is not increasing");
+        for (int i = 0; i <= 256; i++) {
+            float v = vkfx_tone_decode(t, c, (float)i / 256);
+            uint32_t code = vkfx_tone_encode(thresholds, 256, v);
+            if (isnan(v) || code > 255)
+                broken("a code out of range");
+        }
+    }
+    vkfx_tone_free(t);
+    return 0;
 }
