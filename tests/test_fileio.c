@@ -1078,6 +1078,78 @@ static size_t gif_frame(unsigned char *out, uint32_t w, uint32_t h, const unsign
     return n;
 }
 
+/* A GIF of a w x h frame whose LZW data is: clear, index 0, then codes each
+ * naming the entry it creates (each string one pixel longer than the last)
+ * up to the largest 12-bit code, that code again until stb's table is full,
+ * and again from a clear, cycles times. One byte and a half of it stands for
+ * up to 4096 pixels, all past the frame's end; codes == 1 stops after the
+ * first index instead. */
+static size_t gif_lzw(unsigned char *out, uint32_t w, uint32_t h, int cycles, int codes)
+{
+    const unsigned char head[] = {'G', 'I', 'F', '8', '9', 'a', (unsigned char)w, 0,
+                                  (unsigned char)h, 0, 0x80, 0, 0, 0, 0, 0, 255, 255, 255,
+                                  0x2C, 0, 0, 0, 0, (unsigned char)w, 0, (unsigned char)h, 0, 0, 2};
+    size_t n = sizeof(head), block = n; /* where the next sub-block starts */
+    memcpy(out, head, n);
+    uint32_t bits = 0, valid = 0, size = 3;
+#define EMIT(code)                                                                                 \
+    do {                                                                                           \
+        bits |= (uint32_t)(code) << valid;                                                         \
+        for (valid += size; valid >= 8; valid -= 8, bits >>= 8) {                                  \
+            if (n == block) {                                                                      \
+                out[n++] = 255;                                                                    \
+                block = n + 255;                                                                   \
+            }                                                                                      \
+            out[n++] = (unsigned char)bits;                                                        \
+        }                                                                                          \
+    } while (0)
+    for (int c = 0; c < cycles; c++) {
+        EMIT(4); /* clear */
+        size = 3;
+        EMIT(0);
+        for (uint32_t avail = 6; avail < 8192 && (int)avail < 6 + codes - 1; avail++) {
+            EMIT(avail < 4095 ? avail : 4095);
+            if ((avail + 1) % (1u << size) == 0 && avail + 1 <= 0xfff)
+                size++;
+        }
+    }
+    EMIT(5); /* end of information */
+    EMIT(0); /* flushes the last bits */
+#undef EMIT
+    if (n > block - 255) /* the last sub-block's length, then the terminator and trailer */
+        out[block - 256] = (unsigned char)(n - (block - 255));
+    out[n++] = 0;
+    out[n++] = 0x3B;
+    return n;
+}
+
+/* issue 22: stb decodes every LZW code of a frame, however far past the
+ * frame's last pixel, and leaves pixels no code reaches as background; a
+ * 1x1 GIF of 12 KB was 30 million steps of work. Refused from the codes'
+ * lengths before stb runs, as is a frame the data does not fill. */
+Test(fileio, gif_data_must_match_its_frame)
+{
+    static unsigned char gif[1 << 21];
+    size_t n = gif_lzw(gif, 1, 1, 1, 8192);
+    expect_format_error_memory(gif, n, "a 1x1 GIF with 8186 LZW codes");
+    cr_assert(strstr(vkfx_error_message(), "more than the 1 pixels"), "%s", vkfx_error_message());
+    n = gif_lzw(gif, 200, 200, 100, 8192);
+    cr_assert_gt(n, 1000000);
+    expect_format_error_memory(gif, n, "a 200x200 GIF with 800,000 LZW codes");
+    n = gif_lzw(gif, 2, 2, 1, 1);
+    expect_format_error_memory(gif, n, "a 2x2 GIF with one pixel of data");
+    cr_assert(strstr(vkfx_error_message(), "holds 1 of the 4 pixels"), "%s", vkfx_error_message());
+    /* The same codes decode when the frame is as large as they are. */
+    n = gif_lzw(gif, 1, 1, 1, 1);
+    vkfx_pixels px;
+    cr_assert_eq(vkfx_file_load_memory(gif, n, "one.gif", &px), 0, "%s", vkfx_error_message());
+    vkfx_pixels_free(&px);
+    n = gif_lzw(gif, 5, 3, 1, 5); /* 1 + 2 + 3 + 4 + 5 pixels */
+    cr_assert_eq(vkfx_file_load_memory(gif, n, "fifteen.gif", &px), 0, "%s", vkfx_error_message());
+    check_loaded_layout(&px, 5, 3, 4, VKFX_SAMPLE_U8, "GIF");
+    vkfx_pixels_free(&px);
+}
+
 Test(fileio, gif_loads_first_frame)
 {
     unsigned char gif[512];

@@ -510,43 +510,139 @@ static bool gif_skip_blocks(const unsigned char *d, size_t size, size_t *at)
     return false;
 }
 
+/* Moves *at to the next image descriptor, past extensions (at the start:
+ * past the header and global palette); false at the trailer, at garbage stb
+ * will judge, or at the end. */
+static bool gif_next_image(const unsigned char *d, size_t size, size_t *at)
+{
+    if (*at == 0) {
+        if (size < 13)
+            return false;
+        *at = 13;
+        if (d[10] & 0x80)
+            *at += 3u << ((d[10] & 7) + 1);
+    }
+    while (*at < size) {
+        if (d[*at] == 0x2C) /* image descriptor */
+            return *at + 10 <= size;
+        if (d[*at] != 0x21) /* the trailer, or garbage */
+            return false;
+        *at += 2; /* extension: label, then sub-blocks */
+        if (!gif_skip_blocks(d, size, at))
+            return false;
+    }
+    return false;
+}
+
+/* Moves *at past the image descriptor there and its palette, to the LZW
+ * minimum code size. */
+static void gif_skip_descriptor(const unsigned char *d, size_t *at)
+{
+    unsigned flags = d[*at + 9];
+    *at += 10;
+    if (flags & 0x80)
+        *at += 3u << ((flags & 7) + 1);
+}
+
 /* How many images (frames) the file holds, counting up to two. */
 static int gif_frames(const unsigned char *d, size_t size)
 {
-    size_t at = 13;
+    size_t at = 0;
     int frames = 0;
-    if (size < 13)
-        return 0;
-    if (d[10] & 0x80)
-        at += 3u << ((d[10] & 7) + 1);
-    while (at < size && frames < 2) {
-        if (d[at] == 0x21) { /* extension: label, then sub-blocks */
-            at += 2;
-            if (!gif_skip_blocks(d, size, &at))
-                break;
-        } else if (d[at] == 0x2C) { /* image descriptor */
-            frames++;
-            if (at + 10 > size)
-                break;
-            unsigned flags = d[at + 9];
-            at += 10;
-            if (flags & 0x80)
-                at += 3u << ((flags & 7) + 1);
-            at++; /* LZW minimum code size */
-            if (!gif_skip_blocks(d, size, &at))
-                break;
-        } else {
-            break; /* the trailer, or garbage stb will judge */
-        }
+    while (frames < 2 && gif_next_image(d, size, &at)) {
+        frames++;
+        gif_skip_descriptor(d, &at);
+        at++; /* LZW minimum code size */
+        if (!gif_skip_blocks(d, size, &at))
+            break;
     }
     return frames;
+}
+
+/* The image data at d + at (the LZW minimum code size, then sub-blocks)
+ * decoded as stb_image 2.27 will (stbi__process_gif_raster), counting the
+ * pixels each code stands for instead of producing them. stb goes on
+ * decoding codes past the frame's last pixel, each up to 4096 steps of work
+ * however few bits it took, and leaves pixels the data never reaches as
+ * background: a legal frame's data decodes to exactly its pixels, so any
+ * other count is refused here, and stb's work stays that of the frame.
+ * What stb refuses itself (no clear code first, a code out of range, a cut
+ * file) is left to it. */
+static int gif_check_raster(const unsigned char *d, size_t size, size_t at, uint64_t pixels,
+                            const char *name)
+{
+    static _Thread_local uint16_t length[8192]; /* of each code's string */
+    if (at >= size || d[at] > 12)
+        return VKFX_OK;
+    const uint32_t min_bits = d[at++] + 1u, clear = 1u << (min_bits - 1);
+    uint32_t codesize = min_bits, avail = clear + 2, bits = 0, valid = 0, len = 0;
+    int32_t oldcode = -1;
+    bool first = true;
+    uint64_t out = 0;
+    for (uint32_t c = 0; c < clear; c++)
+        length[c] = 1;
+    for (;;) {
+        if (valid < codesize) {
+            if (len == 0 && (at >= size || (len = d[at++]) == 0))
+                break;
+            len--;
+            if (at >= size)
+                break;
+            bits |= (uint32_t)d[at++] << valid;
+            valid += 8;
+            continue;
+        }
+        uint32_t code = bits & ((1u << codesize) - 1);
+        bits >>= codesize;
+        valid -= codesize;
+        if (code == clear) {
+            codesize = min_bits;
+            avail = clear + 2;
+            oldcode = -1;
+            first = false;
+            continue;
+        }
+        if (code == clear + 1)
+            break;
+        if (code > avail || first || (oldcode < 0 && code == avail))
+            return VKFX_OK;
+        if (oldcode >= 0) {
+            if (avail >= 8192)
+                return VKFX_OK;
+            length[avail] = (uint16_t)(length[oldcode] + 1);
+            avail++;
+        }
+        out += length[code];
+        if (out > pixels)
+            return vkfx_fail(VKFX_E_FORMAT,
+                             "%s: corrupt GIF (its image data holds more than the %llu pixels "
+                             "of its first frame)",
+                             name, (unsigned long long)pixels);
+        if ((avail & ((1u << codesize) - 1)) == 0 && avail <= 0x0FFF)
+            codesize++;
+        oldcode = (int32_t)code;
+    }
+    if (out < pixels)
+        return vkfx_fail(VKFX_E_FORMAT,
+                         "%s: corrupt or truncated GIF (its image data holds %llu of the %llu "
+                         "pixels of its first frame)",
+                         name, (unsigned long long)out, (unsigned long long)pixels);
+    return VKFX_OK;
 }
 
 static int decode_gif(const unsigned char *data, size_t size, const char *name, vkfx_pixels *out,
                       vkfx_decode_note *note)
 {
-    /* LZW with a full 4096-entry dictionary turns a 12-bit code into up to
-     * 4096 pixels. */
+    size_t at = 0;
+    if (gif_next_image(data, size, &at)) {
+        uint64_t pixels = (uint64_t)le16(data + at + 5) * le16(data + at + 7);
+        gif_skip_descriptor(data, &at);
+        int ret = gif_check_raster(data, size, at, pixels, name);
+        if (ret < 0)
+            return ret;
+    }
+    /* The screen around the first frame is background: as large as 4096
+     * pixels a byte, as one 12-bit LZW code can stand for 4096 pixels. */
     int ret = load_stb(data, size, name, out, 4096);
     if (ret == VKFX_OK && gif_frames(data, size) > 1)
         snprintf(note->text, sizeof(note->text),
