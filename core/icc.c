@@ -1,6 +1,7 @@
 #include "icc.h"
 
 #include <lcms2.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,25 @@ static int refuse(const char *name, const char *why)
                      "%s: its ICC profile %s; vkfx cannot linearise with it (--to-srgb converts "
                      "such files to sRGB first, --no-linearize takes the values as they are)",
                      name, why);
+}
+
+/* Whether the thresholds vkfx_tone_encode searches, of 8 and of 16-bit
+ * codes, are finite and never decrease. lcms2's monotonicity check allows a
+ * curve to fall a little (a fuzzed profile's fell by 2e-5 over a hundred
+ * codes), which would make the binary search pick wrong codes. */
+static bool thresholds_increase(const vkfx_tone *t, uint32_t c)
+{
+    static const uint32_t levels[2] = {256, 65536};
+    for (int i = 0; i < 2; i++) {
+        float prev = -INFINITY;
+        for (uint32_t k = 0; k + 1 < levels[i]; k++) {
+            float v = vkfx_tone_decode(t, c, (float)((k + 0.5) / (levels[i] - 1)));
+            if (!(v >= prev) || !isfinite(v))
+                return false;
+            prev = v;
+        }
+    }
+    return true;
 }
 
 int vkfx_tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone **out)
@@ -76,6 +96,10 @@ int vkfx_tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone
         t->curve[c] = cmsDupToneCurve(curve);
         if (!t->curve[c]) {
             ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading its ICC profile", name);
+            goto done;
+        }
+        if (!thresholds_increase(t, c)) {
+            ret = refuse(name, "has a tone curve that is not increasing");
             goto done;
         }
     }
