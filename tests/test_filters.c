@@ -98,12 +98,12 @@ static void check_small(const th_case *base)
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
 
-/* Each of the n cases on random images whose sides are not multiples of the one-pass
- * kernels' tiles and on the first shared photo cut to 333x517; fails the test if any is out
- * of tolerance. */
+/* Each of the n cases on a random RGBA image and on the first shared photo cut to 333x517,
+ * sides that are not multiples of the one-pass kernels' tiles; fails the test if any is out
+ * of tolerance. (Random RGBA at 333x517 as well took half the time of these tests and
+ * reached nothing the two do not.) */
 static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
 {
-    static const uint32_t dims[][2] = {{333, 517}, {97, 61}};
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, cut;
@@ -112,13 +112,10 @@ static void check_odd_sizes(const th_case *cases, size_t n, unsigned seed)
     vkfx_pixels_free(&photo);
     int failures = 0;
     for (size_t i = 0; i < n; i++) {
-        for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
-            vkfx_pixels px;
-            tc_random_pixels(&px, dims[d][0], dims[d][1], 4, VKFX_SAMPLE_U8,
-                             seed + (unsigned)(i * 2 + d));
-            failures += !th_check(&g, &cases[i], &px, 4, VKFX_SAMPLE_U8, "random");
-            vkfx_pixels_free(&px);
-        }
+        vkfx_pixels px; /* the same random image at 97x61 as before */
+        tc_random_pixels(&px, 97, 61, 4, VKFX_SAMPLE_U8, seed + (unsigned)(i * 2 + 1));
+        failures += !th_check(&g, &cases[i], &px, 4, VKFX_SAMPLE_U8, "random");
+        vkfx_pixels_free(&px);
         failures += !th_check(&g, &cases[i], &cut, cut.channels, VKFX_SAMPLE_U8, tc_photos()[0]);
     }
     vkfx_pixels_free(&cut);
