@@ -9,7 +9,8 @@
  * temporary and exits 128 + the signal; standard output closed early, or
  * full, is an error without a file in $TMPDIR; control bytes in names are
  * escaped in messages; a pipeline cache that is a FIFO or a folder is
- * ignored; /dev/zero as input is cut off. */
+ * ignored; /dev/zero as input is cut off; every file written is flushed to
+ * disk before it is renamed into place (unless --no-fsync). */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -226,6 +227,80 @@ Test(files, an_output_name_of_250_bytes)
     vkfx_pixels px;
     cr_assert_eq(vkfx_file_load(tc_tpath(name), &px), VKFX_OK, "%s", vkfx_error_message());
     vkfx_pixels_free(&px);
+}
+
+/* The lines of the fsync/rename trace (tests/sync_trace.c) of one run of
+ * args, NULL-terminated, in *n. */
+static char **traced_run(const char *const *args, int want_exit, size_t *n)
+{
+    const char *log = tc_tpath("trace.txt");
+    unlink(log);
+    setenv("VKFX_SYNC_TRACE", log, 1);
+    setenv("LD_PRELOAD", VKFX_SYNC_TRACE_LIB, 1);
+    /* An ASan build's runtime is linked in; the preloaded library may come first. */
+    const char *asan = getenv("ASAN_OPTIONS");
+    char *saved = asan ? strdup(asan) : NULL, opts[1024];
+    snprintf(opts, sizeof(opts), "%s%sverify_asan_link_order=0", asan ? asan : "", asan ? ":" : "");
+    setenv("ASAN_OPTIONS", opts, 1);
+    cli_run r;
+    run_with(&r, NULL, args);
+    unsetenv("LD_PRELOAD");
+    unsetenv("VKFX_SYNC_TRACE");
+    if (saved)
+        setenv("ASAN_OPTIONS", saved, 1);
+    else
+        unsetenv("ASAN_OPTIONS");
+    free(saved);
+    EXPECT_EXIT(&r, want_exit);
+    run_free(&r);
+    size_t len;
+    char *text = tc_slurp(log, &len);
+    cr_assert(text, "no trace at %s", log);
+    char **lines = calloc(len + 1, sizeof(*lines));
+    *n = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        lines[(*n)++] = strdup(l);
+    free(text);
+    return lines;
+}
+
+static void free_lines(char **lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+}
+
+/* issue 22 point 1: each temporary is flushed to disk, then renamed; the
+ * output, a side output and the pipeline cache alike. --no-fsync renames
+ * without flushing. */
+Test(files, every_file_is_on_disk_before_its_rename)
+{
+    char in[1024], out[1024], chain[1100];
+    write_png(tc_tpath("in/a.png"), 24, 16, 21);
+    snprintf(in, sizeof(in), "%s", tc_tpath("in/a.png"));
+    snprintf(out, sizeof(out), "%s", tc_tpath("out.png"));
+    snprintf(chain, sizeof(chain), "histogram:out=%s", tc_tpath("h.json"));
+    for (int sync = 1; sync >= 0; sync--) {
+        const char *const args[] = {in, sync ? "-f" : "--no-fsync", sync ? chain : "-f",
+                                    sync ? "-o" : chain, sync ? out : "-o", sync ? NULL : out,
+                                    NULL};
+        size_t n, renames = 0;
+        char **lines = traced_run(args, 0, &n);
+        for (size_t i = 0; i < n; i++) {
+            /* vkfx's temporaries, not Mesa's shader cache */
+            if (strncmp(lines[i], "rename ", 7) != 0 || !strstr(lines[i], ".vkfx-"))
+                continue;
+            renames += strstr(lines[i], "/.out.png.vkfx-") || strstr(lines[i], "/.h.json.vkfx-");
+            bool synced = false;
+            for (size_t j = 0; j < i; j++)
+                synced |= !strncmp(lines[j], "fsync ", 6) && !strcmp(lines[j] + 6, lines[i] + 7);
+            cr_assert(synced == sync, "%s: renamed %s an fsync first", lines[i] + 7,
+                      sync ? "without" : "after");
+        }
+        cr_assert_eq(renames, 2, "%zu renames, not the output's and the histogram's", renames);
+        free_lines(lines, n);
+    }
 }
 
 /* The README's commands, as written, in a folder without out/ or edges/. */
