@@ -1195,13 +1195,15 @@ Test(fileio, gif_loads_first_frame)
     vkfx_pixels_free(&px);
 }
 
-/* An uncompressed RGB PSD: header, three empty sections, planar big-endian
- * channel data. */
-static size_t make_psd(unsigned char *out, uint32_t w, uint32_t h, int depth, const uint16_t *rgb)
+/* An uncompressed RGB PSD of channels 3 or 4: header, three empty sections,
+ * planar big-endian channel data (samples holds channels per pixel). */
+static size_t make_psd(unsigned char *out, uint32_t w, uint32_t h, int depth, uint32_t channels,
+                       const uint16_t *samples)
 {
     size_t n = 0;
-    memcpy(out, "8BPS\0\1\0\0\0\0\0\0\0\3", 14);
-    n += 14;
+    memcpy(out, "8BPS\0\1\0\0\0\0\0\0\0", 13);
+    n += 13;
+    out[n++] = (unsigned char)channels;
     put_be32(out + n, h);
     put_be32(out + n + 4, w);
     n += 8;
@@ -1211,9 +1213,9 @@ static size_t make_psd(unsigned char *out, uint32_t w, uint32_t h, int depth, co
     out[n++] = 3; /* RGB */
     memset(out + n, 0, 4 * 3 + 2);
     n += 4 * 3 + 2; /* mode data, resources, layers: empty; compression 0 */
-    for (uint32_t c = 0; c < 3; c++) {
+    for (uint32_t c = 0; c < channels; c++) {
         for (uint32_t i = 0; i < w * h; i++) {
-            uint16_t v = rgb[i * 3 + c];
+            uint16_t v = samples[i * channels + c];
             if (depth == 16)
                 out[n++] = (unsigned char)(v >> 8);
             out[n++] = (unsigned char)v;
@@ -1228,7 +1230,7 @@ Test(fileio, psd_8_and_16_bit)
     uint16_t rgb[2 * 3 * 3];
     for (int i = 0; i < 18; i++)
         rgb[i] = (uint16_t)(rnd() | 0x0101); /* nonzero in both bytes */
-    size_t n = make_psd(psd, 2, 3, 16, rgb);
+    size_t n = make_psd(psd, 2, 3, 16, 3, rgb);
     vkfx_pixels px;
     cr_assert_eq(vkfx_file_load_memory(psd, n, "x.psd", &px), 0, "%s", vkfx_error_message());
     check_loaded_layout(&px, 2, 3, 4, VKFX_SAMPLE_U16, "16-bit PSD");
@@ -1242,7 +1244,7 @@ Test(fileio, psd_8_and_16_bit)
 
     for (int i = 0; i < 18; i++)
         rgb[i] &= 0xFF;
-    n = make_psd(psd, 2, 3, 8, rgb);
+    n = make_psd(psd, 2, 3, 8, 3, rgb);
     cr_assert_eq(vkfx_file_load_memory(psd, n, "x.psd", &px), 0, "%s", vkfx_error_message());
     check_loaded_layout(&px, 2, 3, 4, VKFX_SAMPLE_U8, "8-bit PSD");
     const unsigned char *d = px.data;
@@ -1251,6 +1253,23 @@ Test(fileio, psd_8_and_16_bit)
             cr_assert_eq(d[i * 4 + c], rgb[i * 3 + c], "pixel %d channel %d", i, c);
     vkfx_pixels_free(&px);
     expect_format_error_memory(psd, n - 3, "truncated PSD");
+}
+
+/* stb_image un-mattes a four-channel PSD with unchecked float-to-integer
+ * casts: black at half alpha would be -65535 (found by fuzz_decode). */
+Test(fileio, psd_with_alpha_refused)
+{
+    unsigned char psd[256];
+    uint16_t rgba[2 * 3 * 4];
+    for (int depth = 8; depth <= 16; depth += 8) {
+        for (int i = 0; i < 6; i++) {
+            rgba[i * 4] = rgba[i * 4 + 1] = rgba[i * 4 + 2] = 0;
+            rgba[i * 4 + 3] = depth == 16 ? 0x8000 : 0x80;
+        }
+        size_t n = make_psd(psd, 2, 3, depth, 4, rgba);
+        expect_format_error_memory(psd, n, depth == 16 ? "16-bit RGBA PSD" : "8-bit RGBA PSD");
+        cr_assert(strstr(vkfx_error_message(), "4 channels"), "message '%s'", vkfx_error_message());
+    }
 }
 
 /* ------------------------------------------------------------------------ */

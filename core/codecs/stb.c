@@ -1,4 +1,4 @@
-/* BMP, TGA, GIF (first frame), PSD (8/16-bit) and Radiance HDR through
+/* BMP, TGA, GIF (first frame), PSD (8/16-bit RGB) and Radiance HDR through
  * stb_image and stb_image_write, each format its own descriptor. stb only
  * sees headers vkfx has checked first: the declared size against
  * --max-pixels and against what the file can hold. */
@@ -670,6 +670,18 @@ static int decode_psd(const unsigned char *data, size_t size, const char *name, 
                       vkfx_decode_note *note)
 {
     (void)note;
+    /* With a fourth channel, stb_image 2.27 takes the composite as matted
+     * against white and divides the colour by alpha, casting the float back
+     * unchecked: colour darker than the matte allows (any damaged file, or a
+     * composite Photoshop did not write) is undefined behaviour there, and
+     * catching it first would mean decoding every channel here. Refused
+     * whole, the user gets a message and a way out instead of wrong pixels. */
+    if (size >= 14 && (data[12] << 8 | data[13]) >= 4)
+        return vkfx_fail(VKFX_E_FORMAT,
+                         "%s: PSD with %d channels (alpha or extra channels) is not supported; "
+                         "vkfx reads PSD composites with three channels only (export the image "
+                         "as PNG or TIFF to keep its alpha)",
+                         name, data[12] << 8 | data[13]);
     /* PackBits: 128 bytes of a channel in two. */
     return load_stb(data, size, name, out, 64);
 }
