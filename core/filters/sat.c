@@ -215,13 +215,6 @@ static int subgroup_record(vkfx_graph *g, const void *job)
     return record_path(g, j->src, j->shift, j->probe, j->out, 1);
 }
 
-static bool shared_applies(const vkfx_caps *caps, const void *job)
-{
-    (void)caps;
-    (void)job;
-    return true;
-}
-
 static int shared_record(vkfx_graph *g, const void *job)
 {
     const sat_job *j = job;
@@ -233,7 +226,7 @@ static int shared_record(vkfx_graph *g, const void *job)
 static const vkfx_variant sat_variant_list[] = {
     {"subgroup64", subgroup64_applies, subgroup64_record},
     {"subgroup", subgroup_applies, subgroup_record},
-    {"shared", shared_applies, shared_record},
+    {"shared", vkfx_variant_always, shared_record},
     {0},
 };
 
