@@ -9,6 +9,10 @@
 
 #include "ripple_apply.spv.h"
 #include "ripple_step.spv.h"
+#include "../../glsl/ripple.h"
+
+_Static_assert(sizeof(ripple_step_push) == RIPPLE_STEP_PUSH_BYTES, "ripple_step's push block");
+_Static_assert(sizeof(ripple_apply_push) == RIPPLE_APPLY_PUSH_BYTES, "ripple_apply's push block");
 
 /* Drops are discs of this radius (cells with dx^2 + dy^2 <= RADIUS^2). */
 enum { RADIUS = 2, MAX_DROPS = 1024 };
@@ -104,7 +108,7 @@ static const vkfx_kernel_desc ripple_step_kernel = {
     VKFX_SPV(ripple_step),
     .nbind = 4,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
-    .push_size = 28,
+    .push_size = sizeof(ripple_step_push),
 };
 
 static const vkfx_kernel_desc ripple_apply_kernel = {
@@ -112,7 +116,7 @@ static const vkfx_kernel_desc ripple_apply_kernel = {
     VKFX_SPV(ripple_apply),
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 12,
+    .push_size = sizeof(ripple_apply_push),
 };
 
 static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -126,7 +130,9 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     vkfx_image *height[3] = {NULL, NULL, NULL};
     vkfx_buffer *drops = NULL;
 
-    vkfx_spec step_spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {RADIUS}};
+    vkfx_spec step_spec = {.local = {16, 16, 1},
+                           .nextra = VKFX_SPEC_COUNT(RIPPLE_SPEC_RADIUS),
+                           .extra = {[VKFX_SPEC(RIPPLE_SPEC_RADIUS)] = RADIUS}};
     vkfx_spec apply_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
     TRY(vkfx_graph_kernel(g, &ripple_step_kernel, &step_spec, &step));
     TRY(vkfx_graph_kernel(g, &ripple_apply_kernel, &apply_spec, &apply));
@@ -149,16 +155,12 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
 
     double dt = 1.0, dx = 1.0, d = p->damping;
     double e = p->speed * p->speed * dt * dt / (dx * dx);
-    struct {
-        int32_t size[2];
-        float k1, k2, k3;
-        uint32_t init, ndrops;
-    } push = {{(int32_t)w, (int32_t)h},
-              (float)((d * dt - 2.0) / (d * dt + 2.0)),
-              (float)((4.0 - 8.0 * e) / (d * dt + 2.0)),
-              (float)(2.0 * e / (d * dt + 2.0)),
-              1,
-              n};
+    ripple_step_push push = {{(int32_t)w, (int32_t)h},
+                             (float)((d * dt - 2.0) / (d * dt + 2.0)),
+                             (float)((4.0 - 8.0 * e) / (d * dt + 2.0)),
+                             (float)(2.0 * e / (d * dt + 2.0)),
+                             1,
+                             n};
     uint32_t groups[3] = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1};
     /* Step 0 into height[0]; its sampled inputs are not read. */
     vkfx_dispatch d0 = {
@@ -192,10 +194,7 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
         cur = next;
     }
 
-    struct {
-        int32_t size[2];
-        float strength;
-    } apush = {{(int32_t)w, (int32_t)h}, (float)p->strength};
+    ripple_apply_push apush = {{(int32_t)w, (int32_t)h}, (float)p->strength};
     vkfx_dispatch da = {
         .kernel = apply,
         .label = "ripple.apply",
