@@ -5,6 +5,9 @@
 #include "filters.h"
 
 #include "bilateral.spv.h"
+#include "../../glsl/bilateral.h"
+
+_Static_assert(sizeof(bilateral_push) == BILATERAL_PUSH_BYTES, "bilateral.comp's push block");
 
 typedef struct bilateral_params {
     double sigma_s, sigma_r;
@@ -37,12 +40,6 @@ static const vkfx_option bilateral_options[] = {
     {0},
 };
 
-typedef struct bilateral_push {
-    int32_t size[2];
-    int32_t radius;
-    float inv_two_s2, inv_two_t2;
-} bilateral_push;
-
 static const vkfx_kernel_desc bilateral_kernel = VKFX_IMAGE_KERNEL(bilateral, bilateral_push);
 
 /* The work group is GROUP x GROUP outputs (glsl/bilateral.comp). */
@@ -68,9 +65,9 @@ static int bilateral_record(vkfx_graph *g, const void *params, void *state, vkfx
     int32_t radius = p->radius >= 0 ? p->radius : bilateral_default_radius(p->sigma_s);
     vkfx_spec spec = {
         .local = {GROUP, GROUP, 1},
-        .nextra = 1,
-        .extra = {vkfx_pick_halo((uint32_t)radius, 4, vkfx_graph_caps(g)->shared_memory, tile_bytes,
-                                 0)},
+        .nextra = VKFX_SPEC_COUNT(BILATERAL_SPEC_HALO),
+        .extra = {[VKFX_SPEC(BILATERAL_SPEC_HALO)] = vkfx_pick_halo(
+                      (uint32_t)radius, 4, vkfx_graph_caps(g)->shared_memory, tile_bytes, 0)},
         .half_out = vkfx_half_out(dst->format),
     };
     bilateral_push push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)},
