@@ -20,7 +20,8 @@ static const vkfx_option bilateral_options[] = {
      .offset = offsetof(bilateral_params, sigma_s),
      .def = 3,
      .min = 0.1,
-     .max = 100,
+     /* The radius it derives, floor(2 sigma_s + 0.5), stays within radius's range. */
+     .max = 32,
      .help = "spatial standard deviation in pixels"},
     {.name = "sigma_r",
      .type = VKFX_OPT_FLOAT,
