@@ -19,13 +19,16 @@
 #include "vkfx.h"
 
 #include "half_probe.spv.h"
+#include "../glsl/half_probe.h"
+
+_Static_assert(sizeof(half_probe_push) == HALF_PROBE_PUSH_BYTES, "half_probe.comp's push block");
 
 static const vkfx_kernel_desc probe_kernel = {
     .name = "half_probe",
     VKFX_SPV(half_probe),
     .nbind = 2,
     .bind = {VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
-    .push_size = 4,
+    .push_size = sizeof(half_probe_push),
 };
 
 static float half_value(uint16_t bits)
@@ -76,7 +79,7 @@ static int check(vkfx_context *ctx, bool *rne)
         .kernel = k,
         .label = "half_probe",
         .use = {{.buffer = in}, {.buffer = out, .write = true}},
-        .push = &count,
+        .push = &(half_probe_push){count},
         .groups = {vkfx_groups(count, 64), 1, 1},
     };
     TRY(vkfx_graph_dispatch(g, &d));

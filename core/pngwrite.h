@@ -17,8 +17,8 @@ void vkfx_png_set_buffer_limit(size_t bytes);
 size_t vkfx_png_buffer_limit(void);
 
 /* The PNG file of px (8 or 16-bit, 1 to 4 channels) in *out (malloc'd),
- * deflated at zlib level 0..9 (libdeflate's 6 gave 0.7% smaller files than
- * OpenCV's level 6 on 1920x1080 photos in a third of the time).
+ * deflated at level 0..9 of libdeflate (its sizes and times against zlib's:
+ * tests/bench/HISTORY.md, the batch of issue 7).
  * VKFX_E_LIMIT when the image is above the buffer limit. */
 int vkfx_png_encode(const vkfx_pixels *px, int level, unsigned char **out, size_t *size);
 

@@ -8,13 +8,17 @@
 
 #include "decode.spv.h"
 #include "encode.spv.h"
+#include "../glsl/decode.h"
+
+_Static_assert(sizeof(decode_push) == DECODE_PUSH_BYTES, "decode.comp's push block");
+_Static_assert(sizeof(encode_push) == ENCODE_PUSH_BYTES, "encode.comp's push block");
 
 static const vkfx_kernel_desc decode_kernel = {
     .name = "decode",
     VKFX_SPV(decode),
     .nbind = 3,
     .bind = {VKFX_BIND_BUFFER, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
-    .push_size = 24,
+    .push_size = sizeof(decode_push),
 };
 
 static const vkfx_kernel_desc encode_kernel = {
@@ -22,7 +26,7 @@ static const vkfx_kernel_desc encode_kernel = {
     VKFX_SPV(encode),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
-    .push_size = 32,
+    .push_size = sizeof(encode_push),
 };
 
 VkFormat vkfx_internal_format(int precision)
@@ -66,14 +70,11 @@ int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, b
     }
     TRY(vkfx_graph_buffer(g, sizeof(values), 0, &table));
     TRY(vkfx_graph_update(g, table, values, sizeof(values)));
-    struct {
-        int32_t size[2];
-        uint32_t channels, sample, srgb, premultiply;
-    } push = {{(int32_t)in->width, (int32_t)in->height},
-              in->channels,
-              sample_code(in->sample),
-              !linear && !in->linear && in->sample != VKFX_SAMPLE_F32,
-              in->straight};
+    decode_push push = {{(int32_t)in->width, (int32_t)in->height},
+                        in->channels,
+                        sample_code(in->sample),
+                        !linear && !in->linear && in->sample != VKFX_SAMPLE_F32,
+                        in->straight};
     vkfx_dispatch d = {
         .kernel = k,
         .label = "decode",
@@ -100,16 +101,13 @@ int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, b
         groups_y *= 2;
         groups_x = vkfx_groups(vkfx_groups(nwords, 256), groups_y);
     }
-    struct {
-        int32_t size[2];
-        uint32_t channels, sample, srgb, nwords, row_words, unpremultiply;
-    } push = {{(int32_t)out->width, (int32_t)out->height},
-              out->channels,
-              sample_code(out->sample),
-              !linear && out->sample != VKFX_SAMPLE_F32,
-              nwords,
-              groups_x * 256,
-              out->straight};
+    encode_push push = {{(int32_t)out->width, (int32_t)out->height},
+                        out->channels,
+                        sample_code(out->sample),
+                        !linear && out->sample != VKFX_SAMPLE_F32,
+                        nwords,
+                        groups_x * 256,
+                        out->straight};
     vkfx_dispatch d = {
         .kernel = k,
         .label = "encode",

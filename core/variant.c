@@ -6,6 +6,19 @@
 #include "error.h"
 #include "filter.h"
 
+bool vkfx_variant_always(const vkfx_caps *caps, const void *job)
+{
+    (void)caps;
+    (void)job;
+    return true;
+}
+
+bool vkfx_variant_subgroup_arith(const vkfx_caps *caps, const void *job)
+{
+    (void)job;
+    return caps->subgroup_arith;
+}
+
 /* The variant of family that list names (NULL if it names none), its name in *given. */
 static const vkfx_variant *named(const vkfx_variants *family, const char *list, char *given,
                                  size_t size, bool *found)

@@ -22,6 +22,11 @@ typedef struct vkfx_variants {
     const vkfx_variant *list; /* in order of preference; terminated by a row with name == NULL */
 } vkfx_variants;
 
+/* The applies of a variant that serves every job on every device (the last resort of a
+ * table), and of one that needs only subgroup arithmetic in compute. */
+bool vkfx_variant_always(const vkfx_caps *caps, const void *job);
+bool vkfx_variant_subgroup_arith(const vkfx_caps *caps, const void *job);
+
 /* Records job with the first variant of family that applies, or with the one the graph is
  * told to force: VKFX_E_USAGE, naming it, when that one does not apply. */
 int vkfx_variant_record(vkfx_graph *g, const vkfx_variants *family, const void *job);

@@ -9,19 +9,14 @@
 // each invocation reads its taps through the texture cache instead.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "bilateral.h"
 
 const int GROUP = 16; // equals the work-group width and height
-layout(constant_id = 4) const uint HALO = 8; // shared capacity for R (0: direct reads)
+// The shared capacity for R (0: direct reads).
+layout(constant_id = BILATERAL_SPEC_HALO) const uint HALO = 8;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius;
-    float inv_two_s2; // 1/(2 S^2)
-    float inv_two_t2; // 1/(2 T^2)
-} pc;
 
 shared vec4 tile[(GROUP + 2u * HALO) * (GROUP + 2u * HALO)];
 

@@ -1,13 +1,8 @@
 // Shared by the bokeh kernels: which pixels are hot spots, and the shape a
 // hot spot is splatted over (FILTERS.md "Depth of field", bokeh).
 #include "coc.glsl"
-
-// Push constants of bokeh_count and bokeh_gather.
-layout(push_constant) uniform Push {
-    ivec2 size;
-    float threshold, focus, range, maxcoc;
-    uint disparity, max_spots;
-} pc;
+#define BOKEH_SPOTS
+#include "bokeh.h"
 
 float pixel_coc(uint index)
 {

@@ -4,12 +4,12 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "scan.glsl"
+#define BOKEH_COMBINE
+#include "bokeh.h"
 
 layout(binding = 0) uniform sampler2D base;
 layout(binding = 1) uniform writeonly image2D dst;
 layout(binding = 2) readonly buffer Accum { int64_t accum[]; };
-
-layout(push_constant) uniform Push { ivec2 size; } pc;
 
 void main()
 {

@@ -7,16 +7,14 @@
 // sum over the invocations' serial sums of their rows.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define BOKEH_ROWS
+#include "bokeh.h"
 
 layout(binding = 0) buffer Rows { uint rows[]; };
 layout(binding = 1) writeonly buffer Header {
     uint total, kept, overflow, pad;
     uint groups_x, groups_y, groups_z;
 } header;
-
-layout(push_constant) uniform Push {
-    uint nrows, max_spots;
-} pc;
 
 shared uint sums[256];
 

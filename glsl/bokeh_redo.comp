@@ -5,16 +5,14 @@
 // must then not depend on timing), none otherwise.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define BOKEH_ROWS
+#include "bokeh.h"
 
 layout(binding = 0) buffer Header {
     uint total, kept, overflow, pad;
     uint groups_x, groups_y, groups_z;
     uint redo_rows, redo_one, redo_z, redo_single_x, redo_single_y, redo_single_z;
 } header;
-
-layout(push_constant) uniform Push {
-    uint nrows, max_spots;
-} pc;
 
 void main()
 {

@@ -13,16 +13,12 @@
 #include "scan.glsl"
 
 #include "bokeh_spot.glsl"
+#define BOKEH_SPLAT
+#include "bokeh.h"
 
 layout(binding = 0) readonly buffer Spots { Spot spots[]; };
 layout(binding = 1) readonly buffer Header { uint total, kept; } header;
 layout(binding = 2) buffer Accum { uint64_t accum[]; };
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    float gain;
-    uint blades;
-} pc;
 
 shared uint covered;
 

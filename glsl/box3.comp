@@ -10,17 +10,14 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "morton.glsl"
+#include "box3.h"
 
 const uint TILE = 16;
 // 0: row by row, 1: Morton (Z-order).
-layout(constant_id = 4) const uint ORDER = 0;
+layout(constant_id = BOX3_SPEC_ORDER) const uint ORDER = 0;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-} pc;
 
 void main()
 {

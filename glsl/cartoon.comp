@@ -7,16 +7,12 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "sobel.glsl"
+#include "cartoon.h"
 
-layout(constant_id = 4) const int PER = 8;
+layout(constant_id = CARTOON_SPEC_PER) const int PER = 8;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    float gain;
-} pc;
 
 void main()
 {

@@ -8,18 +8,12 @@
 // every technique: the upload half of the staging path.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define DECODE
+#include "decode.h"
 
 layout(binding = 0) readonly buffer Src { uint words[]; };
 layout(binding = 1) writeonly uniform image2D dst;
 layout(binding = 2) readonly buffer Table { float srgb_table[256]; };
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    uint channels;
-    uint sample_type; // 0 u8, 1 u16, 2 f32
-    uint srgb;        // 1: decode the sRGB transfer function
-    uint premultiply; // 1: the file's colour is straight (all but OpenEXR)
-} pc;
 
 // Colour channels of 8-bit sRGB input go through the table (decoded there).
 float fetch(uint e, bool colour)

@@ -20,8 +20,9 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "coc.glsl"
+#include "dof.h"
 
-layout(constant_id = 4) const bool VERTICAL = false;
+layout(constant_id = DOF_SPEC_VERTICAL) const bool VERTICAL = false;
 
 // Rows per invocation at most (lines up to 16 T pixels).
 #define MAXL 16
@@ -29,13 +30,6 @@ layout(constant_id = 4) const bool VERTICAL = false;
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) uniform writeonly image2D dst;
 layout(binding = 2) readonly buffer Depth { float depth[]; };
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    float focus, range, maxcoc, strength;
-    uint disparity;
-    int rows_per_invocation; // L
-} pc;
 
 // The reduced system, one equation per invocation (T <= 1024).
 shared float sa[1024], sb[1024], sc[1024];

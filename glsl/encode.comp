@@ -7,19 +7,11 @@
 // read-back half of the staging path.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define ENCODE
+#include "decode.h"
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly buffer Dst { uint words[]; };
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    uint channels;
-    uint sample_type; // 0 u8, 1 u16, 2 f32
-    uint srgb;        // 1: encode with the sRGB transfer function
-    uint nwords;
-    uint row_words;   // words per row of the dispatch grid
-    uint unpremultiply; // 0: the file keeps premultiplied colour (OpenEXR)
-} pc;
 
 vec4 straight_colour(uint pixel)
 {

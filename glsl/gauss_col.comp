@@ -11,6 +11,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "gauss.h"
+#include "gauss_taps.glsl"
 
 layout(constant_id = COL_SPEC_R) const int R = 6;     // at most MAX_R
 layout(constant_id = COL_SPEC_PER) const int PER = 8;   // at most MAX_PER
@@ -34,17 +35,8 @@ void main()
     [[unroll]] for (int k = 0; k <= R; k++)
         w[k] = gauss_tap(k);
     vec4 acc[MAX_PER];
-    [[unroll]] for (int j = 0; j < PER; j++)
-        acc[j] = vec4(0.0);
-    // Input first + (i - R) feeds output j with weight index |i - R - j|.
-    [[unroll]] for (int i = 0; i < PER + 2 * R; i++) {
-        vec4 v = load_clamped(src, first + axis * (i - R), pc.size);
-        [[unroll]] for (int j = 0; j < PER; j++) {
-            int d = abs(i - R - j);
-            if (d <= R)
-                acc[j] += w[d] * v;
-        }
-    }
+    // Input i is first + (i - R).
+    GAUSS_TAPS(acc, PER, w, load_clamped(src, first + axis * (i - R), pc.size))
     [[unroll]] for (int j = 0; j < PER; j++) {
         ivec2 p = first + axis * j;
         if (all(lessThan(p, pc.size)))

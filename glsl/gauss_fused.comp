@@ -11,6 +11,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "gauss.h"
+#include "gauss_taps.glsl"
 
 layout(constant_id = FUSED_SPEC_R) const int R = 6;    // at most MAX_R
 layout(constant_id = FUSED_SPEC_PER) const int PER = 8;  // at most MAX_PER
@@ -38,16 +39,7 @@ void main()
     for (int r = fused_row(t); r < ROWS; r += ROWS_AT_ONCE) {
         const ivec2 left = ivec2(tile.x + cx - R, clamp(tile.y - R + r, 0, pc.size.y - 1));
         vec4 acc[MAX_RUN];
-        [[unroll]] for (int j = 0; j < RUN; j++)
-            acc[j] = vec4(0.0);
-        [[unroll]] for (int i = 0; i < RUN + 2 * R; i++) {
-            vec4 v = load_clamped(src, left + ivec2(i, 0), pc.size);
-            [[unroll]] for (int j = 0; j < RUN; j++) {
-                int d = abs(i - R - j);
-                if (d <= R)
-                    acc[j] += w[d] * v;
-            }
-        }
+        GAUSS_TAPS(acc, RUN, w, load_clamped(src, left + ivec2(i, 0), pc.size))
         [[unroll]] for (int j = 0; j < RUN; j++)
             fused_put(r, cx + j, acc[j]);
     }
@@ -57,16 +49,7 @@ void main()
     if (any(greaterThanEqual(first, pc.size)))
         return;
     vec4 acc[MAX_PER];
-    [[unroll]] for (int j = 0; j < PER; j++)
-        acc[j] = vec4(0.0);
-    [[unroll]] for (int i = 0; i < PER + 2 * R; i++) {
-        vec4 v = fused_get(i);
-        [[unroll]] for (int j = 0; j < PER; j++) {
-            int d = abs(i - R - j);
-            if (d <= R)
-                acc[j] += w[d] * v;
-        }
-    }
+    GAUSS_TAPS(acc, PER, w, fused_get(i))
     [[unroll]] for (int j = 0; j < PER; j++) {
         ivec2 p = first + ivec2(0, j);
         if (p.y < pc.size.y)

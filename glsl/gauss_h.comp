@@ -8,6 +8,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "gauss.h"
+#include "gauss_taps.glsl"
 
 layout(constant_id = H_SPEC_TILE) const uint TILE = 256; // equals the work-group width
 layout(constant_id = H_SPEC_HALO) const uint HALO = 8;   // shared capacity for R (0: direct reads)
@@ -29,17 +30,14 @@ void main()
     if (HALO == 0u) {
         if (x >= pc.size.x)
             return;
-        vec4 acc = load_clamped(src, ivec2(x, y), pc.size) * pc.norm;
-        for (int k = 1; k <= R; k++) {
-            float w = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
-            acc += w * (load_clamped(src, ivec2(x - k, y), pc.size) +
-                        load_clamped(src, ivec2(x + k, y), pc.size));
-        }
+        GAUSS_TAPS_DIRECT(acc, load_clamped(src, ivec2(x, y), pc.size),
+                          load_clamped(src, ivec2(x - k, y), pc.size),
+                          load_clamped(src, ivec2(x + k, y), pc.size))
         imageStore(dst, ivec2(x, y), to_stored(acc));
         return;
     }
     for (int k = lx; k <= R; k += int(TILE))
-        weight[k] = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+        weight[k] = GAUSS_WEIGHT(k);
     for (int i = lx; i < int(TILE) + 2 * R; i += int(TILE))
         tile[i] = load_clamped(src, ivec2(x0 - R + i, y), pc.size);
     barrier();

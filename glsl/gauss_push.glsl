@@ -1,3 +1,5 @@
+#include "gauss_taps.glsl"
+
 // The weights of the Gaussian kernels with the radius unrolled (gauss_row,
 // gauss_col, gauss_fused, gauss_mma) from their push constants (gauss.h).
 // For radii below PUSH_TAPS the host sends the weights too (W_PUSH): the
@@ -16,5 +18,5 @@ uint opaque_zero()
 float gauss_tap(int k)
 {
     return W_PUSH ? pc.w[min(k, PUSH_TAPS - 1)]
-                  : exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+                  : GAUSS_WEIGHT(k);
 }

@@ -11,6 +11,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "gauss.h"
+#include "gauss_taps.glsl"
 
 layout(constant_id = ROW_SPEC_R) const int R = 6; // at most MAX_HALO
 
@@ -32,15 +33,6 @@ void main()
         w[k] = gauss_tap(k);
     const int x0 = row_tile_load(src, pc.size, R);
     vec4 acc[MAX_RUN];
-    [[unroll]] for (int j = 0; j < RUN; j++)
-        acc[j] = vec4(0.0);
-    [[unroll]] for (int i = 0; i < RUN + 2 * R; i++) {
-        vec4 v = row_tile_input(i);
-        [[unroll]] for (int j = 0; j < RUN; j++) {
-            int d = abs(i - R - j);
-            if (d <= R)
-                acc[j] += w[d] * v;
-        }
-    }
+    GAUSS_TAPS(acc, RUN, w, row_tile_input(i))
     row_tile_store(dst, pc.size, x0, acc);
 }

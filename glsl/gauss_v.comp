@@ -9,6 +9,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "gauss.h"
+#include "gauss_taps.glsl"
 
 layout(constant_id = V_SPEC_ROWS) const uint ROWS = 4;  // outputs per invocation
 layout(constant_id = V_SPEC_HALO) const uint HALO = 8;  // shared capacity for R (0: direct reads)
@@ -36,12 +37,9 @@ void main()
             int y = first + j;
             if (y >= pc.size.y)
                 return;
-            vec4 acc = load_clamped(src, ivec2(x, y), pc.size) * pc.norm;
-            for (int k = 1; k <= R; k++) {
-                float w = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
-                acc += w * (load_clamped(src, ivec2(x, y - k), pc.size) +
-                            load_clamped(src, ivec2(x, y + k), pc.size));
-            }
+            GAUSS_TAPS_DIRECT(acc, load_clamped(src, ivec2(x, y), pc.size),
+                              load_clamped(src, ivec2(x, y - k), pc.size),
+                              load_clamped(src, ivec2(x, y + k), pc.size))
             imageStore(dst, ivec2(x, y), to_stored(acc));
         }
         return;
@@ -49,7 +47,7 @@ void main()
     const int lid = int(gl_LocalInvocationIndex);
     const int nthreads = int(W * gl_WorkGroupSize.y);
     for (int k = lid; k <= R; k += nthreads)
-        weight[k] = exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
+        weight[k] = GAUSS_WEIGHT(k);
     const int rows = int(TH) + 2 * R;
     for (int i = lid; i < rows * int(W); i += nthreads) {
         int r = i / int(W), c = i % int(W);
@@ -59,18 +57,10 @@ void main()
     if (x >= pc.size.x || first >= pc.size.y)
         return;
     vec4 acc[ROWS];
-    for (int j = 0; j < int(ROWS); j++)
-        acc[j] = vec4(0.0);
-    // Input row first + i - R feeds output j with weight index |i - R - j|.
+    GAUSS_TAPS_ZERO(GAUSS_TAPS_NO_ATTR, acc, int(ROWS))
+    // Input i is row first + i - R.
     const int base = ly * int(ROWS);
-    for (int i = 0; i < int(ROWS) + 2 * R; i++) {
-        vec4 v = tile[(base + i) * int(W) + lx];
-        for (int j = 0; j < int(ROWS); j++) {
-            int d = abs(i - R - j);
-            if (d <= R)
-                acc[j] += weight[d] * v;
-        }
-    }
+    GAUSS_TAPS_ADD(GAUSS_TAPS_NO_ATTR, acc, int(ROWS), weight, tile[(base + i) * int(W) + lx])
     for (int j = 0; j < int(ROWS); j++)
         if (first + j < pc.size.y)
             imageStore(dst, ivec2(x, first + j), to_stored(acc[j]));

@@ -7,11 +7,10 @@
 // nothing in shared memory; a check of the device, not a seed technique.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "half_probe.h"
 
 layout(binding = 0) readonly buffer In { vec2 pair[]; } src;
 layout(binding = 1) writeonly buffer Out { uint packed[]; } dst;
-
-layout(push_constant) uniform Push { uint count; } pc;
 
 void main()
 {

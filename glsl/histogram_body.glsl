@@ -13,13 +13,12 @@
 // loop over every distinct bin of a subgroup cost more than it saved.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "histogram.h"
 
-layout(constant_id = 4) const uint PER = 4;
+layout(constant_id = HISTOGRAM_SPEC_PER) const uint PER = 4;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) buffer Counts { uint counts[1024]; };
-
-layout(push_constant) uniform Push { ivec2 size; } pc;
 
 shared uint bins[1024];
 

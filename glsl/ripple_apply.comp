@@ -8,15 +8,12 @@
 // 16 x 16, one pixel per invocation; no shared memory.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define RIPPLE_APPLY
+#include "ripple.h"
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) uniform sampler2D height;
 layout(binding = 2) writeonly uniform image2D dst;
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    float strength;
-} pc;
 
 float h_at(ivec2 p)
 {

@@ -10,8 +10,10 @@
 // cache are cheaper than a halo for a 5-point stencil).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define RIPPLE_STEP
+#include "ripple.h"
 
-layout(constant_id = 4) const int RADIUS = 2;
+layout(constant_id = RIPPLE_SPEC_RADIUS) const int RADIUS = 2;
 
 layout(binding = 0) uniform sampler2D h_prev;
 layout(binding = 1) uniform sampler2D h_cur;
@@ -19,13 +21,6 @@ layout(binding = 2) writeonly uniform image2D h_next;
 layout(binding = 3, std430) readonly buffer Drops {
     ivec2 centre[];
 } drops;
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    float k1, k2, k3;
-    uint init;
-    uint ndrops;
-} pc;
 
 void main()
 {

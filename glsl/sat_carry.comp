@@ -21,16 +21,13 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "scan.glsl"
+#define SAT_CARRY
+#include "sat.h"
 
-layout(constant_id = 4) const bool ADD_LEFT = false;
+layout(constant_id = SAT_SPEC_ADD_LEFT) const bool ADD_LEFT = false;
 
 layout(binding = 0) buffer Lines { i64vec4 e[]; };
 layout(binding = 1) readonly buffer Left { i64vec4 left[]; };
-
-layout(push_constant) uniform Push {
-    uint nlines, len, estride, lstride;
-    uint tile_w, tile_h, height; // ADD_LEFT: the sums pass's tile, the image height
-} pc;
 
 shared i64vec4 part[256];
 

@@ -5,15 +5,12 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "scan.glsl"
+#define SAT_EXPORT
+#include "sat.h"
 
 layout(binding = 0) uniform usampler2D sat_lo;
 layout(binding = 1) uniform usampler2D sat_hi;
 layout(binding = 2) writeonly buffer Out { i64vec4 e[]; };
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int first, rows;
-} pc;
 
 void main()
 {

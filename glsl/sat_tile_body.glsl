@@ -35,11 +35,13 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "scan.glsl"
+#define SAT_TILE
+#include "sat.h"
 
 // 0: the sums pass, 1: the table pass.
 const uint MODE = SAT_TABLE;
-layout(constant_id = 4) const int SHIFT = 24;
-layout(constant_id = 5) const uint STEPS = 8;
+layout(constant_id = SAT_SPEC_SHIFT) const int SHIFT = 24;
+layout(constant_id = SAT_SPEC_STEPS) const uint STEPS = 8;
 
 #define BH 4
 
@@ -49,8 +51,6 @@ layout(binding = 2, rgba32ui) writeonly uniform uimage2D sat_hi;
 layout(binding = 3) buffer Cols { i64vec4 cols[]; };
 layout(binding = 4) buffer Rows { i64vec4 rows[]; };
 layout(binding = 5) writeonly buffer Probe { uint probe[]; };
-
-layout(push_constant) uniform Push { ivec2 size; } pc;
 
 const uint INVOCATIONS = gl_WorkGroupSize.x * gl_WorkGroupSize.y;
 #ifndef VKFX_SUBGROUP

@@ -9,24 +9,18 @@
 #include "common.glsl"
 #include "coc.glsl"
 #include "scan.glsl"
+#include "satblur.h"
 
 // 0: radius from the push constants, 1: floor(map * scale + 0.5),
 // 2: floor(coc(depth) + 0.5).
-layout(constant_id = 4) const uint MODE = 0;
-layout(constant_id = 5) const int SHIFT = 24;
-layout(constant_id = 6) const bool SMOOTH = false;
+layout(constant_id = SATBLUR_SPEC_MODE) const uint MODE = 0;
+layout(constant_id = SATBLUR_SPEC_SHIFT) const int SHIFT = 24;
+layout(constant_id = SATBLUR_SPEC_SMOOTH) const bool SMOOTH = false;
 
 layout(binding = 0) uniform usampler2D sat_lo;
 layout(binding = 1) uniform usampler2D sat_hi;
 layout(binding = 2) uniform writeonly image2D dst;
 layout(binding = 3) readonly buffer Map { float map[]; };
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    int radius;
-    float scale, focus, range, maxcoc;
-    uint disparity;
-} pc;
 
 i64vec4 table(int x, int y)
 {

@@ -5,15 +5,12 @@
 // where Y <= 0; alpha kept. 16x16 work groups, nothing in shared memory.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define TONEMAP_APPLY
+#include "tonemap.h"
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 layout(binding = 2) readonly buffer Scale { float scale[]; };
-
-layout(push_constant) uniform Push {
-    ivec2 size;
-    float inv_w2;
-} pc;
 
 void main()
 {

@@ -8,13 +8,13 @@
 // shared-memory tree; tonemap_sum.comp adds the partials.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define TONEMAP_REDUCE
+#include "tonemap.h"
 
-layout(constant_id = 4) const uint PER = 4;
+layout(constant_id = TONEMAP_SPEC_PER) const uint PER = 4;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly buffer Partials { float partials[]; };
-
-layout(push_constant) uniform Push { ivec2 size; } pc;
 
 shared float sums[256];
 

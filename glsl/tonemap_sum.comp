@@ -6,15 +6,11 @@
 // Lw = exp(sum / pixels) for tonemap_apply to read: no host read-back.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define TONEMAP_SUM
+#include "tonemap.h"
 
 layout(binding = 0) readonly buffer Partials { float partials[]; };
 layout(binding = 1) writeonly buffer Result { float scale[]; };
-
-layout(push_constant) uniform Push {
-    uint count;
-    float pixels;
-    float key;
-} pc;
 
 shared float sums[256];
 

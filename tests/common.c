@@ -314,3 +314,43 @@ double tc_seconds(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
+
+bool tc_histogram_json(const char *path, unsigned long long *pixels, tc_histogram_channel ch[4])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *p = strstr(text, "\"pixels\":");
+    if (!p || sscanf(p, "\"pixels\": %llu", pixels) != 1)
+        return false;
+    static const char *const names[4] = {"\"r\":", "\"g\":", "\"b\":", "\"luma\":"};
+    for (int c = 0; c < 4; c++) {
+        p = strstr(text, names[c]);
+        if (!p)
+            return false;
+        p += strlen(names[c]);
+        int used = 0;
+        if (sscanf(p, " {\"min\": %d, \"max\": %d, \"mean\": %lf, \"counts\": [%n", &ch[c].min,
+                   &ch[c].max, &ch[c].mean, &used) != 3 ||
+            !used)
+            return false;
+        p += used;
+        for (int i = 0; i < 256; i++) {
+            char *end;
+            unsigned long v = strtoul(p, &end, 10);
+            if (end == p)
+                return false;
+            ch[c].counts[i] = (uint32_t)v;
+            p = end;
+            while (*p == ',' || *p == ' ')
+                p++;
+        }
+        if (*p != ']')
+            return false;
+    }
+    return true;
+}

@@ -75,6 +75,17 @@ int tc_list_dir(const char *dir, bool hidden, char *out, size_t size);
 /* A monotonic clock in seconds, for tests that bound how long a refusal takes. */
 double tc_seconds(void);
 
+/* One channel of the histogram filter's JSON. */
+typedef struct tc_histogram_channel {
+    int min, max;
+    double mean;
+    uint32_t counts[256];
+} tc_histogram_channel;
+
+/* Reads the histogram JSON back: {"pixels": N, "r": {"min", "max", "mean", "counts"}, "g",
+ * "b", "luma"}; false where it is missing or not of that shape. */
+bool tc_histogram_json(const char *path, unsigned long long *pixels, tc_histogram_channel ch[4]);
+
 /* Removes dir and everything under it (tests' temporary directories). */
 void tc_remove_tree(const char *dir);
 

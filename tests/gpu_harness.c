@@ -53,10 +53,17 @@ int th_ref_satblur(const ref_image *in, ref_image *out, const void *arg, int pre
     return ref_satblur(in, arg, out);
 }
 
-/* th_run; a usage error whose message contains refused (when not NULL) returns false instead of
- * failing the test. */
-static bool run_unless(th_gpu *g, const char *text, const vkfx_pixels *in, uint32_t out_channels,
-                       vkfx_sample out_sample, int precision, const char *refused, vkfx_pixels *out)
+int th_ref_tonemap(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    const th_tonemap_arg *a = arg;
+    int ret = ref_tonemap(in, a->key, a->white, out);
+    if (ret == 0 && precision == 16)
+        ref_round_half(out);
+    return ret;
+}
+
+bool th_run_unless(th_gpu *g, const char *text, const vkfx_pixels *in, uint32_t out_channels,
+                   vkfx_sample out_sample, int precision, const char *refused, vkfx_pixels *out)
 {
     vkfx_chain *chain = NULL;
     vkfx_run_result result;
@@ -76,7 +83,7 @@ static bool run_unless(th_gpu *g, const char *text, const vkfx_pixels *in, uint3
 void th_run(th_gpu *g, const char *text, const vkfx_pixels *in, uint32_t out_channels,
             vkfx_sample out_sample, int precision, vkfx_pixels *out)
 {
-    run_unless(g, text, in, out_channels, out_sample, precision, NULL, out);
+    th_run_unless(g, text, in, out_channels, out_sample, precision, NULL, out);
 }
 
 bool th_check(th_gpu *g, const th_case *c, const vkfx_pixels *in, uint32_t out_channels,
@@ -96,7 +103,7 @@ th_result th_check_unless(th_gpu *g, const th_case *c, const vkfx_pixels *in, ui
     char label[512];
     snprintf(label, sizeof(label), "%s [%s] %ux%u %uch rgba%df", what, c->chain, in->width,
              in->height, in->channels, precision);
-    if (!run_unless(g, c->chain, in, out_channels, out_sample, precision, refused, &got))
+    if (!th_run_unless(g, c->chain, in, out_channels, out_sample, precision, refused, &got))
         return TH_REFUSED;
 
     cr_assert_eq(ref_decode(in, false, &a), VKFX_OK);

@@ -44,12 +44,21 @@ typedef struct th_gauss_arg {
 int th_ref_gauss(const ref_image *in, ref_image *out, const void *arg, int precision);
 int th_ref_box(const ref_image *in, ref_image *out, const void *arg, int precision);
 int th_ref_satblur(const ref_image *in, ref_image *out, const void *arg, int precision);
+/* ref_tonemap (white 0: unset), rounded to half at rgba16f as the link's output is stored. */
+typedef struct th_tonemap_arg {
+    double key, white;
+} th_tonemap_arg;
+int th_ref_tonemap(const ref_image *in, ref_image *out, const void *arg, int precision);
 
 /* Runs the chain text on in through the public API at the given precision
  * into out (channels and sample as asked, data allocated here); any error
  * fails the test, naming the chain. */
 void th_run(th_gpu *g, const char *chain, const vkfx_pixels *in, uint32_t out_channels,
             vkfx_sample out_sample, int precision, vkfx_pixels *out);
+/* th_run; a usage error whose message contains refused (when not NULL) returns false instead of
+ * failing the test. */
+bool th_run_unless(th_gpu *g, const char *chain, const vkfx_pixels *in, uint32_t out_channels,
+                   vkfx_sample out_sample, int precision, const char *refused, vkfx_pixels *out);
 
 /* Runs c on in through the GPU and through the reference, encodes both to
  * out_channels/out_sample, compares them and reports the worst sample with

@@ -6,9 +6,12 @@
  * and the reference gets the same rounded input (gpu_harness), so the range
  * weights agree. Tolerance: 8-bit output within 1 code value (FILTERS.md). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "context.h"
+#include "filter.h"
 #include "gpu_harness.h"
 
 typedef struct bilateral_arg {
@@ -155,4 +158,32 @@ Test(bilateral, large_sigma_r, .timeout = 300)
         &g, &(th_case){"bilateral:sigma_s=2:sigma_r=10", ref_bilateral_fn, &a, 16, 1}, NSIZES - 1);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+/* The radius sigma_s derives, floor(2 sigma_s + 0.5), stays within the radius option's range
+ * up to sigma_s's own maximum: a derived radius the option would refuse ran a window the
+ * kernel was never checked at (sigma_s=100 gave radius 200 and black outputs). */
+Test(bilateral, derived_radius_within_the_radius_option)
+{
+    const vkfx_option *sigma = NULL, *radius = NULL;
+    for (const vkfx_option *o = vkfx_filter_find("bilateral")->options; o->name; o++) {
+        if (strcmp(o->name, "sigma_s") == 0)
+            sigma = o;
+        if (strcmp(o->name, "radius") == 0)
+            radius = o;
+    }
+    cr_assert(sigma && radius);
+    double derived = floor(2.0 * sigma->max + 0.5);
+    cr_assert_leq(derived, radius->max, "sigma_s=%g derives radius %g beyond radius's %g",
+                  sigma->max, derived, radius->max);
+    static const bilateral_arg a = {32, 0.3, -1};
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels px;
+    tc_random_pixels(&px, 23, 17, 4, VKFX_SAMPLE_U8, 291);
+    cr_expect(th_check(&g,
+                       &(th_case){"bilateral:sigma_s=32:sigma_r=0.3", ref_bilateral_fn, &a, 16, 1},
+                       &px, 4, VKFX_SAMPLE_U8, "sigma_s at its maximum"));
+    vkfx_pixels_free(&px);
+    th_gpu_close(&g);
 }

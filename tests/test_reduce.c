@@ -58,54 +58,6 @@ static void expected_passthrough(const vkfx_pixels *in, vkfx_pixels *want)
                 memset(d + i * ch, 0, ch - 1);
 }
 
-typedef struct parsed_channel {
-    int min, max;
-    double mean;
-    uint32_t counts[256];
-} parsed_channel;
-
-/* Reads the histogram JSON back: {"pixels": N, "r": {"min", "max", "mean",
- * "counts"}, "g", "b", "luma"}. */
-static bool parse_json(const char *path, unsigned long long *pixels, parsed_channel ch[4])
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = 0;
-    const char *p = strstr(text, "\"pixels\":");
-    if (!p || sscanf(p, "\"pixels\": %llu", pixels) != 1)
-        return false;
-    static const char *const names[4] = {"\"r\":", "\"g\":", "\"b\":", "\"luma\":"};
-    for (int c = 0; c < 4; c++) {
-        p = strstr(text, names[c]);
-        if (!p)
-            return false;
-        p += strlen(names[c]);
-        int used = 0;
-        if (sscanf(p, " {\"min\": %d, \"max\": %d, \"mean\": %lf, \"counts\": [%n", &ch[c].min,
-                   &ch[c].max, &ch[c].mean, &used) != 3 ||
-            !used)
-            return false;
-        p += used;
-        for (int i = 0; i < 256; i++) {
-            char *end;
-            unsigned long v = strtoul(p, &end, 10);
-            if (end == p)
-                return false;
-            ch[c].counts[i] = (uint32_t)v;
-            p = end;
-            while (*p == ',' || *p == ' ')
-                p++;
-        }
-        if (*p != ']')
-            return false;
-    }
-    return true;
-}
-
 /* Runs histogram with out= and plot= on in, checks the pass-through, the
  * counts against want (and the reference of the decoded image), the JSON's
  * statistics and the plot. Returns the number of failed checks. */
@@ -143,8 +95,8 @@ static int check_histogram(th_gpu *g, const vkfx_pixels *in, int precision, cons
     ref_image_free(&a);
 
     unsigned long long pixels = 0;
-    parsed_channel ch[4];
-    if (!parse_json(json, &pixels, ch)) {
+    tc_histogram_channel ch[4];
+    if (!tc_histogram_json(json, &pixels, ch)) {
         fprintf(stderr, "%s: %s is missing or unreadable\n", label, json);
         failures++;
     } else {
@@ -318,21 +270,6 @@ Test(histogram, unwritable_path)
 
 /* ---- tonemap ---- */
 
-typedef struct tone_arg {
-    double key, white;
-} tone_arg;
-
-/* At rgba16f the link's output is stored as half, so the reference rounds
- * there too (it matters for float outputs only). */
-static int ref_tonemap_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
-{
-    const tone_arg *a = arg;
-    int ret = ref_tonemap(in, a->key, a->white, out);
-    if (ret == 0 && precision == 16)
-        ref_round_half(out);
-    return ret;
-}
-
 static void scale_f32(vkfx_pixels *px, float s)
 {
     float *d = px->data;
@@ -340,12 +277,12 @@ static void scale_f32(vkfx_pixels *px, float s)
         d[i] *= s;
 }
 
-static int check_tonemap_all(th_gpu *g, const char *chain, const tone_arg *a)
+static int check_tonemap_all(th_gpu *g, const char *chain, const th_tonemap_arg *a)
 {
     int failures = 0;
     for (int precision = 16; precision <= 32; precision += 16) {
-        th_case c8 = {chain, ref_tonemap_fn, a, precision, 1};
-        th_case cf = {chain, ref_tonemap_fn, a, precision, 1e-3};
+        th_case c8 = {chain, th_ref_tonemap, a, precision, 1};
+        th_case cf = {chain, th_ref_tonemap, a, precision, 1e-3};
         for (size_t i = 0; i < NSIZES; i++) {
             vkfx_pixels px;
             tc_random_pixels(&px, sizes[i][0], sizes[i][1], 4, VKFX_SAMPLE_U8, 11 + i);
@@ -365,7 +302,7 @@ Test(tonemap, default_key, .timeout = 300)
 {
     th_gpu g;
     th_gpu_open(&g);
-    static const tone_arg a = {0.18, 0};
+    static const th_tonemap_arg a = {0.18, 0};
     int failures = check_tonemap_all(&g, "tonemap", &a);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
@@ -375,9 +312,9 @@ Test(tonemap, key_and_white, .timeout = 300)
 {
     th_gpu g;
     th_gpu_open(&g);
-    static const tone_arg a = {0.5, 2.5};
+    static const th_tonemap_arg a = {0.5, 2.5};
     int failures = check_tonemap_all(&g, "tonemap:key=0.5:white=2.5", &a);
-    th_case c = {"tonemap:key=0.5:white=2.5", ref_tonemap_fn, &a, 16, 1};
+    th_case c = {"tonemap:key=0.5:white=2.5", th_ref_tonemap, &a, 16, 1};
     for (const char *const *name = tc_photos(); *name; name++) {
         vkfx_pixels photo;
         cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK);
@@ -405,7 +342,7 @@ Test(tonemap, without_subgroup_ops, .timeout = 300)
         .validate = v && strcmp(v, "1") == 0, .no_subgroup_ops = true, .log = log_stderr};
     cr_assert_eq(vkfx_context_create(&o, &g.ctx), VKFX_OK, "%s", vkfx_error_message());
     cr_assert_eq(vkfx_staging_create(g.ctx, 0, &g.staging), VKFX_OK);
-    static const tone_arg a = {0.18, 0};
+    static const th_tonemap_arg a = {0.18, 0};
     int failures = check_tonemap_all(&g, "tonemap", &a);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
@@ -415,10 +352,10 @@ Test(tonemap, constant_and_black)
 {
     th_gpu g;
     th_gpu_open(&g);
-    static const tone_arg a = {0.18, 0};
+    static const th_tonemap_arg a = {0.18, 0};
     int failures = 0;
     for (int precision = 16; precision <= 32; precision += 16) {
-        th_case cf = {"tonemap", ref_tonemap_fn, &a, precision, 1e-3};
+        th_case cf = {"tonemap", th_ref_tonemap, &a, precision, 1e-3};
         vkfx_pixels px;
         tc_random_pixels(&px, 67, 45, 3, VKFX_SAMPLE_F32, 1);
         fill(&px, 3.5f);

@@ -2,7 +2,8 @@
  * of a function against C: for each family of variants that a registered filter uses, each
  * variant is forced with VKFX_VARIANT=family:variant and run on random images and a photo cut
  * to odd sizes, at both precisions, wherever it applies; its output must match the reference
- * within the filters' tolerance (8-bit output within 1 code value). Every variant must run at
+ * within the filters' tolerance (8-bit output within 1 code value; histogram's counts, its
+ * output, exactly). Every variant must run at
  * least once unless the device lacks what it needs, and a family without cases here fails. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -16,23 +17,72 @@
 
 static const th_gauss_arg sigma_half = {0.5, -1}, sigma2 = {2.0, -1}, sigma5 = {5.0, -1};
 static const int radius1 = 1, radius7 = 7, radius16 = 16;
+static const th_tonemap_arg tone_default = {0.18, 0}, tone_white = {0.36, 2};
 static const ref_sat_params sat5 = {.radius = 5}, sat12_smooth = {.radius = 12, .smooth = true};
+
+/* histogram hands its input on: its variants are checked by their counts, which must equal
+ * the reference's exactly (integers). */
+static th_result histogram_counts(th_gpu *g, const vkfx_pixels *in, int precision,
+                                  const char *force)
+{
+    char dir[] = "/tmp/vkfx_variants_XXXXXX", json[64], chain[128];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(json, sizeof(json), "%s/h.json", dir);
+    snprintf(chain, sizeof(chain), "histogram:out=%s", json);
+    vkfx_pixels got;
+    th_result r = TH_REFUSED;
+    if (th_run_unless(g, chain, in, in->channels, VKFX_SAMPLE_U8, precision, "does not apply",
+                      &got)) {
+        vkfx_pixels_free(&got);
+        ref_image a = {0};
+        cr_assert_eq(ref_decode(in, false, &a), VKFX_OK);
+        if (precision == 16)
+            ref_round_half(&a);
+        uint32_t want[1024];
+        ref_histogram(&a, want);
+        ref_image_free(&a);
+        unsigned long long pixels;
+        tc_histogram_channel ch[4];
+        r = TH_WITHIN;
+        if (!tc_histogram_json(json, &pixels, ch)) {
+            fprintf(stderr, "%s: %s is missing or unreadable\n", force, json);
+            r = TH_OUTSIDE;
+        }
+        for (int c = 0; c < 4 && r == TH_WITHIN; c++)
+            for (int i = 0; i < 256; i++)
+                if (ch[c].counts[i] != want[c * 256 + i]) {
+                    fprintf(stderr, "%s %ux%u %uch rgba%df: channel %d bin %d: %u, reference %u\n",
+                            force, in->width, in->height, in->channels, precision, c, i,
+                            ch[c].counts[i], want[c * 256 + i]);
+                    r = TH_OUTSIDE;
+                    break;
+                }
+    }
+    tc_remove_tree(dir);
+    return r;
+}
 
 static const struct family_cases {
     const char *family;
     th_case cases[4];
+    /* Instead of cases, for a filter whose output is not an image. */
+    th_result (*check)(th_gpu *g, const vkfx_pixels *in, int precision, const char *force);
 } all_cases[] = {
-    {"gauss",
-     {{"gauss:sigma=0.5", th_ref_gauss, &sigma_half, 0, 1},
-      {"gauss:sigma=2", th_ref_gauss, &sigma2, 0, 1},
-      {"gauss:sigma=5", th_ref_gauss, &sigma5, 0, 1}}},
-    {"box",
-     {{"box:radius=1", th_ref_box, &radius1, 0, 1},
-      {"box:radius=7", th_ref_box, &radius7, 0, 1},
-      {"box:radius=16", th_ref_box, &radius16, 0, 1}}},
-    {"sat",
-     {{"satblur:radius=5", th_ref_satblur, &sat5, 0, 1},
-      {"satblur:radius=12:shape=smooth", th_ref_satblur, &sat12_smooth, 0, 1}}},
+    {.family = "gauss",
+     .cases = {{"gauss:sigma=0.5", th_ref_gauss, &sigma_half, 0, 1},
+               {"gauss:sigma=2", th_ref_gauss, &sigma2, 0, 1},
+               {"gauss:sigma=5", th_ref_gauss, &sigma5, 0, 1}}},
+    {.family = "box",
+     .cases = {{"box:radius=1", th_ref_box, &radius1, 0, 1},
+               {"box:radius=7", th_ref_box, &radius7, 0, 1},
+               {"box:radius=16", th_ref_box, &radius16, 0, 1}}},
+    {.family = "sat",
+     .cases = {{"satblur:radius=5", th_ref_satblur, &sat5, 0, 1},
+               {"satblur:radius=12:shape=smooth", th_ref_satblur, &sat12_smooth, 0, 1}}},
+    {.family = "tonemap",
+     .cases = {{"tonemap", th_ref_tonemap, &tone_default, 0, 1},
+               {"tonemap:key=0.36:white=2", th_ref_tonemap, &tone_white, 0, 1}}},
+    {.family = "histogram", .check = histogram_counts},
 };
 
 /* Whether the device lacks what a variant needs, so that it applies to none of the cases. */
@@ -42,7 +92,9 @@ static bool device_lacks(const vkfx_context *ctx, const char *family, const char
         return !ctx->matrix16 || ctx->subgroup_size != 32;
     if (strcmp(family, "sat") == 0 && strcmp(variant, "subgroup64") == 0)
         return !ctx->subgroup_arith || !ctx->subgroup_int64;
-    if (strcmp(family, "sat") == 0 && strcmp(variant, "subgroup") == 0)
+    if (strcmp(variant, "subgroup") == 0 &&
+        (strcmp(family, "sat") == 0 || strcmp(family, "histogram") == 0 ||
+         strcmp(family, "tonemap") == 0))
         return !ctx->subgroup_arith;
     return false;
 }
@@ -67,6 +119,12 @@ static int check_family(th_gpu *g, const vkfx_variants *family, const vkfx_pixel
         snprintf(force, sizeof(force), "%s:%s", family->name, v->name);
         setenv("VKFX_VARIANT", force, 1);
         unsigned ran = 0;
+        for (int precision = 16; fc->check && precision <= 32; precision += 16)
+            for (size_t i = 0; i < ninputs; i++) {
+                th_result r = fc->check(g, &inputs[i], precision, force);
+                failures += r == TH_OUTSIDE;
+                ran += r != TH_REFUSED;
+            }
         for (const th_case *c = fc->cases; c->chain; c++)
             for (int precision = 16; precision <= 32; precision += 16)
                 for (size_t i = 0; i < ninputs; i++) {

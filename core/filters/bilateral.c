@@ -5,6 +5,9 @@
 #include "filters.h"
 
 #include "bilateral.spv.h"
+#include "../../glsl/bilateral.h"
+
+_Static_assert(sizeof(bilateral_push) == BILATERAL_PUSH_BYTES, "bilateral.comp's push block");
 
 typedef struct bilateral_params {
     double sigma_s, sigma_r;
@@ -17,7 +20,8 @@ static const vkfx_option bilateral_options[] = {
      .offset = offsetof(bilateral_params, sigma_s),
      .def = 3,
      .min = 0.1,
-     .max = 100,
+     /* The radius it derives, floor(2 sigma_s + 0.5), stays within radius's range. */
+     .max = 32,
      .help = "spatial standard deviation in pixels"},
     {.name = "sigma_r",
      .type = VKFX_OPT_FLOAT,
@@ -36,12 +40,6 @@ static const vkfx_option bilateral_options[] = {
      .help = "window half-size: the window is (2 radius + 1)^2 pixels"},
     {0},
 };
-
-typedef struct bilateral_push {
-    int32_t size[2];
-    int32_t radius;
-    float inv_two_s2, inv_two_t2;
-} bilateral_push;
 
 static const vkfx_kernel_desc bilateral_kernel = VKFX_IMAGE_KERNEL(bilateral, bilateral_push);
 
@@ -68,9 +66,9 @@ static int bilateral_record(vkfx_graph *g, const void *params, void *state, vkfx
     int32_t radius = p->radius >= 0 ? p->radius : bilateral_default_radius(p->sigma_s);
     vkfx_spec spec = {
         .local = {GROUP, GROUP, 1},
-        .nextra = 1,
-        .extra = {vkfx_pick_halo((uint32_t)radius, 4, vkfx_graph_caps(g)->shared_memory, tile_bytes,
-                                 0)},
+        .nextra = VKFX_SPEC_COUNT(BILATERAL_SPEC_HALO),
+        .extra = {[VKFX_SPEC(BILATERAL_SPEC_HALO)] = vkfx_pick_halo(
+                      (uint32_t)radius, 4, vkfx_graph_caps(g)->shared_memory, tile_bytes, 0)},
         .half_out = vkfx_half_out(dst->format),
     };
     bilateral_push push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)},

@@ -25,6 +25,12 @@
 #include "bokeh_offsets.spv.h"
 #include "bokeh_redo.spv.h"
 #include "bokeh_splat.spv.h"
+#include "../../glsl/bokeh.h"
+
+_Static_assert(sizeof(bokeh_spots_push) == BOKEH_SPOTS_PUSH_BYTES, "glsl/bokeh.glsl's push block");
+_Static_assert(sizeof(bokeh_rows_push) == BOKEH_ROWS_PUSH_BYTES, "the row passes' push block");
+_Static_assert(sizeof(bokeh_splat_push) == BOKEH_SPLAT_PUSH_BYTES, "bokeh_splat's push block");
+_Static_assert(sizeof(bokeh_combine_push) == BOKEH_COMBINE_PUSH_BYTES, "bokeh_combine's push");
 
 enum { BASE_DOF, BASE_SATDOF, ROW_GROUP = 256, SPOT_BYTES = 32 };
 
@@ -101,7 +107,7 @@ static const vkfx_kernel_desc count_kernel = {
     VKFX_SPV(bokeh_count),
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
-    .push_size = 32,
+    .push_size = sizeof(bokeh_spots_push),
 };
 static const vkfx_kernel_desc append_kernel = {
     .name = "bokeh_append",
@@ -109,21 +115,21 @@ static const vkfx_kernel_desc append_kernel = {
     .nbind = 5,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER,
              VKFX_BIND_BUFFER},
-    .push_size = 32,
+    .push_size = sizeof(bokeh_spots_push),
 };
 static const vkfx_kernel_desc redo_kernel = {
     .name = "bokeh_redo",
     VKFX_SPV(bokeh_redo),
     .nbind = 1,
     .bind = {VKFX_BIND_BUFFER},
-    .push_size = 8,
+    .push_size = sizeof(bokeh_rows_push),
 };
 static const vkfx_kernel_desc offsets_kernel = {
     .name = "bokeh_offsets",
     VKFX_SPV(bokeh_offsets),
     .nbind = 2,
     .bind = {VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
-    .push_size = 8,
+    .push_size = sizeof(bokeh_rows_push),
 };
 static const vkfx_kernel_desc gather_kernel = {
     .name = "bokeh_gather",
@@ -131,21 +137,21 @@ static const vkfx_kernel_desc gather_kernel = {
     .nbind = 5,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER,
              VKFX_BIND_BUFFER},
-    .push_size = 32,
+    .push_size = sizeof(bokeh_spots_push),
 };
 static const vkfx_kernel_desc splat_kernel = {
     .name = "bokeh_splat",
     VKFX_SPV(bokeh_splat),
     .nbind = 3,
     .bind = {VKFX_BIND_BUFFER, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
-    .push_size = 16,
+    .push_size = sizeof(bokeh_splat_push),
 };
 static const vkfx_kernel_desc combine_kernel = {
     .name = "bokeh_combine",
     VKFX_SPV(bokeh_combine),
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
-    .push_size = 8,
+    .push_size = sizeof(bokeh_combine_push),
 };
 
 static void bokeh_destroy(vkfx_graph *g, void *state)
@@ -215,17 +221,9 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
     TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), &base_in));
     TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), &base));
 
-    float c[4];
-    struct {
-        int32_t size[2];
-        float threshold, focus, range, maxcoc;
-        uint32_t disparity, max_spots;
-    } push = {{(int32_t)w, (int32_t)h}, (float)p->threshold, 0, 0, 0, 0, (uint32_t)p->max};
-    _Static_assert(sizeof(push) == 32, "bokeh.glsl's push constants are 32 bytes");
-    vkfx_coc_push(&p->coc, c, &push.disparity);
-    push.focus = c[0];
-    push.range = c[1];
-    push.maxcoc = c[2];
+    bokeh_spots_push push = {{(int32_t)w, (int32_t)h}, (float)p->threshold, 0, 0, 0, 0,
+                             (uint32_t)p->max};
+    vkfx_coc_push(&p->coc, &push.focus, &push.range, &push.maxcoc, &push.disparity);
     TRY(vkfx_graph_fill(g, s->header, 0));
     vkfx_dispatch d_append = {
         .kernel = append,
@@ -239,12 +237,12 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
         .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
     };
     TRY(vkfx_graph_dispatch(g, &d_append));
-    uint32_t opush[2] = {h, (uint32_t)p->max};
+    bokeh_rows_push opush = {h, (uint32_t)p->max};
     vkfx_dispatch d_redo = {
         .kernel = redo,
         .label = "bokeh.counts",
         .use = {{.buffer = s->header, .write = true}},
-        .push = opush,
+        .push = &opush,
         .groups = {1, 1, 1},
     };
     TRY(vkfx_graph_dispatch(g, &d_redo));
@@ -262,7 +260,7 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
         .kernel = offsets,
         .label = "bokeh.stable.offsets",
         .use = {{.buffer = rows, .write = true}, {.buffer = s->header, .write = true}},
-        .push = opush,
+        .push = &opush,
         .indirect = s->header,
         .indirect_offset = OFFSETS_ARGS,
     };
@@ -287,11 +285,7 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
         TRY(vkfx_dof_record(g, &p->coc, 1.0, depth, base_in, base));
 
     TRY(vkfx_graph_fill(g, accum, 0));
-    struct {
-        int32_t size[2];
-        float gain;
-        uint32_t blades;
-    } spush = {{(int32_t)w, (int32_t)h}, (float)p->gain, (uint32_t)p->blades};
+    bokeh_splat_push spush = {{(int32_t)w, (int32_t)h}, (float)p->gain, (uint32_t)p->blades};
     vkfx_dispatch d_splat = {
         .kernel = splat,
         .label = "bokeh.splat",
@@ -301,12 +295,12 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
         .indirect_offset = SPLAT_ARGS,
     };
     TRY(vkfx_graph_dispatch(g, &d_splat));
-    int32_t cpush[2] = {(int32_t)w, (int32_t)h};
+    bokeh_combine_push cpush = {{(int32_t)w, (int32_t)h}};
     vkfx_dispatch d_combine = {
         .kernel = combine,
         .label = "bokeh.combine",
         .use = {{.image = base}, {.image = dst, .write = true}, {.buffer = accum}},
-        .push = cpush,
+        .push = &cpush,
         .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
     };
     TRY(vkfx_graph_dispatch(g, &d_combine));

@@ -198,13 +198,6 @@ static int rows_record(vkfx_graph *g, const void *job)
                       (const uint32_t[2]){vkfx_groups(w, 64 * ROW_RUN), vkfx_groups(h, ROW_ROWS)});
 }
 
-static bool segments_applies(const vkfx_caps *caps, const void *job)
-{
-    (void)caps;
-    (void)job;
-    return true;
-}
-
 /* Row sums read through the texture cache, SEG outputs an invocation: any radius. */
 static int segments_record(vkfx_graph *g, const void *job)
 {
@@ -220,7 +213,7 @@ static int segments_record(vkfx_graph *g, const void *job)
 static const vkfx_variant box_variant_list[] = {
     {"one-pass", one_pass_applies, one_pass_record},
     {"rows", rows_applies, rows_record},
-    {"segments", segments_applies, segments_record},
+    {"segments", vkfx_variant_always, segments_record},
     {0},
 };
 

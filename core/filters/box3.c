@@ -7,10 +7,13 @@
 /* Each work group covers a TILE x TILE block of pixels with TILE^2 invocations. */
 enum { TILE = 16 };
 
-/* The thread orders, in the order of box3_orders (spec constant 4 of glsl/box3.comp). */
+/* The thread orders, in the order of box3_orders (BOX3_SPEC_ORDER of glsl/box3.h). */
 enum { ORDER_LINEAR, ORDER_ZORDER };
 
 #include "box3.spv.h"
+#include "../../glsl/box3.h"
+
+_Static_assert(sizeof(box3_push) == BOX3_PUSH_BYTES, "box3.comp's push block");
 
 typedef struct box3_params {
     int order;
@@ -29,10 +32,6 @@ static const vkfx_option box3_options[] = {
     {0},
 };
 
-typedef struct box3_push {
-    int32_t size[2];
-} box3_push;
-
 static const vkfx_kernel_desc box3_kernel = VKFX_IMAGE_KERNEL(box3, box3_push);
 
 static int box3_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -41,8 +40,8 @@ static int box3_record(vkfx_graph *g, const void *params, void *state, vkfx_imag
     (void)state;
     const box3_params *p = params;
     vkfx_spec spec = {.local = {TILE * TILE, 1, 1},
-                      .nextra = 1,
-                      .extra = {(uint32_t)p->order},
+                      .nextra = VKFX_SPEC_COUNT(BOX3_SPEC_ORDER),
+                      .extra = {[VKFX_SPEC(BOX3_SPEC_ORDER)] = (uint32_t)p->order},
                       .half_out = vkfx_half_out(dst->format)};
     box3_push push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)}};
     return vkfx_graph_pass(g, &box3_kernel, &spec,

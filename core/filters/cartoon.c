@@ -7,6 +7,9 @@
 enum { PER = 8 };
 
 #include "cartoon.spv.h"
+#include "../../glsl/cartoon.h"
+
+_Static_assert(sizeof(cartoon_push) == CARTOON_PUSH_BYTES, "cartoon.comp's push block");
 
 typedef struct cartoon_params {
     double sigma;
@@ -31,11 +34,6 @@ static const vkfx_option cartoon_options[] = {
     {0},
 };
 
-typedef struct cartoon_push {
-    int32_t size[2];
-    float gain;
-} cartoon_push;
-
 static const vkfx_kernel_desc cartoon_kernel = VKFX_IMAGE_KERNEL(cartoon, cartoon_push);
 
 static int cartoon_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -46,8 +44,10 @@ static int cartoon_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     const cartoon_params *p = params;
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_image *blurred = NULL;
-    vkfx_spec spec = {
-        .local = {32, 8, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
+    vkfx_spec spec = {.local = {32, 8, 1},
+                      .nextra = VKFX_SPEC_COUNT(CARTOON_SPEC_PER),
+                      .extra = {[VKFX_SPEC(CARTOON_SPEC_PER)] = PER},
+                      .half_out = vkfx_half_out(dst->format)};
     /* The blur feeds a gradient whose gain magnifies rounding: keep it in float32 whatever the
      * chain's internal format (rgba16f here put dark pixels 10 codes off). */
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, &blurred));

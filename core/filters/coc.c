@@ -99,12 +99,12 @@ float vkfx_coc_depth(const vkfx_coc_params *p, float z)
     return p->kind == VKFX_DEPTH_DISPARITY ? 1.0f - z : z;
 }
 
-void vkfx_coc_push(const vkfx_coc_params *p, float out[4], uint32_t *disparity)
+void vkfx_coc_push(const vkfx_coc_params *p, float *focus, float *range, float *maxcoc,
+                   uint32_t *disparity)
 {
-    out[0] = (float)p->focus;
-    out[1] = (float)p->range;
-    out[2] = (float)p->maxcoc;
-    out[3] = 0;
+    *focus = (float)p->focus;
+    *range = (float)p->range;
+    *maxcoc = (float)p->maxcoc;
     *disparity = p->kind == VKFX_DEPTH_DISPARITY;
 }
 

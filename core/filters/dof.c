@@ -11,6 +11,9 @@
 #include "filters.h"
 
 #include "dof.spv.h"
+#include "../../glsl/dof.h"
+
+_Static_assert(sizeof(dof_push) == DOF_PUSH_BYTES, "dof.comp's push block");
 
 /* Rows per invocation at most (MAXL in glsl/dof.comp). */
 enum { MAXL = 16, LARGE_GROUP = 1024 };
@@ -37,7 +40,7 @@ static const vkfx_kernel_desc dof_kernel = {
     VKFX_SPV(dof),
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
-    .push_size = 32,
+    .push_size = sizeof(dof_push),
 };
 
 /* One direction: lines of n pixels, one work group each. */
@@ -58,23 +61,13 @@ static int dof_pass(vkfx_graph *g, const vkfx_coc_params *coc, double strength, 
                          LARGE_GROUP * MAXL);
     vkfx_kernel *k = NULL;
     vkfx_spec spec = {.local = {group, 1, 1},
-                      .nextra = 1,
-                      .extra = {vertical},
+                      .nextra = VKFX_SPEC_COUNT(DOF_SPEC_VERTICAL),
+                      .extra = {[VKFX_SPEC(DOF_SPEC_VERTICAL)] = vertical},
                       .half_out = vkfx_half_out(dst->format)};
     TRY(vkfx_graph_kernel(g, &dof_kernel, &spec, &k));
-    struct {
-        int32_t size[2];
-        float coc[3], strength;
-        uint32_t disparity;
-        int32_t rows_per_invocation;
-    } push = {
-        {(int32_t)w, (int32_t)h}, {0, 0, 0}, (float)strength, 0, (int32_t)vkfx_groups(n, group)};
-    _Static_assert(sizeof(push) == 32, "dof.comp's push constants are 32 bytes");
-    float c[4];
-    vkfx_coc_push(coc, c, &push.disparity);
-    push.coc[0] = c[0];
-    push.coc[1] = c[1];
-    push.coc[2] = c[2];
+    dof_push push = {{(int32_t)w, (int32_t)h},      0, 0, 0, (float)strength, 0,
+                     (int32_t)vkfx_groups(n, group)};
+    vkfx_coc_push(coc, &push.focus, &push.range, &push.maxcoc, &push.disparity);
     vkfx_dispatch d = {
         .kernel = k,
         .label = vertical ? "dof.columns" : "dof.rows",

@@ -46,8 +46,9 @@ const vkfx_coc_params *vkfx_coc_of(const vkfx_filter *f, const void *params);
  * (kind=disparity flips it): focus set to this makes that pixel sharp. */
 float vkfx_coc_depth(const vkfx_coc_params *p, float z);
 
-/* focus, range, maxcoc and 0 for the kernels' push constants. */
-void vkfx_coc_push(const vkfx_coc_params *p, float out[4], uint32_t *disparity);
+/* focus, range, maxcoc and whether the map is disparity, for the kernels' push constants. */
+void vkfx_coc_push(const vkfx_coc_params *p, float *focus, float *range, float *maxcoc,
+                   uint32_t *disparity);
 
 #define VKFX_COC_OPTIONS(T, member)                                                                \
     {.name = "depth",                                                                              \

@@ -269,13 +269,6 @@ fail:
     return ret;
 }
 
-static bool generic_applies(const vkfx_caps *caps, const void *job)
-{
-    (void)caps;
-    (void)job;
-    return true;
-}
-
 /* Any radius: the window in shared memory where it fits, read through the texture cache
  * where it does not. */
 static int generic_record(vkfx_graph *g, const void *job)
@@ -320,7 +313,7 @@ static const vkfx_variant gauss_variant_list[] = {
     {"one-pass", one_pass_applies, one_pass_record},
     {"matrix", matrix_applies, matrix_record},
     {"unrolled", unrolled_applies, unrolled_record},
-    {"generic", generic_applies, generic_record},
+    {"generic", vkfx_variant_always, generic_record},
     {0},
 };
 

@@ -12,10 +12,14 @@
 #include "../error.h"
 #include "../fileio.h"
 #include "../safefile.h"
+#include "../variant.h"
 #include "filters.h"
 
 #include "histogram.spv.h"
 #include "histogram_sg.spv.h"
+#include "../../glsl/histogram.h"
+
+_Static_assert(sizeof(histogram_push) == HISTOGRAM_PUSH_BYTES, "the kernels' push block");
 
 /* Rows each invocation walks: a group covers 16 x 16*PER pixels, so the merge of its 1024
  * bins into the global counts (atomics that all groups aim at the same addresses) is paid once
@@ -54,7 +58,7 @@ static const vkfx_kernel_desc histogram_kernel = {
     VKFX_SPV(histogram),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
-    .push_size = 8,
+    .push_size = sizeof(histogram_push),
 };
 
 static const vkfx_kernel_desc histogram_sg_kernel = {
@@ -62,7 +66,7 @@ static const vkfx_kernel_desc histogram_sg_kernel = {
     VKFX_SPV(histogram_sg),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
-    .push_size = 8,
+    .push_size = sizeof(histogram_push),
 };
 
 static void histogram_destroy(vkfx_graph *g, void *state)
@@ -95,6 +99,54 @@ fail:
     return ret;
 }
 
+/* What each variant records: the counts of src into bins. */
+typedef struct histogram_job {
+    vkfx_image *src;
+    vkfx_buffer *bins;
+} histogram_job;
+
+static int count_with(vkfx_graph *g, const histogram_job *j, const vkfx_kernel_desc *desc)
+{
+    int ret = VKFX_OK;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_kernel *k = NULL;
+    vkfx_spec spec = {.local = {16, 16, 1},
+                      .nextra = VKFX_SPEC_COUNT(HISTOGRAM_SPEC_PER),
+                      .extra = {[VKFX_SPEC(HISTOGRAM_SPEC_PER)] = PER}};
+    TRY(vkfx_graph_kernel(g, desc, &spec, &k));
+    histogram_push push = {{(int32_t)w, (int32_t)h}};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = "histogram",
+        .use = {{.image = j->src}, {.buffer = j->bins, .write = true}},
+        .push = &push,
+        .groups = {vkfx_groups(w, 16), vkfx_groups(vkfx_groups(h, PER), 16), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}
+
+static int subgroup_record(vkfx_graph *g, const void *job)
+{
+    return count_with(g, job, &histogram_sg_kernel);
+}
+
+static int shared_record(vkfx_graph *g, const void *job)
+{
+    return count_with(g, job, &histogram_kernel);
+}
+
+/* Subgroup-aggregated counts where the device has subgroup arithmetic, shared-memory atomics
+ * alone otherwise; both count exactly, so their outputs are the same. */
+static const vkfx_variant histogram_variant_list[] = {
+    {"subgroup", vkfx_variant_subgroup_arith, subgroup_record},
+    {"shared", vkfx_variant_always, shared_record},
+    {0},
+};
+
+static const vkfx_variants histogram_variants = {"histogram", histogram_variant_list};
+
 static int histogram_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                             vkfx_image *dst)
 {
@@ -102,23 +154,9 @@ static int histogram_record(vkfx_graph *g, const void *params, void *state, vkfx
     (void)dst; /* NULL: the filter passes its input through */
     int ret = VKFX_OK;
     histogram_state *s = state;
-    const vkfx_caps *caps = vkfx_graph_caps(g);
-    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_kernel *k = NULL;
-    vkfx_spec spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {PER}};
-    TRY(vkfx_graph_kernel(g, caps->subgroup_arith ? &histogram_sg_kernel : &histogram_kernel, &spec,
-                          &k));
     /* Cleared inside the command buffer: bench submits it several times. */
     TRY(vkfx_graph_fill(g, s->bins, 0));
-    int32_t push[2] = {(int32_t)w, (int32_t)h};
-    vkfx_dispatch d = {
-        .kernel = k,
-        .label = "histogram",
-        .use = {{.image = src}, {.buffer = s->bins, .write = true}},
-        .push = push,
-        .groups = {vkfx_groups(w, 16), vkfx_groups(vkfx_groups(h, PER), 16), 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &d));
+    TRY(vkfx_variant_record(g, &histogram_variants, &(histogram_job){src, s->bins}));
     TRY(vkfx_graph_copy(g, s->bins, s->counts, NCH * BINS * sizeof(uint32_t)));
     /* The host reads the counts after the run. */
     vkfx_graph_host_reads(g, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
@@ -246,4 +284,5 @@ const vkfx_filter vkfx_filter_histogram = {
     .finish = histogram_finish,
     .passes_through = true,
     .destroy = histogram_destroy,
+    .variants = (const vkfx_variants *const[]){&histogram_variants, NULL},
 };

@@ -9,6 +9,10 @@
 
 #include "ripple_apply.spv.h"
 #include "ripple_step.spv.h"
+#include "../../glsl/ripple.h"
+
+_Static_assert(sizeof(ripple_step_push) == RIPPLE_STEP_PUSH_BYTES, "ripple_step's push block");
+_Static_assert(sizeof(ripple_apply_push) == RIPPLE_APPLY_PUSH_BYTES, "ripple_apply's push block");
 
 /* Drops are discs of this radius (cells with dx^2 + dy^2 <= RADIUS^2). */
 enum { RADIUS = 2, MAX_DROPS = 1024 };
@@ -49,8 +53,10 @@ static const vkfx_option ripple_options[] = {
      .offset = offsetof(ripple_params, speed),
      .def = 0.5,
      .min = 0,
-     .max = 1000,
-     .help = "wave speed C in pixels per step; stable only up to sqrt(0.5) = 0.7071"},
+     /* e = C^2 dt^2 / dx^2 with dt = dx = 1: the explicit scheme blows up for e > 0.5, so the
+      * speed stops just below sqrt(0.5). */
+     .max = 0.7071,
+     .help = "wave speed C in pixels per step, up to sqrt(0.5) where the scheme is stable"},
     {.name = "damping",
      .type = VKFX_OPT_FLOAT,
      .offset = offsetof(ripple_params, damping),
@@ -67,20 +73,6 @@ static const vkfx_option ripple_options[] = {
      .help = "pixels of displacement per unit of height slope"},
     {0},
 };
-
-/* e = C^2 dt^2 / dx^2 with dt = dx = 1; the explicit scheme blows up for
- * e > 0.5, so such a speed is refused rather than simulated. */
-static int ripple_check(const void *params)
-{
-    const ripple_params *p = params;
-    double e = p->speed * p->speed;
-    if (e > 0.5)
-        return vkfx_fail(VKFX_E_USAGE,
-                         "ripple: speed=%g gives e = speed^2 = %g > 0.5, where the wave scheme is "
-                         "unstable; the maximum speed is sqrt(0.5) = 0.7071",
-                         p->speed, e);
-    return VKFX_OK;
-}
 
 /* The integer hash of FILTERS.md's drop placement (Wellons' lowbias32, applied
  * twice); tests/ref/ripple.c carries its own copy of the same contract. */
@@ -104,7 +96,7 @@ static const vkfx_kernel_desc ripple_step_kernel = {
     VKFX_SPV(ripple_step),
     .nbind = 4,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
-    .push_size = 28,
+    .push_size = sizeof(ripple_step_push),
 };
 
 static const vkfx_kernel_desc ripple_apply_kernel = {
@@ -112,7 +104,7 @@ static const vkfx_kernel_desc ripple_apply_kernel = {
     VKFX_SPV(ripple_apply),
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 12,
+    .push_size = sizeof(ripple_apply_push),
 };
 
 static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -126,7 +118,9 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     vkfx_image *height[3] = {NULL, NULL, NULL};
     vkfx_buffer *drops = NULL;
 
-    vkfx_spec step_spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {RADIUS}};
+    vkfx_spec step_spec = {.local = {16, 16, 1},
+                           .nextra = VKFX_SPEC_COUNT(RIPPLE_SPEC_RADIUS),
+                           .extra = {[VKFX_SPEC(RIPPLE_SPEC_RADIUS)] = RADIUS}};
     vkfx_spec apply_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
     TRY(vkfx_graph_kernel(g, &ripple_step_kernel, &step_spec, &step));
     TRY(vkfx_graph_kernel(g, &ripple_apply_kernel, &apply_spec, &apply));
@@ -149,16 +143,12 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
 
     double dt = 1.0, dx = 1.0, d = p->damping;
     double e = p->speed * p->speed * dt * dt / (dx * dx);
-    struct {
-        int32_t size[2];
-        float k1, k2, k3;
-        uint32_t init, ndrops;
-    } push = {{(int32_t)w, (int32_t)h},
-              (float)((d * dt - 2.0) / (d * dt + 2.0)),
-              (float)((4.0 - 8.0 * e) / (d * dt + 2.0)),
-              (float)(2.0 * e / (d * dt + 2.0)),
-              1,
-              n};
+    ripple_step_push push = {{(int32_t)w, (int32_t)h},
+                             (float)((d * dt - 2.0) / (d * dt + 2.0)),
+                             (float)((4.0 - 8.0 * e) / (d * dt + 2.0)),
+                             (float)(2.0 * e / (d * dt + 2.0)),
+                             1,
+                             n};
     uint32_t groups[3] = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1};
     /* Step 0 into height[0]; its sampled inputs are not read. */
     vkfx_dispatch d0 = {
@@ -192,10 +182,7 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
         cur = next;
     }
 
-    struct {
-        int32_t size[2];
-        float strength;
-    } apush = {{(int32_t)w, (int32_t)h}, (float)p->strength};
+    ripple_apply_push apush = {{(int32_t)w, (int32_t)h}, (float)p->strength};
     vkfx_dispatch da = {
         .kernel = apply,
         .label = "ripple.apply",
@@ -228,6 +215,5 @@ const vkfx_filter vkfx_filter_ripple = {
         "for a given seed.",
     .options = ripple_options,
     .params_size = sizeof(ripple_params),
-    .check = ripple_check,
     .record = ripple_record,
 };

@@ -20,6 +20,11 @@
 #include "sat_table.spv.h"
 #include "sat_table_sg.spv.h"
 #include "sat_table_sg64.spv.h"
+#include "../../glsl/sat.h"
+
+_Static_assert(sizeof(sat_tile_push) == SAT_TILE_PUSH_BYTES, "the tile passes' push block");
+_Static_assert(sizeof(sat_carry_push) == SAT_CARRY_PUSH_BYTES, "sat_carry's push block");
+_Static_assert(sizeof(sat_export_push) == SAT_EXPORT_PUSH_BYTES, "sat_export's push block");
 
 enum {
     SUMS_BLOCK_W = 4,
@@ -38,7 +43,7 @@ enum {
         .name = #kname, VKFX_SPV(kname), .nbind = 6,                                               \
         .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_STORAGE_IMAGE,              \
                  VKFX_BIND_BUFFER,  VKFX_BIND_BUFFER,        VKFX_BIND_BUFFER},                    \
-        .push_size = 8,                                                                            \
+        .push_size = sizeof(sat_tile_push),                                                        \
     }
 /* [pass][path]: the sums and the table pass; shared memory, 32-bit subgroup
  * pieces, 64-bit subgroup scans. */
@@ -52,12 +57,12 @@ static const vkfx_kernel_desc export_kernel = {
     VKFX_SPV(sat_export),
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
-    .push_size = 16};
+    .push_size = sizeof(sat_export_push)};
 static const vkfx_kernel_desc carry_kernel = {.name = "sat_carry",
                                               VKFX_SPV(sat_carry),
                                               .nbind = 2,
                                               .bind = {VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
-                                              .push_size = 28};
+                                              .push_size = sizeof(sat_carry_push)};
 
 int vkfx_sat_shift(uint32_t width, uint32_t height)
 {
@@ -112,14 +117,17 @@ static int record_path(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *p
                          "beyond this device's largest storage buffer (%.1f MiB)",
                          w, h, aux / 1048576.0, caps->storage_buffer_range / 1048576.0);
 
-    vkfx_spec tspec = {.local = {lanes, bands, 1}, .subgroup = sg ? lanes : 0, .nextra = 2};
-    tspec.extra[0] = (uint32_t)shift;
-    tspec.extra[1] = STEPS;
+    vkfx_spec tspec = {.local = {lanes, bands, 1},
+                       .subgroup = sg ? lanes : 0,
+                       .nextra = VKFX_SPEC_COUNT(SAT_SPEC_STEPS),
+                       .extra = {[VKFX_SPEC(SAT_SPEC_SHIFT)] = (uint32_t)shift,
+                                 [VKFX_SPEC(SAT_SPEC_STEPS)] = STEPS}};
     TRY(vkfx_graph_kernel(g, &tile_kernels[0][path], &tspec, &sums));
     TRY(vkfx_graph_kernel(g, &tile_kernels[1][path], &tspec, &table));
-    vkfx_spec cspec = {.local = {CARRY_LINES, CARRY_PARTS, 1}, .nextra = 1};
+    vkfx_spec cspec = {.local = {CARRY_LINES, CARRY_PARTS, 1},
+                       .nextra = VKFX_SPEC_COUNT(SAT_SPEC_ADD_LEFT)};
     TRY(vkfx_graph_kernel(g, &carry_kernel, &cspec, &across));
-    cspec.extra[0] = 1; /* ADD_LEFT */
+    cspec.extra[VKFX_SPEC(SAT_SPEC_ADD_LEFT)] = 1;
     TRY(vkfx_graph_kernel(g, &carry_kernel, &cspec, &down));
 
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_UINT, &out->lo));
@@ -129,7 +137,7 @@ static int record_path(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *p
     if (!probe)
         TRY(vkfx_graph_buffer(g, 16, 0, &probe));
 
-    int32_t size[2] = {(int32_t)w, (int32_t)h};
+    sat_tile_push size = {{(int32_t)w, (int32_t)h}};
     vkfx_dispatch a = {
         .kernel = sums,
         .label = "sat.sums",
@@ -139,29 +147,29 @@ static int record_path(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *p
                 {.buffer = cols, .write = true},
                 {.buffer = rows, .write = true},
                 {.buffer = probe}},
-        .push = size,
+        .push = &size,
         .groups = {vkfx_groups(ti, bands), tj, 1},
     };
     TRY(vkfx_graph_dispatch(g, &a));
     /* rows: along each row over the half-tiles, the sums left of each
      * half-tile in that row of it. */
-    uint32_t push_across[7] = {h, halves, h, 1, 0, 0, h};
+    sat_carry_push push_across = {h, halves, h, 1, 0, 0, h};
     vkfx_dispatch b1 = {
         .kernel = across,
         .label = "sat.carry",
         .use = {{.buffer = rows, .write = true}, {.buffer = cols}},
-        .push = push_across,
+        .push = &push_across,
         .groups = {vkfx_groups(h, CARRY_LINES), 1, 1},
     };
     TRY(vkfx_graph_dispatch(g, &b1));
     /* cols: down each column over the tile rows, each tile row's bottom-row
      * sums plus its sums left of the tile: S on the row above each tile. */
-    uint32_t push_down[7] = {w, tj, w, 1, tw, th, h};
+    sat_carry_push push_down = {w, tj, w, 1, tw, th, h};
     vkfx_dispatch b2 = {
         .kernel = down,
         .label = "sat.carry",
         .use = {{.buffer = cols, .write = true}, {.buffer = rows}},
-        .push = push_down,
+        .push = &push_down,
         .groups = {vkfx_groups(w, CARRY_LINES), 1, 1},
     };
     TRY(vkfx_graph_dispatch(g, &b2));
@@ -174,7 +182,7 @@ static int record_path(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *p
                 {.buffer = cols},
                 {.buffer = rows},
                 {.buffer = probe, .write = true}},
-        .push = size,
+        .push = &size,
         .groups = {vkfx_groups(halves, bands), tj, 1},
     };
     TRY(vkfx_graph_dispatch(g, &c));
@@ -215,13 +223,6 @@ static int subgroup_record(vkfx_graph *g, const void *job)
     return record_path(g, j->src, j->shift, j->probe, j->out, 1);
 }
 
-static bool shared_applies(const vkfx_caps *caps, const void *job)
-{
-    (void)caps;
-    (void)job;
-    return true;
-}
-
 static int shared_record(vkfx_graph *g, const void *job)
 {
     const sat_job *j = job;
@@ -233,7 +234,7 @@ static int shared_record(vkfx_graph *g, const void *job)
 static const vkfx_variant sat_variant_list[] = {
     {"subgroup64", subgroup64_applies, subgroup64_record},
     {"subgroup", subgroup_applies, subgroup_record},
-    {"shared", shared_applies, shared_record},
+    {"shared", vkfx_variant_always, shared_record},
     {0},
 };
 
@@ -254,12 +255,13 @@ int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, u
     uint32_t w = vkfx_graph_width(g);
     vkfx_spec spec = {.local = {16, 16, 1}};
     TRY(vkfx_graph_kernel(g, &export_kernel, &spec, &k));
-    int32_t push[4] = {(int32_t)w, (int32_t)vkfx_graph_height(g), (int32_t)first, (int32_t)rows};
+    sat_export_push push = {
+        {(int32_t)w, (int32_t)vkfx_graph_height(g)}, (int32_t)first, (int32_t)rows};
     vkfx_dispatch d = {
         .kernel = k,
         .label = "sat.export",
         .use = {{.image = sat->lo}, {.image = sat->hi}, {.buffer = out, .write = true}},
-        .push = push,
+        .push = &push,
         .groups = {vkfx_groups(w, 16), vkfx_groups(rows, 16), 1},
     };
     TRY(vkfx_graph_dispatch(g, &d));

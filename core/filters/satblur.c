@@ -9,6 +9,9 @@
 #include "filters.h"
 
 #include "satblur.spv.h"
+#include "../../glsl/satblur.h"
+
+_Static_assert(sizeof(satblur_push) == SATBLUR_PUSH_BYTES, "satblur.comp's push block");
 
 /* Spec constant 4 of satblur.comp. */
 enum { RADIUS_FIXED, RADIUS_MAP, RADIUS_COC };
@@ -71,7 +74,7 @@ static const vkfx_kernel_desc satblur_kernel = {
     VKFX_SPV(satblur),
     .nbind = 4,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
-    .push_size = 32,
+    .push_size = sizeof(satblur_push),
 };
 
 static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32_t mode, int shape,
@@ -86,26 +89,17 @@ static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32
     if (!map)
         TRY(vkfx_graph_buffer(g, 16, 0, &map));
     vkfx_spec spec = {.local = {16, 16, 1},
-                      .nextra = 3,
-                      .extra = {mode, (uint32_t)sat.shift, shape == SHAPE_SMOOTH},
+                      .nextra = VKFX_SPEC_COUNT(SATBLUR_SPEC_SMOOTH),
+                      .extra = {[VKFX_SPEC(SATBLUR_SPEC_MODE)] = mode,
+                                [VKFX_SPEC(SATBLUR_SPEC_SHIFT)] = (uint32_t)sat.shift,
+                                [VKFX_SPEC(SATBLUR_SPEC_SMOOTH)] = shape == SHAPE_SMOOTH},
                       .half_out = vkfx_half_out(dst->format)};
     TRY(vkfx_graph_kernel(g, &satblur_kernel, &spec, &k));
     /* Radii beyond twice the image give the same means (smooth halves them). */
     int32_t big = 2 * (int32_t)(w > h ? w : h) + 1;
-    struct {
-        int32_t size[2];
-        int32_t radius;
-        float scale, coc[3];
-        uint32_t disparity;
-    } push = {{(int32_t)w, (int32_t)h}, radius > big ? big : radius, scale, {0, 0, 0}, 0};
-    _Static_assert(sizeof(push) == 32, "satblur.comp's push constants are 32 bytes");
-    if (coc) {
-        float c[4];
-        vkfx_coc_push(coc, c, &push.disparity);
-        push.coc[0] = c[0];
-        push.coc[1] = c[1];
-        push.coc[2] = c[2];
-    }
+    satblur_push push = {{(int32_t)w, (int32_t)h}, radius > big ? big : radius, scale, 0, 0, 0, 0};
+    if (coc)
+        vkfx_coc_push(coc, &push.focus, &push.range, &push.maxcoc, &push.disparity);
     vkfx_dispatch d = {
         .kernel = k,
         .label = label,

@@ -7,6 +7,9 @@
 enum { PER = 8 };
 
 #include "sobel.spv.h"
+#include "../../glsl/sobel.h"
+
+_Static_assert(sizeof(sobel_push) == SOBEL_PUSH_BYTES, "sobel.comp's push block");
 
 typedef struct sobel_params {
     bool invert;
@@ -29,12 +32,6 @@ static const vkfx_option sobel_options[] = {
     {0},
 };
 
-typedef struct sobel_push {
-    int32_t size[2];
-    float gain;
-    uint32_t invert;
-} sobel_push;
-
 static const vkfx_kernel_desc sobel_kernel = VKFX_IMAGE_KERNEL(sobel, sobel_push);
 
 static int sobel_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -42,8 +39,10 @@ static int sobel_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
 {
     (void)state;
     const sobel_params *p = params;
-    vkfx_spec spec = {
-        .local = {32, 8, 1}, .nextra = 1, .extra = {PER}, .half_out = vkfx_half_out(dst->format)};
+    vkfx_spec spec = {.local = {32, 8, 1},
+                      .nextra = VKFX_SPEC_COUNT(SOBEL_SPEC_PER),
+                      .extra = {[VKFX_SPEC(SOBEL_SPEC_PER)] = PER},
+                      .half_out = vkfx_half_out(dst->format)};
     sobel_push push = {
         {(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)}, (float)p->gain, p->invert};
     return vkfx_graph_pass(g, &sobel_kernel, &spec, "sobel", &push, src, dst, 32, 8 * PER);

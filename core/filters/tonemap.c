@@ -6,12 +6,18 @@
 #include <stdint.h>
 
 #include "../error.h"
+#include "../variant.h"
 #include "filters.h"
 
 #include "tonemap_apply.spv.h"
 #include "tonemap_reduce.spv.h"
 #include "tonemap_reduce_sg.spv.h"
 #include "tonemap_sum.spv.h"
+#include "../../glsl/tonemap.h"
+
+_Static_assert(sizeof(tonemap_reduce_push) == TONEMAP_REDUCE_PUSH_BYTES, "tonemap_reduce's push");
+_Static_assert(sizeof(tonemap_sum_push) == TONEMAP_SUM_PUSH_BYTES, "tonemap_sum's push block");
+_Static_assert(sizeof(tonemap_apply_push) == TONEMAP_APPLY_PUSH_BYTES, "tonemap_apply's push");
 
 /* Rows each invocation of the reduce pass walks down its column. */
 enum { PER = 4 };
@@ -45,7 +51,7 @@ static const vkfx_kernel_desc tonemap_reduce_kernel = {
     VKFX_SPV(tonemap_reduce),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
-    .push_size = 8,
+    .push_size = sizeof(tonemap_reduce_push),
 };
 
 static const vkfx_kernel_desc tonemap_reduce_sg_kernel = {
@@ -53,7 +59,7 @@ static const vkfx_kernel_desc tonemap_reduce_sg_kernel = {
     VKFX_SPV(tonemap_reduce_sg),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
-    .push_size = 8,
+    .push_size = sizeof(tonemap_reduce_push),
 };
 
 static const vkfx_kernel_desc tonemap_sum_kernel = {
@@ -61,7 +67,7 @@ static const vkfx_kernel_desc tonemap_sum_kernel = {
     VKFX_SPV(tonemap_sum),
     .nbind = 2,
     .bind = {VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
-    .push_size = 12,
+    .push_size = sizeof(tonemap_sum_push),
 };
 
 static const vkfx_kernel_desc tonemap_apply_kernel = {
@@ -69,8 +75,57 @@ static const vkfx_kernel_desc tonemap_apply_kernel = {
     VKFX_SPV(tonemap_apply),
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
-    .push_size = 12,
+    .push_size = sizeof(tonemap_apply_push),
 };
+
+/* What each variant of the reduce pass records: the partial sums of src, one per group. */
+typedef struct tonemap_job {
+    vkfx_image *src;
+    vkfx_buffer *partials;
+    uint32_t groups[2];
+} tonemap_job;
+
+static int reduce_with(vkfx_graph *g, const tonemap_job *j, const vkfx_kernel_desc *desc)
+{
+    int ret = VKFX_OK;
+    vkfx_kernel *reduce = NULL;
+    vkfx_spec spec = {.local = {16, 16, 1},
+                      .nextra = VKFX_SPEC_COUNT(TONEMAP_SPEC_PER),
+                      .extra = {[VKFX_SPEC(TONEMAP_SPEC_PER)] = PER}};
+    TRY(vkfx_graph_kernel(g, desc, &spec, &reduce));
+    tonemap_reduce_push push = {{(int32_t)vkfx_graph_width(g), (int32_t)vkfx_graph_height(g)}};
+    vkfx_dispatch dr = {
+        .kernel = reduce,
+        .label = "tonemap.reduce",
+        .use = {{.image = j->src}, {.buffer = j->partials, .write = true}},
+        .push = &push,
+        .groups = {j->groups[0], j->groups[1], 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &dr));
+fail:
+    return ret;
+}
+
+static int subgroup_record(vkfx_graph *g, const void *job)
+{
+    return reduce_with(g, job, &tonemap_reduce_sg_kernel);
+}
+
+static int shared_record(vkfx_graph *g, const void *job)
+{
+    return reduce_with(g, job, &tonemap_reduce_kernel);
+}
+
+/* A group's sum through subgroupAdd where the device has subgroup arithmetic, a shared-memory
+ * tree otherwise: each adds in a fixed order, but not the same one, so the two may differ in
+ * the last bits of the log-average. */
+static const vkfx_variant tonemap_variant_list[] = {
+    {"subgroup", vkfx_variant_subgroup_arith, subgroup_record},
+    {"shared", vkfx_variant_always, shared_record},
+    {0},
+};
+
+static const vkfx_variants tonemap_variants = {"tonemap", tonemap_variant_list};
 
 static int tonemap_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                           vkfx_image *dst)
@@ -78,38 +133,21 @@ static int tonemap_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     (void)state;
     int ret = VKFX_OK;
     const tonemap_params *p = params;
-    const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_kernel *reduce = NULL, *sum = NULL, *apply = NULL;
+    vkfx_kernel *sum = NULL, *apply = NULL;
     vkfx_buffer *partials = NULL, *scale = NULL;
 
-    vkfx_spec reduce_spec = {.local = {16, 16, 1}, .nextra = 1, .extra = {PER}};
     vkfx_spec sum_spec = {.local = {256, 1, 1}};
     vkfx_spec apply_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};
-    TRY(vkfx_graph_kernel(g,
-                          caps->subgroup_arith ? &tonemap_reduce_sg_kernel : &tonemap_reduce_kernel,
-                          &reduce_spec, &reduce));
     TRY(vkfx_graph_kernel(g, &tonemap_sum_kernel, &sum_spec, &sum));
     TRY(vkfx_graph_kernel(g, &tonemap_apply_kernel, &apply_spec, &apply));
 
     uint32_t gx = vkfx_groups(w, 16), gy = vkfx_groups(vkfx_groups(h, PER), 16);
     TRY(vkfx_graph_buffer(g, (VkDeviceSize)gx * gy * sizeof(float), 0, &partials));
     TRY(vkfx_graph_buffer(g, 16, 0, &scale));
+    TRY(vkfx_variant_record(g, &tonemap_variants, &(tonemap_job){src, partials, {gx, gy}}));
 
-    int32_t size[2] = {(int32_t)w, (int32_t)h};
-    vkfx_dispatch dr = {
-        .kernel = reduce,
-        .label = "tonemap.reduce",
-        .use = {{.image = src}, {.buffer = partials, .write = true}},
-        .push = size,
-        .groups = {gx, gy, 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &dr));
-
-    struct {
-        uint32_t count;
-        float pixels, key;
-    } spush = {gx * gy, (float)((double)w * h), (float)p->key};
+    tonemap_sum_push spush = {gx * gy, (float)((double)w * h), (float)p->key};
     vkfx_dispatch ds = {
         .kernel = sum,
         .label = "tonemap.sum",
@@ -119,11 +157,9 @@ static int tonemap_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     };
     TRY(vkfx_graph_dispatch(g, &ds));
 
-    struct {
-        int32_t size[2];
-        float inv_w2;
-    } apush = {{(int32_t)w, (int32_t)h},
-               p->white == VKFX_UNSET ? 0.0f : (float)(1.0 / (p->white * p->white))};
+    tonemap_apply_push apush = {{(int32_t)w, (int32_t)h},
+                                p->white == VKFX_UNSET ? 0.0f
+                                                       : (float)(1.0 / (p->white * p->white))};
     vkfx_dispatch da = {
         .kernel = apply,
         .label = "tonemap.apply",
@@ -148,4 +184,5 @@ const vkfx_filter vkfx_filter_tonemap = {
     .options = tonemap_options,
     .params_size = sizeof(tonemap_params),
     .record = tonemap_record,
+    .variants = (const vkfx_variants *const[]){&tonemap_variants, NULL},
 };

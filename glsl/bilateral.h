@@ -1,0 +1,19 @@
+/* The bilateral filter's kernel (glsl/bilateral.comp) and core/filters/bilateral.c: its
+ * specialization-constant ids and push constants. */
+#ifndef VKFX_GLSL_BILATERAL_H
+#define VKFX_GLSL_BILATERAL_H
+
+#include "shared.h"
+
+/* The shared tile's capacity for the radius (0: direct reads). */
+#define BILATERAL_SPEC_HALO 4
+
+#define BILATERAL_PUSH_BYTES 20
+VKFX_PUSH_BEGIN(bilateral_push)
+    VKFX_IVEC2(size);
+    VKFX_INT(radius);
+    VKFX_FLOAT(inv_two_s2); /* 1/(2 S^2) */
+    VKFX_FLOAT(inv_two_t2); /* 1/(2 T^2) */
+VKFX_PUSH_END(bilateral_push)
+
+#endif

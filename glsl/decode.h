@@ -1,0 +1,33 @@
+/* The kernels between a file's samples and the internal image (glsl/decode.comp,
+ * glsl/encode.comp) and core/run.c: their push constants. */
+#ifndef VKFX_GLSL_DECODE_H
+#define VKFX_GLSL_DECODE_H
+
+#include "shared.h"
+
+/* sample_type: 0 u8, 1 u16, 2 f32. */
+#define DECODE_PUSH_BYTES 24
+#if !defined(VULKAN) || defined(DECODE)
+VKFX_PUSH_BEGIN(decode_push)
+    VKFX_IVEC2(size);
+    VKFX_UINT(channels);
+    VKFX_UINT(sample_type);
+    VKFX_UINT(srgb);        /* 1: decode the sRGB transfer function */
+    VKFX_UINT(premultiply); /* 1: the file's colour is straight (all but OpenEXR) */
+VKFX_PUSH_END(decode_push)
+#endif
+
+#define ENCODE_PUSH_BYTES 32
+#if !defined(VULKAN) || defined(ENCODE)
+VKFX_PUSH_BEGIN(encode_push)
+    VKFX_IVEC2(size);
+    VKFX_UINT(channels);
+    VKFX_UINT(sample_type);
+    VKFX_UINT(srgb); /* 1: encode with the sRGB transfer function */
+    VKFX_UINT(nwords);
+    VKFX_UINT(row_words);     /* words per row of the dispatch grid */
+    VKFX_UINT(unpremultiply); /* 0: the file keeps premultiplied colour (OpenEXR) */
+VKFX_PUSH_END(encode_push)
+#endif
+
+#endif
