@@ -70,7 +70,8 @@ typedef struct vkfx_device_info {
  * the index picked without --device (-1 if none is usable). */
 int vkfx_list_devices(vkfx_device_info **list, uint32_t *count, int *best);
 
-/* size: bytes of mapped staging memory (0: 64 MiB, or VKFX_STAGING_BYTES). */
+/* size: the most mapped staging memory taken (0: 64 MiB, or VKFX_STAGING_BYTES); it is taken
+ * at the first copy, only as large as the copies need. */
 int vkfx_staging_create(vkfx_context *ctx, uint64_t size, vkfx_staging **out);
 void vkfx_staging_destroy(vkfx_staging *s);
 
