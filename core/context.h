@@ -44,7 +44,9 @@ struct vkfx_context {
     vkfx_kernel *kernels;           /* pipelines built so far */
     VkPipelineCache pipeline_cache; /* core/pipecache.c */
     char *pipeline_cache_path;      /* its file, NULL when none is kept */
-    bool pipelines_built;           /* this run added pipelines to the cache */
+    unsigned char *pipeline_cache_read; /* the bytes it started from, to tell a change */
+    size_t pipeline_cache_read_size;
+    bool pipelines_built;           /* this run compiled pipelines the cache did not hold */
     bool run_failed;                /* vkfx_context_destroy_after_failure */
     vkfx_context_times times;       /* host wall-clock of start-up and kernel builds */
     uint64_t device_bytes;          /* device memory allocated now */

@@ -132,6 +132,9 @@ int vkfx_pipecache_open(vkfx_context *ctx)
         .pInitialData = data,
     };
     VK_TRY(vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->pipeline_cache));
+    ctx->pipeline_cache_read = data;
+    ctx->pipeline_cache_read_size = data ? size : 0;
+    data = NULL;
 fail:
     free(data);
     return ret;
@@ -148,6 +151,11 @@ void vkfx_pipecache_close(vkfx_context *ctx)
         vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &size, NULL) != VK_SUCCESS ||
         !(data = malloc(size)) ||
         vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &size, data) != VK_SUCCESS)
+        goto done;
+    /* The same bytes as the file's (where the driver keeps only a header, lavapipe's): no
+     * rewrite, and no flush to disk. */
+    if (size == ctx->pipeline_cache_read_size && size &&
+        memcmp(data, ctx->pipeline_cache_read, size) == 0)
         goto done;
     char *dir = strdup(path);
     if (!dir)
@@ -166,4 +174,6 @@ done:
     free(data);
     free(ctx->pipeline_cache_path);
     ctx->pipeline_cache_path = NULL;
+    free(ctx->pipeline_cache_read);
+    ctx->pipeline_cache_read = NULL;
 }
