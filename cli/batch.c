@@ -1102,11 +1102,14 @@ done:
     wall.jobs = b.n;
     plan_free(&p);
     double t = vkfx_now_ms();
-    vkfx_staging_destroy(staging);
-    if (code == EXIT_OK)
-        vkfx_context_destroy(ctx);
-    else
-        vkfx_context_destroy_after_failure(ctx);
+    /* Every file is written by now; main returns next. */
+    if (!vkfx_context_close_for_exit(ctx, code != EXIT_OK)) {
+        vkfx_staging_destroy(staging);
+        if (code == EXIT_OK)
+            vkfx_context_destroy(ctx);
+        else
+            vkfx_context_destroy_after_failure(ctx);
+    }
     wall.exit_ms = vkfx_now_ms() - t;
     if (o->timings && ctx)
         cli_wall_print(&wall);

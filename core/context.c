@@ -671,6 +671,25 @@ void vkfx_context_destroy_after_failure(vkfx_context *ctx)
     vkfx_context_destroy(ctx);
 }
 
+bool vkfx_context_close_for_exit(vkfx_context *ctx, bool failed)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    (void)ctx;
+    (void)failed;
+    return false;
+#else
+    if (!ctx || ctx->messenger)
+        return false;
+    ctx->run_failed |= failed;
+    if (ctx->device) {
+        vkDeviceWaitIdle(ctx->device);
+        vkfx_kernels_wait(ctx);
+        vkfx_pipecache_close(ctx);
+    }
+    return true;
+#endif
+}
+
 void vkfx_context_destroy(vkfx_context *ctx)
 {
     if (!ctx)
