@@ -86,9 +86,7 @@ int cli_init_only(const cli_batch_opts *o)
     cli_wall w = {.ready_ms = cli_since_start_ms()};
     vkfx_context_times_get(ctx, &w.ctx);
     double t = vkfx_now_ms();
-    /* The same exit as a run's, so that the floor stays comparable. */
-    if (!vkfx_context_close_for_exit(ctx, false))
-        vkfx_context_destroy(ctx);
+    vkfx_context_destroy(ctx);
     w.exit_ms = vkfx_now_ms() - t;
     if (o->timings)
         cli_wall_print(&w);

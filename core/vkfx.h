@@ -35,13 +35,10 @@ void vkfx_context_destroy(vkfx_context *ctx);
  * cache is still saved, but if that fails too (a full disk, a file-size
  * limit) it does not add a second message to the one the user has. */
 void vkfx_context_destroy_after_failure(vkfx_context *ctx);
-/* For a process about to exit, everything it wrote complete: waits for the
- * device, saves the pipeline cache (failed: as after a failure) and returns
- * true, leaving the device, its memory (staging too) and the instance for the
- * exit to reclaim, which is faster than freeing them one by one. Returns
- * false, having done nothing, where something checks that every object is
- * freed (the validation layer, a sanitizer's leak check): destroy then. */
-bool vkfx_context_close_for_exit(vkfx_context *ctx, bool failed);
+/* Destroys the device and the instance now, keeping in memory what the
+ * pipeline cache's file needs, for a process whose GPU work is over while
+ * files are still being written; the destroy call that follows writes it. */
+void vkfx_context_close_device(vkfx_context *ctx);
 /* Name and type of the device the context runs on, e.g. "llvmpipe (...)", "CPU". */
 const char *vkfx_context_device_name(const vkfx_context *ctx);
 /* Whether the device's packHalf2x16 rounds to the nearest half, ties to even
