@@ -1059,7 +1059,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
             pthread_mutex_unlock(&b.mu);
         }
         gpu_loop(&b, ctx, staging);
-        /* The GPU's part is over: its context closes (tens of milliseconds on a GPU) while
+        /* The GPU's part is over: its context closes (slow on some drivers) while
          * the codec threads write the last outputs. */
         if (ctx)
             vkfx_context_times_get(ctx, &wall.ctx);
