@@ -79,6 +79,7 @@ typedef struct batch {
     FILE *json;
     bool show_progress, progress_tty;
     bool lost;        /* the GPU was lost: nothing more can run */
+    bool no_gpu;      /* no GPU context could be made: nothing runs */
     bool broken_pipe; /* standard output's reader went away */
     int json_errno;   /* the first failure to write the report */
 } batch;
@@ -774,7 +775,8 @@ static void *codec_thread(void *arg)
             finish_job(b, enc);
             continue;
         }
-        if (!interrupted && !b->lost && b->next_decode < b->n && b->in_flight < b->limit) {
+        if (!interrupted && !b->lost && !b->no_gpu && b->next_decode < b->n &&
+            b->in_flight < b->limit) {
             size_t i = b->next_decode++;
             job *j = &b->jobs[i];
             j->state = JOB_DECODING;
@@ -790,7 +792,7 @@ static void *codec_thread(void *arg)
             pthread_cond_broadcast(&b->cv);
             continue;
         }
-        if (b->in_flight == 0 && (interrupted || b->lost || b->next_decode == b->n))
+        if (b->in_flight == 0 && (interrupted || b->lost || b->no_gpu || b->next_decode == b->n))
             break;
         wait_a_little(b); /* wakes to notice Ctrl-C too */
     }
@@ -845,6 +847,19 @@ static int gpu_finish(batch *b, vkfx_context *ctx, size_t i, vkfx_pending *p, un
     return ret;
 }
 
+/* Whether no job can come to the GPU any more (lock held): none is decoded or
+ * being decoded, and no decode will start; outputs may still be being written. */
+static bool gpu_work_over(const batch *b)
+{
+    if (!interrupted && !b->lost && !b->no_gpu && b->next_decode < b->n)
+        return false;
+    for (size_t i = 0; i < b->n; i++)
+        if (b->jobs[i].state == JOB_DECODING || b->jobs[i].state == JOB_DECODED ||
+            b->jobs[i].state == JOB_GPU)
+            return false;
+    return true;
+}
+
 /* This thread feeds the GPU, lowest decoded index first, with up to two runs
  * in flight: the next file is uploaded and its work submitted before the
  * thread waits for the one the GPU is running, so the GPU is not left idle
@@ -853,20 +868,20 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
 {
     vkfx_pending *flying = NULL;
     size_t flying_job = 0;
-    unsigned messages = vkfx_context_validation_messages(ctx);
+    unsigned messages = ctx ? vkfx_context_validation_messages(ctx) : 0;
     pthread_mutex_lock(&b->mu);
     for (;;) {
         size_t next = b->n;
         for (size_t i = 0; i < b->n && next == b->n; i++)
             if (b->jobs[i].state == JOB_DECODED)
                 next = i;
-        if (next < b->n && (interrupted || b->lost)) {
+        if (next < b->n && (interrupted || b->lost || b->no_gpu)) {
             b->jobs[next].state = JOB_SKIPPED;
             finish_job(b, next);
             continue;
         }
         if (next == b->n && !flying) {
-            if (b->in_flight == 0 && (interrupted || b->lost || b->next_decode == b->n))
+            if (gpu_work_over(b))
                 break;
             wait_a_little(b);
             continue;
@@ -1012,14 +1027,6 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     b.n = p.n;
     if (b.n == 0)
         goto done; /* another shard's jobs, or all written already: no GPU needed */
-    if ((status = vkfx_context_create(&o->ctx, &ctx)) < 0)
-        goto done;
-    wall.staging_ms = vkfx_now_ms();
-    if ((status = vkfx_staging_create(ctx, 0, &staging)) < 0)
-        goto done;
-    wall.staging_ms = vkfx_now_ms() - wall.staging_ms;
-    wall.ready_ms = cli_since_start_ms();
-
     int want = o->threads > 0 ? o->threads : cpu_count();
     nthreads = (size_t)want < b.n ? want : (int)b.n;
     b.limit = (size_t)nthreads * 2 + 2;
@@ -1031,13 +1038,36 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     pthread_cond_init(&b.cv, NULL);
     threads = calloc((size_t)nthreads, sizeof(*threads));
     int started = 0;
+    /* The codec threads start decoding while this one makes the GPU context. */
     for (; threads && started < nthreads; started++)
         if (pthread_create(&threads[started], NULL, codec_thread, &b) != 0)
             break;
     if (started == 0) {
         status = vkfx_fail(VKFX_E_NOMEM, "no codec thread could be started");
     } else {
+        if ((status = vkfx_context_create(&o->ctx, &ctx)) == VKFX_OK) {
+            wall.staging_ms = vkfx_now_ms();
+            status = vkfx_staging_create(ctx, 0, &staging);
+            wall.staging_ms = vkfx_now_ms() - wall.staging_ms;
+            wall.ready_ms = cli_since_start_ms();
+        }
+        if (status < 0) {
+            /* Its message is the run's; the files decoded meanwhile are dropped. */
+            pthread_mutex_lock(&b.mu);
+            b.no_gpu = true;
+            pthread_cond_broadcast(&b.cv);
+            pthread_mutex_unlock(&b.mu);
+        }
         gpu_loop(&b, ctx, staging);
+        /* The GPU's part is over: its context closes (slow on some drivers) while
+         * the codec threads write the last outputs. */
+        if (ctx)
+            vkfx_context_times_get(ctx, &wall.ctx);
+        double t = vkfx_now_ms();
+        vkfx_staging_destroy(staging);
+        staging = NULL;
+        vkfx_context_close_device(ctx);
+        wall.exit_ms = vkfx_now_ms() - t;
         for (int i = 0; i < started; i++)
             pthread_join(threads[i], NULL);
         report_progress(&b, true);
@@ -1050,7 +1080,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     if (status == VKFX_OK && b.failed)
         status = b.n == 1 && !source ? b.jobs[0].status : VKFX_E_IO;
 done:
-    if (status < 0 && !(b.failed && b.n))
+    if (status < 0 && (b.no_gpu || !(b.failed && b.n)))
         cli_print_error();
     int code = cli_exit_code(status);
     if (b.lost && b.n > 1) {
@@ -1090,6 +1120,7 @@ done:
     free(threads);
     if (ctx)
         vkfx_context_times_get(ctx, &wall.ctx);
+    bool gpu_used = ctx != NULL;
     for (size_t i = 0; i < b.n; i++) {
         const job *j = &b.jobs[i];
         wall.decode_ms += j->decode_ms;
@@ -1107,8 +1138,8 @@ done:
         vkfx_context_destroy(ctx);
     else
         vkfx_context_destroy_after_failure(ctx);
-    wall.exit_ms = vkfx_now_ms() - t;
-    if (o->timings && ctx)
+    wall.exit_ms += vkfx_now_ms() - t;
+    if (o->timings && gpu_used)
         cli_wall_print(&wall);
     return code;
 }

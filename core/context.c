@@ -671,14 +671,14 @@ void vkfx_context_destroy_after_failure(vkfx_context *ctx)
     vkfx_context_destroy(ctx);
 }
 
-void vkfx_context_destroy(vkfx_context *ctx)
+void vkfx_context_close_device(vkfx_context *ctx)
 {
     if (!ctx)
         return;
     if (ctx->device) {
         vkDeviceWaitIdle(ctx->device);
         vkfx_kernels_destroy(ctx);
-        vkfx_pipecache_close(ctx);
+        vkfx_pipecache_take(ctx);
         if (ctx->sampler)
             vkDestroySampler(ctx->device, ctx->sampler, NULL);
         if (ctx->timeline)
@@ -686,11 +686,22 @@ void vkfx_context_destroy(vkfx_context *ctx)
         if (ctx->pool)
             vkDestroyCommandPool(ctx->device, ctx->pool, NULL);
         vkDestroyDevice(ctx->device, NULL);
+        ctx->device = VK_NULL_HANDLE;
     }
     if (ctx->messenger)
         vkDestroyDebugUtilsMessengerEXT(ctx->instance, ctx->messenger, NULL);
+    ctx->messenger = VK_NULL_HANDLE;
     if (ctx->instance)
         vkDestroyInstance(ctx->instance, NULL);
+    ctx->instance = VK_NULL_HANDLE;
+}
+
+void vkfx_context_destroy(vkfx_context *ctx)
+{
+    if (!ctx)
+        return;
+    vkfx_context_close_device(ctx);
+    vkfx_pipecache_write(ctx);
     free(ctx);
 }
 

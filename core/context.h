@@ -44,12 +44,15 @@ struct vkfx_context {
     vkfx_kernel *kernels;           /* pipelines built so far */
     VkPipelineCache pipeline_cache; /* core/pipecache.c */
     char *pipeline_cache_path;      /* its file, NULL when none is kept */
-    bool pipelines_built;           /* this run added pipelines to the cache */
+    bool pipelines_built;           /* this run compiled pipelines the cache lacked */
     bool run_failed;                /* vkfx_context_destroy_after_failure */
     vkfx_context_times times;       /* host wall-clock of start-up and kernel builds */
     uint64_t device_bytes;          /* device memory allocated now */
     uint64_t device_bytes_peak;
     volatile unsigned validation_messages;
+    /* The pipeline cache file's bytes as read (to tell a change) and as kept to be written. */
+    unsigned char *pipeline_cache_read, *pipeline_cache_out;
+    size_t pipeline_cache_read_size, pipeline_cache_out_size;
     /* Failures injected for tests (VKFX_FAULT, read at creation): the
      * fault_alloc-th device allocation fails as out of memory; the
      * fault_lost-th submission finds the device lost, and so does every

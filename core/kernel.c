@@ -41,6 +41,7 @@ static void kernel_free(vkfx_context *ctx, vkfx_kernel *k)
 {
     if (!k)
         return;
+    free(k->message);
     if (k->pipeline)
         vkDestroyPipeline(ctx->device, k->pipeline, NULL);
     if (k->layout)
@@ -161,8 +162,15 @@ static int build(vkfx_context *ctx, vkfx_kernel *k)
         .requiredSubgroupSize = k->spec.subgroup,
     };
     bool pin = k->spec.subgroup && ctx->subgroup_size_control;
+    /* Whether the pipeline came from the cache: one that did not changes the cache's file. */
+    VkPipelineCreationFeedback made = {0};
+    VkPipelineCreationFeedbackCreateInfo feedback = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO,
+        .pPipelineCreationFeedback = &made,
+    };
     VkComputePipelineCreateInfo cpi = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .pNext = &feedback,
         .flags = ctx->pipeline_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0,
         .stage =
             {
@@ -177,9 +185,10 @@ static int build(vkfx_context *ctx, vkfx_kernel *k)
         .layout = k->layout,
     };
     VK_TRY(vkCreateComputePipelines(ctx->device, ctx->pipeline_cache, 1, &cpi, NULL, &k->pipeline));
-    ctx->pipelines_built = true;
-    if (ctx->pipeline_stats)
-        log_stats(ctx, k);
+    const VkPipelineCreationFeedbackFlags hit =
+        VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT |
+        VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT;
+    k->compiled = (made.flags & hit) != hit;
 fail:
     if (module)
         vkDestroyShaderModule(ctx->device, module, NULL);
@@ -188,18 +197,88 @@ fail:
     return ret;
 }
 
+/* Takes a built kernel into the context's accounts. */
+static void adopt(vkfx_context *ctx, vkfx_kernel *k)
+{
+    ctx->pipelines_built |= k->compiled;
+    if (ctx->pipeline_stats)
+        log_stats(ctx, k);
+}
+
+static void *build_thread(void *arg)
+{
+    vkfx_kernel *k = arg;
+    k->ret = build(k->ctx, k);
+    if (k->ret < 0)
+        k->message = strdup(vkfx_error_message());
+    return NULL;
+}
+
+/* Joins a kernel's build thread; on failure takes the kernel out of the
+ * list, frees it and returns the build's error. */
+static int join(vkfx_context *ctx, vkfx_kernel *k)
+{
+    if (!k->building)
+        return VKFX_OK;
+    pthread_join(k->thread, NULL);
+    k->building = false;
+    if (k->ret == VKFX_OK) {
+        adopt(ctx, k);
+        return VKFX_OK;
+    }
+    int ret = vkfx_fail(k->ret, "%s", k->message ? k->message : "building a kernel failed");
+    for (vkfx_kernel **p = &ctx->kernels; *p; p = &(*p)->next)
+        if (*p == k) {
+            *p = k->next;
+            break;
+        }
+    kernel_free(ctx, k);
+    return ret;
+}
+
+static vkfx_kernel *find(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_spec *spec)
+{
+    for (vkfx_kernel *k = ctx->kernels; k; k = k->next)
+        if (k->desc == desc && memcmp(&k->spec, spec, sizeof(*spec)) == 0)
+            return k;
+    return NULL;
+}
+
+void vkfx_kernel_prepare(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_spec *spec)
+{
+    if (find(ctx, desc, spec))
+        return;
+    vkfx_kernel *k = calloc(1, sizeof(*k));
+    if (!k)
+        return;
+    k->ctx = ctx;
+    k->desc = desc;
+    k->spec = *spec;
+    k->building = true;
+    if (pthread_create(&k->thread, NULL, build_thread, k) != 0) {
+        free(k);
+        return;
+    }
+    k->next = ctx->kernels;
+    ctx->kernels = k;
+}
+
 int vkfx_kernel_get(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
                     vkfx_kernel **out)
 {
     int ret = VKFX_OK;
-    for (vkfx_kernel *k = ctx->kernels; k; k = k->next)
-        if (k->desc == desc && memcmp(&k->spec, spec, sizeof(*spec)) == 0) {
-            *out = k;
-            return VKFX_OK;
-        }
-    vkfx_kernel *k = calloc(1, sizeof(*k));
+    vkfx_kernel *k = find(ctx, desc, spec);
+    if (k) {
+        double t = vkfx_now_ms();
+        ret = join(ctx, k);
+        ctx->times.pipelines_ms += vkfx_now_ms() - t;
+        *out = ret == VKFX_OK ? k : NULL;
+        return ret;
+    }
+    k = calloc(1, sizeof(*k));
     if (!k)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    k->ctx = ctx;
     k->desc = desc;
     k->spec = *spec;
     double t = vkfx_now_ms();
@@ -207,6 +286,7 @@ int vkfx_kernel_get(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_
     ctx->times.pipelines_ms += vkfx_now_ms() - t;
     if (ret < 0)
         goto fail;
+    adopt(ctx, k);
     k->next = ctx->kernels;
     ctx->kernels = k;
     *out = k;
@@ -216,8 +296,17 @@ fail:
     return ret;
 }
 
+void vkfx_kernels_wait(vkfx_context *ctx)
+{
+    for (vkfx_kernel *k = ctx->kernels, *next; k; k = next) {
+        next = k->next;
+        join(ctx, k);
+    }
+}
+
 void vkfx_kernels_destroy(vkfx_context *ctx)
 {
+    vkfx_kernels_wait(ctx);
     while (ctx->kernels) {
         vkfx_kernel *next = ctx->kernels->next;
         kernel_free(ctx, ctx->kernels);

@@ -7,6 +7,7 @@
 #ifndef VKFX_KERNEL_H
 #define VKFX_KERNEL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,13 @@ struct vkfx_kernel {
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline pipeline;
+    vkfx_context *ctx;
+    bool compiled; /* not found in the pipeline cache */
+    /* A build started by vkfx_kernel_prepare, on its own thread until joined. */
+    bool building;
+    pthread_t thread;
+    int ret;
+    char *message; /* its error */
     struct vkfx_kernel *next;
 };
 
@@ -75,6 +83,13 @@ struct vkfx_kernel {
  * pipeline requires exactly that size and full subgroups. */
 int vkfx_kernel_get(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_spec *spec,
                     vkfx_kernel **out);
+/* Starts building a kernel a later vkfx_kernel_get of the same thread will
+ * ask for, on a thread of its own, so that the compilations of a first run
+ * overlap; nothing when it is built or started already, or when no thread can
+ * be started. A failure is reported by that vkfx_kernel_get. */
+void vkfx_kernel_prepare(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_spec *spec);
+/* Waits for the builds started by vkfx_kernel_prepare. */
+void vkfx_kernels_wait(vkfx_context *ctx);
 void vkfx_kernels_destroy(vkfx_context *ctx);
 
 #endif

@@ -132,38 +132,54 @@ int vkfx_pipecache_open(vkfx_context *ctx)
         .pInitialData = data,
     };
     VK_TRY(vkCreatePipelineCache(ctx->device, &ci, NULL, &ctx->pipeline_cache));
+    ctx->pipeline_cache_read = data;
+    ctx->pipeline_cache_read_size = data ? size : 0;
+    data = NULL;
 fail:
     free(data);
     return ret;
 }
 
-void vkfx_pipecache_close(vkfx_context *ctx)
+void vkfx_pipecache_take(vkfx_context *ctx)
 {
     unsigned char *data = NULL;
     size_t size = 0;
-    const char *path = ctx->pipeline_cache_path;
     if (!ctx->pipeline_cache)
-        goto done;
-    if (!path || !ctx->pipelines_built ||
-        vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &size, NULL) != VK_SUCCESS ||
-        !(data = malloc(size)) ||
-        vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &size, data) != VK_SUCCESS)
-        goto done;
-    char *dir = strdup(path);
-    if (!dir)
-        goto done;
-    *strrchr(dir, '/') = 0;
-    int ret = vkfx_safefile_make_dirs(dir);
-    if (ret == VKFX_OK)
-        ret = vkfx_safefile_write(path, data, size);
-    free(dir);
-    if (ret < 0 && !ctx->run_failed)
-        vkfx_log(ctx, "pipeline cache not saved: %s", vkfx_error_message());
-done:
-    if (ctx->pipeline_cache)
-        vkDestroyPipelineCache(ctx->device, ctx->pipeline_cache, NULL);
-    ctx->pipeline_cache = VK_NULL_HANDLE;
+        return;
+    if (ctx->pipeline_cache_path && ctx->pipelines_built &&
+        vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &size, NULL) == VK_SUCCESS &&
+        (data = malloc(size ? size : 1)) &&
+        vkGetPipelineCacheData(ctx->device, ctx->pipeline_cache, &size, data) == VK_SUCCESS &&
+        /* The same bytes as the file's (where the driver keeps only a header, lavapipe's): no
+         * rewrite, and no flush to disk. */
+        !(size == ctx->pipeline_cache_read_size && size &&
+          memcmp(data, ctx->pipeline_cache_read, size) == 0)) {
+        ctx->pipeline_cache_out = data;
+        ctx->pipeline_cache_out_size = size;
+        data = NULL;
+    }
     free(data);
+    vkDestroyPipelineCache(ctx->device, ctx->pipeline_cache, NULL);
+    ctx->pipeline_cache = VK_NULL_HANDLE;
+}
+
+void vkfx_pipecache_write(vkfx_context *ctx)
+{
+    const char *path = ctx->pipeline_cache_path;
+    char *dir = path && ctx->pipeline_cache_out ? strdup(path) : NULL;
+    if (dir) {
+        *strrchr(dir, '/') = 0;
+        int ret = vkfx_safefile_make_dirs(dir);
+        if (ret == VKFX_OK)
+            ret = vkfx_safefile_write(path, ctx->pipeline_cache_out, ctx->pipeline_cache_out_size);
+        free(dir);
+        if (ret < 0 && !ctx->run_failed)
+            vkfx_log(ctx, "pipeline cache not saved: %s", vkfx_error_message());
+    }
+    free(ctx->pipeline_cache_out);
+    ctx->pipeline_cache_out = NULL;
     free(ctx->pipeline_cache_path);
     ctx->pipeline_cache_path = NULL;
+    free(ctx->pipeline_cache_read);
+    ctx->pipeline_cache_read = NULL;
 }

@@ -13,9 +13,12 @@
  * the cache in memory only. Fails only when Vulkan does. */
 int vkfx_pipecache_open(vkfx_context *ctx);
 
-/* Writes the cache back (through core/safefile.h) when
- * this run built pipelines; a failure to write is a warning, not an error.
- * Destroys ctx->pipeline_cache. */
-void vkfx_pipecache_close(vkfx_context *ctx);
+/* Keeps the cache's bytes in memory when this run compiled pipelines it did
+ * not hold and they differ from the file's, then destroys ctx->pipeline_cache
+ * (before the device goes). */
+void vkfx_pipecache_take(vkfx_context *ctx);
+/* Writes the bytes kept (through core/safefile.h); a failure to write is a
+ * warning, not an error, and none after a failed run. */
+void vkfx_pipecache_write(vkfx_context *ctx);
 
 #endif

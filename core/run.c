@@ -29,6 +29,13 @@ static const vkfx_kernel_desc encode_kernel = {
     .push_size = sizeof(encode_push),
 };
 
+static vkfx_spec decode_spec(VkFormat internal)
+{
+    return (vkfx_spec){.local = {16, 16, 1}, .half_out = vkfx_half_out(internal)};
+}
+
+static const vkfx_spec encode_spec = {.local = {256, 1, 1}};
+
 VkFormat vkfx_internal_format(int precision)
 {
     return precision == 32 ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R16G16B16A16_SFLOAT;
@@ -59,7 +66,7 @@ int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, b
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
     vkfx_buffer *table = NULL;
-    vkfx_spec spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(img->format)};
+    vkfx_spec spec = decode_spec(img->format);
     TRY(vkfx_kernel_get(vkfx_graph_context(g), &decode_kernel, &spec, &k));
     /* The exact sRGB curve in double for the 256 8-bit codes; small enough to travel inside
      * the command buffer. */
@@ -92,8 +99,7 @@ int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, b
 {
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
-    vkfx_spec spec = {.local = {256, 1, 1}};
-    TRY(vkfx_kernel_get(vkfx_graph_context(g), &encode_kernel, &spec, &k));
+    TRY(vkfx_kernel_get(vkfx_graph_context(g), &encode_kernel, &encode_spec, &k));
     uint32_t nwords = (uint32_t)(raw_bytes(out) / 4);
     uint32_t groups_x = vkfx_groups(nwords, 256);
     uint32_t groups_y = 1;
@@ -203,6 +209,11 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     p->out.height = in->height;
     p->out.straight = !opts->premultiplied_out;
     p->out.linear = opts->linear || out->sample == VKFX_SAMPLE_F32;
+    /* Every run ends in these two kernels: on a first run they compile while this thread
+     * uploads and records (and compiles) the chain's. */
+    vkfx_spec first = decode_spec(vkfx_internal_format(opts->precision));
+    vkfx_kernel_prepare(ctx, &decode_kernel, &first);
+    vkfx_kernel_prepare(ctx, &encode_kernel, &encode_spec);
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &p->g));
     vkfx_graph_set_staging(p->g, staging);

@@ -94,7 +94,6 @@ struct vkfx_staging_chunk {
 
 int vkfx_staging_create(vkfx_context *ctx, uint64_t size, vkfx_staging **out)
 {
-    int ret = VKFX_OK;
     *out = NULL;
     if (size == 0) {
         const char *env = getenv("VKFX_STAGING_BYTES");
@@ -109,17 +108,11 @@ int vkfx_staging_create(vkfx_context *ctx, uint64_t size, vkfx_staging **out)
     if (!s)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     s->ctx = ctx;
+    s->limit = size;
     /* Quarter-size chunks keep the CPU filling one while the GPU copies others. */
     s->chunk = size / 4 < 256 ? 256 : size / 4;
-    TRY(vkfx_ring_init(&s->ring, size));
-    TRY(vkfx_buffer_create(ctx, size,
-                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           VKFX_MEM_UPLOAD, &s->buffer));
     *out = s;
     return VKFX_OK;
-fail:
-    vkfx_staging_destroy(s);
-    return ret;
 }
 
 void vkfx_staging_destroy(vkfx_staging *s)
@@ -131,6 +124,35 @@ void vkfx_staging_destroy(vkfx_staging *s)
     vkfx_ring_fini(&s->ring);
     free(s->flight);
     free(s);
+}
+
+static int retire_oldest(vkfx_staging *s);
+
+/* Makes the mapped memory hold at least min(n, limit) bytes: mapping host
+ * memory for the GPU costs time in proportion to its size, so a small image
+ * gets a small ring, grown (by powers of two, after the copies in flight end)
+ * when a larger transfer comes. */
+static int fit(vkfx_staging *s, uint64_t n)
+{
+    int ret = VKFX_OK;
+    uint64_t want = n < s->limit ? n : s->limit;
+    if (s->buffer && s->ring.size >= want)
+        return VKFX_OK;
+    uint64_t size = 256;
+    while (size < want)
+        size *= 2;
+    size = size < s->limit ? size : s->limit;
+    while (s->nflight)
+        TRY(retire_oldest(s));
+    vkfx_buffer_destroy(s->ctx, s->buffer);
+    s->buffer = NULL;
+    vkfx_ring_fini(&s->ring);
+    TRY(vkfx_ring_init(&s->ring, size));
+    TRY(vkfx_buffer_create(s->ctx, size,
+                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           VKFX_MEM_UPLOAD, &s->buffer));
+fail:
+    return ret;
 }
 
 /* Waits for the oldest copy in flight, copies read-back bytes out, frees it. */
@@ -246,6 +268,7 @@ fail:
 int vkfx_staging_upload(vkfx_staging *s, VkBuffer dst, uint64_t offset, const void *src, uint64_t n)
 {
     int ret = VKFX_OK;
+    TRY(fit(s, n));
     for (uint64_t done = 0; done < n;) {
         uint64_t piece = n - done < s->chunk ? n - done : s->chunk;
         uint64_t ring_off = 0;
@@ -261,6 +284,7 @@ fail:
 int vkfx_staging_download(vkfx_staging *s, VkBuffer src, uint64_t offset, void *dst, uint64_t n)
 {
     int ret = VKFX_OK;
+    TRY(fit(s, n));
     for (uint64_t done = 0; done < n;) {
         uint64_t piece = n - done < s->chunk ? n - done : s->chunk;
         uint64_t ring_off = 0;

@@ -1,7 +1,8 @@
 /* Persistent host-visible staging memory, suballocated as a ring: uploads
  * and read-backs go through it in chunks, so an image of any size moves
- * through a fixed amount of mapped memory while the GPU copies earlier
- * chunks. */
+ * through a bounded amount of mapped memory while the GPU copies earlier
+ * chunks. The memory is taken at the first transfer, no larger than it
+ * needs. */
 #ifndef VKFX_STAGING_H
 #define VKFX_STAGING_H
 
@@ -43,7 +44,8 @@ typedef struct vkfx_staging_chunk vkfx_staging_chunk;
 struct vkfx_staging {
     vkfx_context *ctx;
     vkfx_buffer *buffer;
-    vkfx_ring ring;
+    vkfx_ring ring;             /* as large as the buffer; empty before the first copy */
+    uint64_t limit;             /* the most mapped memory taken */
     uint64_t chunk;             /* largest piece one copy moves */
     vkfx_staging_chunk *flight; /* submitted copies not yet retired */
     size_t nflight, capflight;

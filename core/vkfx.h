@@ -35,6 +35,10 @@ void vkfx_context_destroy(vkfx_context *ctx);
  * cache is still saved, but if that fails too (a full disk, a file-size
  * limit) it does not add a second message to the one the user has. */
 void vkfx_context_destroy_after_failure(vkfx_context *ctx);
+/* Destroys the device and the instance now, keeping in memory what the
+ * pipeline cache's file needs, for a process whose GPU work is over while
+ * files are still being written; the destroy call that follows writes it. */
+void vkfx_context_close_device(vkfx_context *ctx);
 /* Name and type of the device the context runs on, e.g. "llvmpipe (...)", "CPU". */
 const char *vkfx_context_device_name(const vkfx_context *ctx);
 /* Whether the device's packHalf2x16 rounds to the nearest half, ties to even
@@ -70,7 +74,8 @@ typedef struct vkfx_device_info {
  * the index picked without --device (-1 if none is usable). */
 int vkfx_list_devices(vkfx_device_info **list, uint32_t *count, int *best);
 
-/* size: bytes of mapped staging memory (0: 64 MiB, or VKFX_STAGING_BYTES). */
+/* size: the most mapped staging memory taken (0: 64 MiB, or VKFX_STAGING_BYTES); it is taken
+ * at the first copy, only as large as the copies need. */
 int vkfx_staging_create(vkfx_context *ctx, uint64_t size, vkfx_staging **out);
 void vkfx_staging_destroy(vkfx_staging *s);
 

@@ -382,9 +382,15 @@ Test(batch, pipeline_cache)
     size_t n;
     char *good = slurp(path, &n);
     cr_assert_geq(n, 32u, "the cache holds no header");
+    struct stat before;
+    cr_assert_eq(stat(path, &before), 0);
     VKFX(&r, tc_tpath("in/a.png"), "-f", "sobel", "-o", tc_tpath("out/a.png"));
     cr_assert(r.status == 0 && !*r.err, "a warm start said: %s", r.err);
     run_free(&r);
+    /* Nothing new compiled: the file is left as it was, not written again (a rewrite is a new
+     * file renamed into place). */
+    cr_assert(stat(path, &st) == 0 && st.st_ino == before.st_ino,
+              "a warm start rewrote the pipeline cache");
     /* Corrupt, then another device's (its UUID changed). */
     for (int kind = 0; kind < 2; kind++) {
         FILE *f = fopen(path, "wb");

@@ -532,26 +532,71 @@ Test(staging, sizes_and_environment)
 
     unsetenv("VKFX_STAGING_BYTES");
     s = new_staging(0);
-    cr_assert_eq(s->ring.size, 64ull << 20, "size 0 without VKFX_STAGING_BYTES gives %llu bytes",
-                 (unsigned long long)s->ring.size);
+    cr_assert_eq(s->limit, 64ull << 20, "size 0 without VKFX_STAGING_BYTES gives %llu bytes",
+                 (unsigned long long)s->limit);
     vkfx_staging_destroy(s);
 
     setenv("VKFX_STAGING_BYTES", "8192", 1);
     s = new_staging(0);
-    cr_assert_eq(s->ring.size, 8192, "VKFX_STAGING_BYTES=8192 gave %llu bytes",
-                 (unsigned long long)s->ring.size);
+    cr_assert_eq(s->limit, 8192, "VKFX_STAGING_BYTES=8192 gave %llu bytes",
+                 (unsigned long long)s->limit);
     cr_assert_eq(s->chunk, 2048);
     vkfx_buffer *dev = device_buffer(20000);
     round_trip(s, dev, 5, 19995, 11);
+    cr_assert_eq(s->ring.size, 8192, "20000 bytes through at most 8192 took %llu",
+                 (unsigned long long)s->ring.size);
     vkfx_staging_destroy(s);
     /* An explicit size wins over the environment. */
     s = new_staging(4096);
-    cr_assert_eq(s->ring.size, 4096, "explicit 4096 gave %llu with VKFX_STAGING_BYTES set",
-                 (unsigned long long)s->ring.size);
+    cr_assert_eq(s->limit, 4096, "explicit 4096 gave %llu with VKFX_STAGING_BYTES set",
+                 (unsigned long long)s->limit);
     vkfx_staging_destroy(s);
     unsetenv("VKFX_STAGING_BYTES");
 
     vkfx_staging_destroy(NULL);
+    vkfx_buffer_destroy(ctx, dev);
+    close_context();
+}
+
+/* The mapped memory is taken at the first copy, the smallest power of two
+ * that holds it, grown when a larger copy comes (even with copies still in
+ * flight) and never past the limit. */
+Test(staging, taken_as_needed)
+{
+    open_context();
+    vkfx_buffer *dev = device_buffer(300000);
+    vkfx_staging *s = new_staging(1 << 18);
+    cr_assert(!s->buffer && s->ring.size == 0, "memory taken before any copy: %llu bytes",
+              (unsigned long long)s->ring.size);
+    round_trip(s, dev, 0, 100, 21);
+    cr_assert_eq(s->ring.size, 256, "100 bytes took %llu", (unsigned long long)s->ring.size);
+    round_trip(s, dev, 7, 3000, 22);
+    cr_assert_eq(s->ring.size, 4096, "3000 bytes took %llu", (unsigned long long)s->ring.size);
+    round_trip(s, dev, 0, 1000, 23);
+    cr_assert_eq(s->ring.size, 4096, "a smaller copy shrank it to %llu",
+                 (unsigned long long)s->ring.size);
+    uint8_t *a = random_bytes(2000, 24), *b = random_bytes(50000, 25);
+    uint8_t *got = malloc(50000);
+    cr_assert(got);
+    cr_assert_eq(vkfx_staging_upload(s, dev->buffer, 100000, a, 2000), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_assert_gt(s->nflight, 0);
+    cr_assert_eq(vkfx_staging_upload(s, dev->buffer, 200000, b, 50000), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_assert_eq(s->ring.size, 65536, "50000 bytes took %llu", (unsigned long long)s->ring.size);
+    cr_assert_eq(vkfx_staging_download(s, dev->buffer, 100000, got, 2000), VKFX_OK, "%s",
+                 vkfx_error_message());
+    expect_same(got, a, 2000, "2000 bytes uploaded before the ring grew");
+    cr_assert_eq(vkfx_staging_download(s, dev->buffer, 200000, got, 50000), VKFX_OK, "%s",
+                 vkfx_error_message());
+    expect_same(got, b, 50000, "50000 bytes uploaded after the ring grew");
+    round_trip(s, dev, 1, 299999, 26);
+    cr_assert_eq(s->ring.size, 1 << 18, "300000 bytes through at most 262144 took %llu",
+                 (unsigned long long)s->ring.size);
+    free(a);
+    free(b);
+    free(got);
+    vkfx_staging_destroy(s);
     vkfx_buffer_destroy(ctx, dev);
     close_context();
 }
