@@ -134,6 +134,11 @@ static void deflate_segment(shared *s, size_t i)
     g->failed = true;
     if (deflateInit2(&z, s->level, Z_DEFLATED, -15, 8, Z_FILTERED) != Z_OK)
         return;
+    /* Level 6, the default, with half of zlib's search (chains and nice
+     * length of 64, not 128): trades a little size, still within 1% of
+     * libdeflate's level 6, for speed (tests/bench/RESULTS.md). */
+    if (s->level == 6)
+        deflateTune(&z, 8, 16, 64, 64);
     size_t dict = start < 32768 ? start : 32768;
     size_t cap = deflateBound(&z, n) + 16;
     g->data = malloc(cap);

@@ -18,9 +18,10 @@
  * batch encodes one per core keep it). */
 #define VKFX_PNG_PARALLEL_BYTES ((size_t)16 << 20)
 /* Bytes of filtered rows per segment: large enough that the sync flush and
- * the restarted block are lost in the noise, small enough to spread a
- * 24-megapixel image over 16 cores several times. */
-#define VKFX_PNG_SEGMENT_BYTES ((size_t)1 << 20)
+ * the restarted block are lost in the noise (pigz cuts at 128 KiB), small
+ * enough that a 24-megapixel image (72 MiB) gives 16 cores 18 segments each,
+ * so none waits long for the last. */
+#define VKFX_PNG_SEGMENT_BYTES ((size_t)256 << 10)
 
 /* Spread over vkfx_file_encode_threads() threads. Settable for tests: the
  * threshold and the segment size (0 restores each default). */

@@ -10,7 +10,8 @@
  *         given) to PNG in one piece (libdeflate) and in segments on every
  *         core; prints the median times and the sizes; then, on one core
  *         and the first 8 MiB of the filtered rows, libdeflate's level
- *         against zlib's levels 3 to 6 with either strategy.
+ *         against zlib's levels and strategies and core/pngdeflate.c's
+ *         setting.
  *
  * Built with `meson compile -C BUILD codec_times`. */
 #include <setjmp.h>
@@ -175,22 +176,31 @@ static void sweep(const unsigned char *png, size_t size, int level)
     printf("  one core, first %zu bytes: libdeflate level %d %zu bytes, %.0f MB/s\n", n, level,
            ref, n / 1e3 / (vkfx_now_ms() - t));
     libdeflate_free_compressor(c);
-    for (int l = 3; l <= 6; l++)
-        for (int strategy = 0; strategy < 2; strategy++) {
-            z_stream d = {0};
-            deflateInit2(&d, l, Z_DEFLATED, -15, 8, strategy ? Z_FILTERED : Z_DEFAULT_STRATEGY);
-            d.next_in = raw;
-            d.avail_in = (uInt)n;
-            d.next_out = out;
-            d.avail_out = (uInt)(2 * n);
-            t = vkfx_now_ms();
-            deflate(&d, Z_FINISH);
-            double ms = vkfx_now_ms() - t;
-            printf("  zlib level %d %-8s %zu bytes (%+.2f%%), %.0f MB/s\n", l,
-                   strategy ? "filtered" : "default", (size_t)d.total_out,
-                   100.0 * ((double)d.total_out / (double)ref - 1), n / 1e3 / ms);
-            deflateEnd(&d);
-        }
+    /* zlib's level, strategy, and (where nice > 0) deflateTune's good, lazy,
+     * nice and chain: core/pngdeflate.c's level 6 is the last. */
+    static const int cfg[][7] = {
+        {4, 1, 0}, {5, 1, 0}, {6, 0, 0}, {6, 1, 0}, {6, 1, 1, 8, 16, 64, 64},
+    };
+    for (size_t k = 0; k < sizeof(cfg) / sizeof(*cfg); k++) {
+        z_stream d = {0};
+        deflateInit2(&d, cfg[k][0], Z_DEFLATED, -15, 8, cfg[k][1] ? Z_FILTERED : Z_DEFAULT_STRATEGY);
+        if (cfg[k][2])
+            deflateTune(&d, cfg[k][3], cfg[k][4], cfg[k][5], cfg[k][6]);
+        d.next_in = raw;
+        d.avail_in = (uInt)n;
+        d.next_out = out;
+        d.avail_out = (uInt)(2 * n);
+        t = vkfx_now_ms();
+        deflate(&d, Z_FINISH);
+        double ms = vkfx_now_ms() - t;
+        char tune[64] = "";
+        if (cfg[k][2])
+            snprintf(tune, sizeof(tune), ", nice %d chain %d", cfg[k][5], cfg[k][6]);
+        printf("  zlib level %d %s%s: %zu bytes (%+.2f%%), %.0f MB/s\n", cfg[k][0],
+               cfg[k][1] ? "filtered" : "default", tune, (size_t)d.total_out,
+               100.0 * ((double)d.total_out / (double)ref - 1), n / 1e3 / ms);
+        deflateEnd(&d);
+    }
     free(raw);
     free(out);
 }
