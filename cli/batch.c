@@ -795,8 +795,7 @@ static void *codec_thread(void *arg)
             pthread_cond_broadcast(&b->cv);
             continue;
         }
-        if (b->in_flight == 0 &&
-            (interrupted || b->lost || b->no_device || b->next_decode == b->n))
+        if (b->in_flight == 0 && (interrupted || b->lost || b->no_device || b->next_decode == b->n))
             break;
         wait_a_little(b); /* wakes to notice Ctrl-C too */
     }

@@ -7,7 +7,7 @@
 
 /* Pieces below this go on the calling thread alone: starting a thread costs
  * about what copying this much does. */
-#define PIECE_MIN ((size_t)1 << 20)
+#define PIECE_MIN   ((size_t)1 << 20)
 #define THREADS_MAX 8
 
 typedef struct piece {

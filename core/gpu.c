@@ -33,7 +33,8 @@ static int allocate(vkfx_context *ctx, VkMemoryRequirements req, vkfx_memory whe
      * device has it, since reading write-combined memory runs at a fraction
      * of memcpy's speed. */
     else if (find_memory(ctx, req.memoryTypeBits,
-                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                             VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
                              VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &type) < 0) {
         vkfx_error_clear();

@@ -142,8 +142,8 @@ static void deflate_segment(shared *s, size_t i)
     size_t dict = start < 32768 ? start : 32768;
     size_t cap = deflateBound(&z, n) + 16;
     g->data = malloc(cap);
-    if (g->data && (dict == 0 || deflateSetDictionary(&z, s->filtered + start - dict,
-                                                      (uInt)dict) == Z_OK)) {
+    if (g->data &&
+        (dict == 0 || deflateSetDictionary(&z, s->filtered + start - dict, (uInt)dict) == Z_OK)) {
         z.next_in = s->filtered + start;
         z.avail_in = (uInt)n;
         z.next_out = g->data;
@@ -202,8 +202,8 @@ static int idat_parallel(const vkfx_pixels *px, int level, unsigned char *filter
                          size_t head, size_t tail, unsigned char **out, size_t *packed)
 {
     int ret = VKFX_OK;
-    shared s = {.px = px, .filtered = filtered, .total = total, .seg = segment_bytes,
-                .level = level};
+    shared s = {
+        .px = px, .filtered = filtered, .total = total, .seg = segment_bytes, .level = level};
     s.nsegs = (total + s.seg - 1) / s.seg;
     s.nbands = (px->height + BAND_ROWS - 1) / BAND_ROWS;
     s.segs = calloc(s.nsegs, sizeof(*s.segs));

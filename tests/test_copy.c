@@ -10,8 +10,8 @@
 
 Test(copy, every_byte_at_every_split)
 {
-    static const size_t sizes[] = {0,           1,           (1u << 20) - 1, 2u << 20,
-                                   (2u << 20) + 1, (3u << 20) + 63, (9u << 20) + 5, 17u << 20};
+    static const size_t sizes[] = {
+        0, 1, (1u << 20) - 1, 2u << 20, (2u << 20) + 1, (3u << 20) + 63, (9u << 20) + 5, 17u << 20};
     size_t most = (17u << 20) + 16;
     unsigned char *src = malloc(most), *dst = malloc(most);
     cr_assert(src && dst);

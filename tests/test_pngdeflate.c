@@ -107,8 +107,8 @@ Test(pngdeflate, shapes_around_segment_boundaries_read_back_with_libpng)
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
         vkfx_pixels px = make_px(cases[k].w, cases[k].h, cases[k].c, cases[k].s, (uint32_t)k);
-        size_t filtered = ((size_t)cases[k].w * cases[k].c * vkfx_sample_size(cases[k].s) + 1) *
-                          cases[k].h;
+        size_t filtered =
+            ((size_t)cases[k].w * cases[k].c * vkfx_sample_size(cases[k].s) + 1) * cases[k].h;
         size_t segments = (filtered + cases[k].segment - 1) / cases[k].segment;
         char what[128];
         for (int level = 0; level <= 9; level += 3) {

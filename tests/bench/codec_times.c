@@ -158,8 +158,8 @@ static void resize(vkfx_pixels *px, uint32_t w, uint32_t h)
  * strategies, size and speed. */
 static void sweep(const unsigned char *png, size_t size, int level)
 {
-    uint32_t len = (uint32_t)png[33] << 24 | (uint32_t)png[34] << 16 | (uint32_t)png[35] << 8 |
-                   png[36];
+    uint32_t len =
+        (uint32_t)png[33] << 24 | (uint32_t)png[34] << 16 | (uint32_t)png[35] << 8 | png[36];
     size_t n = (size_t)8 << 20;
     unsigned char *raw = malloc(n), *out = malloc(2 * n);
     z_stream z = {.next_in = (unsigned char *)png + 41, .avail_in = len};
@@ -173,8 +173,8 @@ static void sweep(const unsigned char *png, size_t size, int level)
     struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
     double t = vkfx_now_ms();
     size_t ref = libdeflate_deflate_compress(c, raw, n, out, 2 * n);
-    printf("  one core, first %zu bytes: libdeflate level %d %zu bytes, %.0f MB/s\n", n, level,
-           ref, n / 1e3 / (vkfx_now_ms() - t));
+    printf("  one core, first %zu bytes: libdeflate level %d %zu bytes, %.0f MB/s\n", n, level, ref,
+           n / 1e3 / (vkfx_now_ms() - t));
     libdeflate_free_compressor(c);
     /* zlib's level, strategy, and (where nice > 0) deflateTune's good, lazy,
      * nice and chain: core/pngdeflate.c's level 6 is the last. */
@@ -183,7 +183,8 @@ static void sweep(const unsigned char *png, size_t size, int level)
     };
     for (size_t k = 0; k < sizeof(cfg) / sizeof(*cfg); k++) {
         z_stream d = {0};
-        deflateInit2(&d, cfg[k][0], Z_DEFLATED, -15, 8, cfg[k][1] ? Z_FILTERED : Z_DEFAULT_STRATEGY);
+        deflateInit2(&d, cfg[k][0], Z_DEFLATED, -15, 8,
+                     cfg[k][1] ? Z_FILTERED : Z_DEFAULT_STRATEGY);
         if (cfg[k][2])
             deflateTune(&d, cfg[k][3], cfg[k][4], cfg[k][5], cfg[k][6]);
         d.next_in = raw;
@@ -245,8 +246,8 @@ int main(int argc, char **argv)
     }
     printf("%s: %ux%u, %u channels, level %d: one piece (libdeflate) %.1f ms, %zu bytes; "
            "segments (zlib, every core) %.1f ms, %zu bytes: %+.2f%% size (median of %d)\n",
-           argv[2], px.width, px.height, px.channels, level, median(a, runs), one,
-           median(b, runs), seg, 100.0 * ((double)seg / (double)one - 1), runs);
+           argv[2], px.width, px.height, px.channels, level, median(a, runs), one, median(b, runs),
+           seg, 100.0 * ((double)seg / (double)one - 1), runs);
     unsigned char *png;
     vkfx_png_set_segments((size_t)-1, 0);
     if (vkfx_png_encode(&px, level, &png, &one) == VKFX_OK)
