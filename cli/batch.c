@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,7 +82,7 @@ typedef struct batch {
     FILE *json;
     bool show_progress, progress_tty;
     bool lost;        /* the GPU was lost: nothing more can run */
-    bool no_gpu;      /* no GPU context could be made: nothing runs */
+    bool no_device;   /* the device could not be opened: decoding stops */
     bool broken_pipe; /* standard output's reader went away */
     int json_errno;   /* the first failure to write the report */
 } batch;
@@ -775,7 +778,7 @@ static void *codec_thread(void *arg)
             finish_job(b, enc);
             continue;
         }
-        if (!interrupted && !b->lost && !b->no_gpu && b->next_decode < b->n &&
+        if (!interrupted && !b->lost && !b->no_device && b->next_decode < b->n &&
             b->in_flight < b->limit) {
             size_t i = b->next_decode++;
             job *j = &b->jobs[i];
@@ -792,7 +795,7 @@ static void *codec_thread(void *arg)
             pthread_cond_broadcast(&b->cv);
             continue;
         }
-        if (b->in_flight == 0 && (interrupted || b->lost || b->no_gpu || b->next_decode == b->n))
+        if (b->in_flight == 0 && (interrupted || b->lost || b->no_device || b->next_decode == b->n))
             break;
         wait_a_little(b); /* wakes to notice Ctrl-C too */
     }
@@ -851,7 +854,7 @@ static int gpu_finish(batch *b, vkfx_context *ctx, size_t i, vkfx_pending *p, un
  * being decoded, and no decode will start; outputs may still be being written. */
 static bool gpu_work_over(const batch *b)
 {
-    if (!interrupted && !b->lost && !b->no_gpu && b->next_decode < b->n)
+    if (!interrupted && !b->lost && !b->no_device && b->next_decode < b->n)
         return false;
     for (size_t i = 0; i < b->n; i++)
         if (b->jobs[i].state == JOB_DECODING || b->jobs[i].state == JOB_DECODED ||
@@ -875,7 +878,7 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
         for (size_t i = 0; i < b->n && next == b->n; i++)
             if (b->jobs[i].state == JOB_DECODED)
                 next = i;
-        if (next < b->n && (interrupted || b->lost || b->no_gpu)) {
+        if (next < b->n && (interrupted || b->lost || b->no_device)) {
             b->jobs[next].state = JOB_SKIPPED;
             finish_job(b, next);
             continue;
@@ -925,6 +928,40 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
         flying_job = next;
     }
     pthread_mutex_unlock(&b->mu);
+}
+
+/* The device could not be opened: the codec threads stop decoding, and
+ * what they decoded ahead is dropped unreported. */
+static void drop_decoded(batch *b)
+{
+    pthread_mutex_lock(&b->mu);
+    b->no_device = true;
+    while (b->in_flight) {
+        for (size_t i = 0; i < b->n; i++)
+            if (b->jobs[i].state == JOB_DECODED) {
+                vkfx_pixels_free(&b->jobs[i].in);
+                b->jobs[i].state = JOB_SKIPPED;
+                b->in_flight--;
+            }
+        pthread_cond_broadcast(&b->cv);
+        if (b->in_flight)
+            wait_a_little(b);
+    }
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* A batch allocates and frees a few image-sized buffers for every file
+ * (the decoded pixels, the pixels read back, libjpeg's coefficients). Above
+ * its mapping threshold glibc maps each one afresh and unmaps it on free,
+ * so every page is faulted in and zeroed again, file after file: in the
+ * heap instead, and not trimmed, the next file reuses the same pages. */
+static void reuse_freed_memory(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's largest */
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
 }
 
 static int cpu_count(void)
@@ -1007,6 +1044,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     int nthreads = 0;
     vkfx_safefile *json_file = NULL;
     cli_wall wall = {0};
+    bool printed = false; /* status's message */
     cli_signals_graceful(true);
     for (size_t i = 0; i < nlines && status == VKFX_OK; i++)
         status = plan_line(&p, &lines[i]);
@@ -1027,9 +1065,15 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     b.n = p.n;
     if (b.n == 0)
         goto done; /* another shard's jobs, or all written already: no GPU needed */
+
     int want = o->threads > 0 ? o->threads : cpu_count();
     nthreads = (size_t)want < b.n ? want : (int)b.n;
-    b.limit = (size_t)nthreads * 2 + 2;
+    /* Three files a thread: a batch of 48 on 16 cores is decoded whole while
+     * the device opens. */
+    b.limit = (size_t)nthreads * 3 + 2;
+    reuse_freed_memory();
+    /* Fewer files than threads: each encoder spreads one image over the rest. */
+    vkfx_file_set_encode_threads(want / nthreads);
     /* One file needs no progress line unless asked for. */
     b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1);
     b.progress_tty = isatty(STDERR_FILENO);
@@ -1038,26 +1082,26 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     pthread_cond_init(&b.cv, NULL);
     threads = calloc((size_t)nthreads, sizeof(*threads));
     int started = 0;
-    /* The codec threads start decoding while this one makes the GPU context. */
+    /* The codec threads decode while the device is opened. */
     for (; threads && started < nthreads; started++)
         if (pthread_create(&threads[started], NULL, codec_thread, &b) != 0)
             break;
-    if (started == 0) {
+    if (started == 0)
         status = vkfx_fail(VKFX_E_NOMEM, "no codec thread could be started");
-    } else {
-        if ((status = vkfx_context_create(&o->ctx, &ctx)) == VKFX_OK) {
-            wall.staging_ms = vkfx_now_ms();
-            status = vkfx_staging_create(ctx, 0, &staging);
-            wall.staging_ms = vkfx_now_ms() - wall.staging_ms;
-            wall.ready_ms = cli_since_start_ms();
-        }
-        if (status < 0) {
-            /* Its message is the run's; the files decoded meanwhile are dropped. */
-            pthread_mutex_lock(&b.mu);
-            b.no_gpu = true;
-            pthread_cond_broadcast(&b.cv);
-            pthread_mutex_unlock(&b.mu);
-        }
+    if (status == VKFX_OK && (status = vkfx_context_create(&o->ctx, &ctx)) == VKFX_OK) {
+        wall.staging_ms = vkfx_now_ms();
+        status = vkfx_staging_create(ctx, 0, &staging);
+        wall.staging_ms = vkfx_now_ms() - wall.staging_ms;
+        wall.ready_ms = cli_since_start_ms();
+    }
+    if (status < 0 && started) {
+        /* Printed now: a file that failed to decode meanwhile must not hide it. */
+        cli_print_error();
+        printed = true;
+        drop_decoded(&b);
+        for (int i = 0; i < started; i++)
+            pthread_join(threads[i], NULL);
+    } else if (started) {
         gpu_loop(&b, ctx, staging);
         /* The GPU's part is over: its context closes (slow on some drivers) while
          * the codec threads write the last outputs. */
@@ -1080,7 +1124,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     if (status == VKFX_OK && b.failed)
         status = b.n == 1 && !source ? b.jobs[0].status : VKFX_E_IO;
 done:
-    if (status < 0 && (b.no_gpu || !(b.failed && b.n)))
+    if (status < 0 && !printed && !(b.failed && b.n))
         cli_print_error();
     int code = cli_exit_code(status);
     if (b.lost && b.n > 1) {

@@ -199,7 +199,12 @@ void vkfx_graph_destroy(vkfx_graph *g)
     if (!g)
         return;
     vkfx_context *ctx = g->ctx;
-    if (g->cmd && g->submitted)
+    /* Only this graph's work must be over: a batch keeps the next image's
+     * work in flight while it finishes this one. */
+    uint64_t done = 0;
+    if (g->cmd && g->submitted &&
+        (vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) != VK_SUCCESS ||
+         done < g->ticket))
         vkQueueWaitIdle(ctx->queue);
     /* Copies into the graph's buffers may still be in flight when recording
      * failed before any submission (a filter refusing its options after the

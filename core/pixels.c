@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error.h"
 
@@ -96,4 +97,19 @@ int vkfx_check_pixels(const char *name, uint64_t w, uint64_t h)
     if (w && h > max_pixels / w)
         return vkfx_fail_pixels(name, w, h);
     return VKFX_OK;
+}
+
+static int encode_threads;
+
+void vkfx_file_set_encode_threads(int n)
+{
+    encode_threads = n > 0 ? n : 0;
+}
+
+int vkfx_file_encode_threads(void)
+{
+    if (encode_threads)
+        return encode_threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }

@@ -47,4 +47,10 @@ int vkfx_fail_pixels(const char *name, uint64_t w, uint64_t h);
 /* VKFX_OK, or vkfx_fail_pixels when w x h is above the limit. */
 int vkfx_check_pixels(const char *name, uint64_t w, uint64_t h);
 
+/* Threads an encoder may use for one image (0, the default: one per core).
+ * A batch that encodes one image on each core sets 1; the bytes written
+ * never depend on it. */
+void vkfx_file_set_encode_threads(int n);
+int vkfx_file_encode_threads(void);
+
 #endif

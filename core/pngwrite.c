@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "pngdeflate.h"
 
 static size_t buffer_limit = VKFX_PNG_BUFFER_LIMIT_DEFAULT;
 
@@ -37,19 +38,11 @@ static size_t chunk(unsigned char *p, const char *type, size_t len)
     return len + 12;
 }
 
-static inline unsigned paeth(unsigned a, unsigned b, unsigned c)
-{
-    int p = (int)a + (int)b - (int)c;
-    int pa = abs(p - (int)a), pb = abs(p - (int)b), pc = abs(p - (int)c);
-    return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-}
-
 int vkfx_png_encode(const vkfx_pixels *px, int level, unsigned char **out, size_t *size)
 {
     static const unsigned char ctypes[] = {0, 4, 2, 6}; /* gray, gray+alpha, RGB, RGBA */
     int ret = VKFX_OK;
-    unsigned char *filtered = NULL, *rows = NULL, *file = NULL;
-    struct libdeflate_compressor *z = NULL;
+    unsigned char *file = NULL;
     bool wide = px->sample == VKFX_SAMPLE_U16;
     size_t bpp = px->channels * (wide ? 2u : 1u);
     size_t stride = (size_t)px->width * bpp;
@@ -62,52 +55,10 @@ int vkfx_png_encode(const vkfx_pixels *px, int level, unsigned char **out, size_
     if (total > buffer_limit || total / px->height != stride + 1)
         return vkfx_fail(VKFX_E_LIMIT, "a %ux%u image is encoded through libpng", px->width,
                          px->height);
-    filtered = malloc(total);
-    rows = calloc(2, stride); /* this row and the one above, big-endian */
-    z = libdeflate_alloc_compressor(level);
-    if (!filtered || !rows || !z) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory encoding the PNG");
-        goto fail;
-    }
-    for (uint32_t y = 0; y < px->height; y++) {
-        unsigned char *cur = rows + (y & 1) * stride, *up = rows + ((y + 1) & 1) * stride;
-        const unsigned char *src = (const unsigned char *)px->data + y * stride;
-        if (wide) {
-            for (size_t i = 0; i < stride; i += 2) {
-                uint16_t v;
-                memcpy(&v, src + i, 2);
-                cur[i] = (unsigned char)(v >> 8);
-                cur[i + 1] = (unsigned char)v;
-            }
-        } else {
-            memcpy(cur, src, stride);
-        }
-        unsigned char *dst = filtered + y * (stride + 1);
-        if (y == 0) {
-            dst[0] = 1; /* Sub: Paeth with no row above */
-            memcpy(dst + 1, cur, bpp);
-            for (size_t x = bpp; x < stride; x++)
-                dst[1 + x] = (unsigned char)(cur[x] - cur[x - bpp]);
-            continue;
-        }
-        dst[0] = 4; /* Paeth */
-        for (size_t x = 0; x < bpp; x++)
-            dst[1 + x] = (unsigned char)(cur[x] - up[x]);
-        for (size_t x = bpp; x < stride; x++)
-            dst[1 + x] = (unsigned char)(cur[x] - paeth(cur[x - bpp], up[x], up[x - bpp]));
-    }
-    size_t bound = libdeflate_zlib_compress_bound(z, total);
     size_t head = 8 + 25 + 8; /* signature, IHDR, IDAT's length and type */
-    file = malloc(head + bound + 4 + 12);
-    if (!file) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory encoding the PNG");
+    size_t packed;
+    if ((ret = vkfx_png_idat(px, level, head, 4 + 12, &file, &packed)) < 0)
         goto fail;
-    }
-    size_t packed = libdeflate_zlib_compress(z, filtered, total, file + head, bound);
-    if (packed == 0) {
-        ret = vkfx_fail(VKFX_E_FORMAT, "PNG encoding failed (libdeflate: no room)");
-        goto fail;
-    }
     memcpy(file, "\x89PNG\r\n\x1a\n", 8);
     unsigned char *ihdr = file + 8 + 8;
     put32(ihdr, px->width);
@@ -122,9 +73,6 @@ int vkfx_png_encode(const vkfx_pixels *px, int level, unsigned char **out, size_
     *size = at;
     file = NULL;
 fail:
-    libdeflate_free_compressor(z);
-    free(filtered);
-    free(rows);
     free(file);
     return ret;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy.h"
 #include "error.h"
 
 int vkfx_ring_init(vkfx_ring *r, uint64_t size)
@@ -164,7 +165,7 @@ static int retire_oldest(vkfx_staging *s)
     vkfx_staging_chunk c = s->flight[0];
     TRY(vkfx_wait(s->ctx, c.ticket));
     if (c.host_dst)
-        memcpy(c.host_dst, (char *)s->buffer->mapped + c.offset, c.size);
+        vkfx_copy(c.host_dst, (char *)s->buffer->mapped + c.offset, c.size);
     vkfx_cmd_free(s->ctx, c.cmd);
     memmove(s->flight, s->flight + 1, (s->nflight - 1) * sizeof(*s->flight));
     s->nflight--;
@@ -273,7 +274,7 @@ int vkfx_staging_upload(vkfx_staging *s, VkBuffer dst, uint64_t offset, const vo
         uint64_t piece = n - done < s->chunk ? n - done : s->chunk;
         uint64_t ring_off = 0;
         TRY(reserve(s, piece, &ring_off));
-        memcpy((char *)s->buffer->mapped + ring_off, (const char *)src + done, piece);
+        vkfx_copy((char *)s->buffer->mapped + ring_off, (const char *)src + done, piece);
         TRY(copy_chunk(s, dst, offset + done, ring_off, piece, true, NULL));
         done += piece;
     }

@@ -7,14 +7,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gpu-session}; mkdir -p "$OUT"
-GL="libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2"
-mkdir -p /opt/vl
-for f in .gl/*.deb; do
-  p=$(dpkg-deb -f "$f" Package)
-  case " $GL " in *" $p "*) dpkg -x "$f" / ;; *) dpkg -x "$f" /opt/vl ;; esac
-done
-ldconfig
-LIBS=/opt/vl/usr/lib/x86_64-linux-gnu:/opt/vl/lib/x86_64-linux-gnu
+. tests/bench/gl_env.sh
 for b in build-rel build-base; do
   printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s/%s/vkfx "$@"\n' "$LIBS" "$PWD" "$b" > /tmp/vkfx-$b; chmod +x /tmp/vkfx-$b
 done

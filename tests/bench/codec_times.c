@@ -1,0 +1,259 @@
+/* Host-side codec timings of issue 23, no GPU involved:
+ *
+ *     codec_times jpeg FILE.jpg [RUNS]
+ *         decodes FILE with plain libjpeg-turbo (its defaults: accurate
+ *         integer IDCT, fancy upsampling, into one buffer) and through
+ *         vkfx_file_load, alternating; prints the median of each and the
+ *         ratio.
+ *     codec_times png FILE [RUNS] [LEVEL] [WxH]
+ *         encodes FILE's pixels (8-bit, resized bilinearly to WxH where
+ *         given) to PNG in one piece (libdeflate) and in segments on every
+ *         core; prints the median times and the sizes; then, on one core
+ *         and the first 8 MiB of the filtered rows, libdeflate's level
+ *         against zlib's levels and strategies and core/pngdeflate.c's
+ *         setting.
+ *
+ * Built with `meson compile -C BUILD codec_times`. */
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include "error.h"
+#include "fileio.h"
+#include "pngdeflate.h"
+#include "pngwrite.h"
+#include "vkfx.h"
+
+static unsigned char *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f || fseek(f, 0, SEEK_END) != 0)
+        exit(1);
+    long n = ftell(f);
+    rewind(f);
+    unsigned char *data = malloc((size_t)n);
+    if (!data || fread(data, 1, (size_t)n, f) != (size_t)n)
+        exit(1);
+    fclose(f);
+    *size = (size_t)n;
+    return data;
+}
+
+static jmp_buf fail_jump;
+
+static void fail_exit(j_common_ptr c)
+{
+    (void)c;
+    longjmp(fail_jump, 1);
+}
+
+/* What a program using libjpeg-turbo alone does: the file read into memory,
+ * then decoded to RGB rows. */
+static double plain_decode(const char *path)
+{
+    double t = vkfx_now_ms();
+    size_t size;
+    unsigned char *data = read_all(path, &size);
+    struct jpeg_decompress_struct d;
+    struct jpeg_error_mgr err;
+    d.err = jpeg_std_error(&err);
+    err.error_exit = fail_exit;
+    if (setjmp(fail_jump)) {
+        fprintf(stderr, "codec_times: libjpeg failed on %s\n", path);
+        exit(1);
+    }
+    jpeg_create_decompress(&d);
+    jpeg_mem_src(&d, data, (unsigned long)size);
+    jpeg_read_header(&d, TRUE);
+    jpeg_start_decompress(&d);
+    size_t stride = (size_t)d.output_width * (size_t)d.output_components;
+    unsigned char *px = malloc(stride * d.output_height);
+    while (d.output_scanline < d.output_height) {
+        JSAMPROW row = px + stride * d.output_scanline;
+        jpeg_read_scanlines(&d, &row, 1);
+    }
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    free(px);
+    free(data);
+    return vkfx_now_ms() - t;
+}
+
+static double vkfx_decode(const char *path)
+{
+    double t = vkfx_now_ms();
+    vkfx_pixels px;
+    if (vkfx_file_load(path, &px) < 0) {
+        fprintf(stderr, "codec_times: %s\n", vkfx_error_message());
+        exit(1);
+    }
+    vkfx_pixels_free(&px);
+    return vkfx_now_ms() - t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return v[n / 2];
+}
+
+static double encode(const vkfx_pixels *px, int level, size_t *size)
+{
+    double t = vkfx_now_ms();
+    unsigned char *out;
+    if (vkfx_png_encode(px, level, &out, size) < 0) {
+        fprintf(stderr, "codec_times: %s\n", vkfx_error_message());
+        exit(1);
+    }
+    free(out);
+    return vkfx_now_ms() - t;
+}
+
+/* px (8-bit) resized bilinearly to w x h. */
+static void resize(vkfx_pixels *px, uint32_t w, uint32_t h)
+{
+    vkfx_pixels out = *px;
+    if (px->sample != VKFX_SAMPLE_U8 || vkfx_pixels_alloc(&out, w, h, px->channels, px->sample) < 0)
+        exit(1);
+    const unsigned char *s = px->data;
+    unsigned char *d = out.data;
+    uint32_t c = px->channels;
+    for (uint32_t y = 0; y < h; y++) {
+        double fy = ((double)y + 0.5) * px->height / h - 0.5;
+        fy = fy < 0 ? 0 : fy;
+        uint32_t y0 = (uint32_t)fy, y1 = y0 + 1 < px->height ? y0 + 1 : y0;
+        double ty = fy - y0;
+        for (uint32_t x = 0; x < w; x++) {
+            double fx = ((double)x + 0.5) * px->width / w - 0.5;
+            fx = fx < 0 ? 0 : fx;
+            uint32_t x0 = (uint32_t)fx, x1 = x0 + 1 < px->width ? x0 + 1 : x0;
+            double tx = fx - x0;
+            for (uint32_t k = 0; k < c; k++) {
+                double v = (1 - ty) * ((1 - tx) * s[((size_t)y0 * px->width + x0) * c + k] +
+                                       tx * s[((size_t)y0 * px->width + x1) * c + k]) +
+                           ty * ((1 - tx) * s[((size_t)y1 * px->width + x0) * c + k] +
+                                 tx * s[((size_t)y1 * px->width + x1) * c + k]);
+                d[((size_t)y * w + x) * c + k] = (unsigned char)(v + 0.5);
+            }
+        }
+    }
+    vkfx_pixels_free(px);
+    *px = out;
+}
+
+/* One core, the first 8 MiB of the filtered rows (inflated back out of
+ * png, a PNG of one IDAT): libdeflate at level against zlib's levels and
+ * strategies, size and speed. */
+static void sweep(const unsigned char *png, size_t size, int level)
+{
+    uint32_t len =
+        (uint32_t)png[33] << 24 | (uint32_t)png[34] << 16 | (uint32_t)png[35] << 8 | png[36];
+    size_t n = (size_t)8 << 20;
+    unsigned char *raw = malloc(n), *out = malloc(2 * n);
+    z_stream z = {.next_in = (unsigned char *)png + 41, .avail_in = len};
+    if (size < 41 + (size_t)len || !raw || !out || inflateInit(&z) != Z_OK)
+        exit(1);
+    z.next_out = raw;
+    z.avail_out = (uInt)n;
+    inflate(&z, Z_FINISH);
+    n -= z.avail_out;
+    inflateEnd(&z);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    double t = vkfx_now_ms();
+    size_t ref = libdeflate_deflate_compress(c, raw, n, out, 2 * n);
+    printf("  one core, first %zu bytes: libdeflate level %d %zu bytes, %.0f MB/s\n", n, level, ref,
+           n / 1e3 / (vkfx_now_ms() - t));
+    libdeflate_free_compressor(c);
+    /* zlib's level, strategy, and (where nice > 0) deflateTune's good, lazy,
+     * nice and chain: core/pngdeflate.c's level 6 is the last. */
+    static const int cfg[][7] = {
+        {4, 1, 0}, {5, 1, 0}, {6, 0, 0}, {6, 1, 0}, {6, 1, 1, 8, 16, 64, 64},
+    };
+    for (size_t k = 0; k < sizeof(cfg) / sizeof(*cfg); k++) {
+        z_stream d = {0};
+        deflateInit2(&d, cfg[k][0], Z_DEFLATED, -15, 8,
+                     cfg[k][1] ? Z_FILTERED : Z_DEFAULT_STRATEGY);
+        if (cfg[k][2])
+            deflateTune(&d, cfg[k][3], cfg[k][4], cfg[k][5], cfg[k][6]);
+        d.next_in = raw;
+        d.avail_in = (uInt)n;
+        d.next_out = out;
+        d.avail_out = (uInt)(2 * n);
+        t = vkfx_now_ms();
+        deflate(&d, Z_FINISH);
+        double ms = vkfx_now_ms() - t;
+        char tune[64] = "";
+        if (cfg[k][2])
+            snprintf(tune, sizeof(tune), ", nice %d chain %d", cfg[k][5], cfg[k][6]);
+        printf("  zlib level %d %s%s: %zu bytes (%+.2f%%), %.0f MB/s\n", cfg[k][0],
+               cfg[k][1] ? "filtered" : "default", tune, (size_t)d.total_out,
+               100.0 * ((double)d.total_out / (double)ref - 1), n / 1e3 / ms);
+        deflateEnd(&d);
+    }
+    free(raw);
+    free(out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: codec_times jpeg|png FILE [RUNS] [LEVEL]\n");
+        return 2;
+    }
+    int runs = argc > 3 ? atoi(argv[3]) : 7;
+    runs = runs < 1 ? 1 : runs > 99 ? 99 : runs;
+    double a[99], b[99];
+    if (strcmp(argv[1], "jpeg") == 0) {
+        plain_decode(argv[2]);
+        vkfx_decode(argv[2]);
+        for (int i = 0; i < runs; i++) {
+            a[i] = plain_decode(argv[2]);
+            b[i] = vkfx_decode(argv[2]);
+        }
+        double pa = median(a, runs), pb = median(b, runs);
+        printf("%s: libjpeg-turbo alone %.2f ms, vkfx_file_load %.2f ms (median of %d): "
+               "%.3fx\n",
+               argv[2], pa, pb, runs, pb / pa);
+        return 0;
+    }
+    int level = argc > 4 ? atoi(argv[4]) : 6;
+    vkfx_pixels px;
+    if (vkfx_file_load(argv[2], &px) < 0) {
+        fprintf(stderr, "codec_times: %s\n", vkfx_error_message());
+        return 1;
+    }
+    unsigned w, h;
+    if (argc > 5 && sscanf(argv[5], "%ux%u", &w, &h) == 2)
+        resize(&px, w, h);
+    size_t one = 0, seg = 0;
+    for (int i = 0; i < runs; i++) {
+        vkfx_png_set_segments((size_t)-1, 0);
+        a[i] = encode(&px, level, &one);
+        vkfx_png_set_segments(1, 0);
+        b[i] = encode(&px, level, &seg);
+    }
+    printf("%s: %ux%u, %u channels, level %d: one piece (libdeflate) %.1f ms, %zu bytes; "
+           "segments (zlib, every core) %.1f ms, %zu bytes: %+.2f%% size (median of %d)\n",
+           argv[2], px.width, px.height, px.channels, level, median(a, runs), one, median(b, runs),
+           seg, 100.0 * ((double)seg / (double)one - 1), runs);
+    unsigned char *png;
+    vkfx_png_set_segments((size_t)-1, 0);
+    if (vkfx_png_encode(&px, level, &png, &one) == VKFX_OK)
+        sweep(png, one, level);
+    vkfx_png_set_segments(0, 0);
+    free(png);
+    vkfx_pixels_free(&px);
+    return 0;
+}
