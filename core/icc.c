@@ -235,6 +235,26 @@ int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_samp
     return VKFX_OK;
 }
 
+/* A profile whose curves stay this close to the sRGB curve everywhere has
+ * sRGB's curve: the 1024-entry table of the common sRGB profiles is within
+ * 2e-5 of it (16-bit table entries and the interpolation between them),
+ * while gamma 2.2 is 0.02 away. */
+#define SRGB_SAME 1e-4
+
+double vkfx_tone_srgb_error(const vkfx_tone *t)
+{
+    double worst = 0;
+    for (uint32_t c = 0; c < t->channels; c++) {
+        for (uint32_t k = 0; k <= 4096; k++) {
+            double v = k / 4096.0;
+            double srgb = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+            double e = fabs(vkfx_tone_decode(t, c, (float)v) - srgb);
+            worst = e > worst ? e : worst;
+        }
+    }
+    return worst;
+}
+
 /* px (8/16-bit) from its profile to sRGB, relative colorimetric, alpha
  * copied: RGB pixels to sRGB, gray ones to gray with the sRGB curve. */
 static int to_srgb(const vkfx_blob *icc, vkfx_pixels *px, const char *name)
@@ -320,7 +340,15 @@ int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool srgb, c
         return VKFX_OK;
     }
     int ret = vkfx_tone_from_icc(meta->icc.data, meta->icc.size, name, tone);
-    if (ret == VKFX_OK)
-        *how = "icc curves";
-    return ret;
+    if (ret < 0)
+        return ret;
+    *how = "icc curves";
+    if (vkfx_tone_srgb_error(*tone) <= SRGB_SAME) {
+        /* sRGB's own curve, sampled: the exact curve serves (FILTERS.md), and the GPU's
+         * sRGB path stays the one every sRGB photo takes. */
+        vkfx_tone_free(*tone);
+        *tone = NULL;
+        *how = "srgb curve of its icc";
+    }
+    return VKFX_OK;
 }

@@ -38,6 +38,9 @@ float vkfx_tone_decode(const vkfx_tone *t, uint32_t c, float v);
 void vkfx_tone_thresholds(const vkfx_tone *t, uint32_t c, uint32_t levels, float *thresholds);
 uint32_t vkfx_tone_encode(const float *thresholds, uint32_t levels, float v);
 
+/* The largest distance of t's curves from the sRGB curve, over [0,1]. */
+double vkfx_tone_srgb_error(const vkfx_tone *t);
+
 /* What vkfx_run does around the GPU for a file with a profile: in's 8/16-bit
  * codes as linear F32 samples through the curves (alpha as code/max), and
  * linear straight F32 samples back to codes of sample (U8 or U16), clamped
@@ -51,7 +54,8 @@ int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_samp
  * linear samples, or linear (--no-linearize, the profile kept): *tone NULL.
  * to_srgb (--to-srgb): px converted to sRGB through lcms2 (relative
  * colorimetric), the profile dropped from meta. Otherwise *tone holds the
- * profile's curves, or the profile is refused (vkfx_tone_from_icc). *how
+ * profile's curves (NULL where they are sRGB's curve: the exact curve is
+ * used), or the profile is refused (vkfx_tone_from_icc). *how
  * says which, for the report. */
 int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool to_srgb, const char *name,
                      vkfx_tone **tone, const char **how);

@@ -119,10 +119,11 @@ int vkfx_png_read_meta(const unsigned char *data, size_t size, const char *name,
             ret = vkfx_blob_set(&m->exif, d + skip, len - skip, name, "EXIF");
         } else if (!strcmp(type, "pHYs") && len == 9) {
             uint32_t x = get32(d), y = get32(d + 4);
+            /* per metre as per inch, the unit the other formats mostly use: 11811/m is 300 dpi */
             m->has_res = x && y;
-            m->res_unit = d[8] == 1 ? VKFX_RES_PER_CM : VKFX_RES_NONE;
-            m->res_x = d[8] == 1 ? x / 100.0 : x;
-            m->res_y = d[8] == 1 ? y / 100.0 : y;
+            m->res_unit = d[8] == 1 ? VKFX_RES_PER_INCH : VKFX_RES_NONE;
+            m->res_x = d[8] == 1 ? x * 0.0254 : x;
+            m->res_y = d[8] == 1 ? y * 0.0254 : y;
         } else if (!strcmp(type, "tEXt") || !strcmp(type, "zTXt") || !strcmp(type, "iTXt")) {
             ret = read_text(m, type, d, len, name);
         }
