@@ -407,6 +407,15 @@ int vkfx_file_probe(const char *path, vkfx_image_info *info)
         ret = pick_codec(buf, size, path, &codec);
     if (ret == VKFX_OK)
         ret = codec->probe(buf, size, path, info);
+    /* the size the image will have once turned upright */
+    vkfx_meta meta = {0};
+    if (ret == VKFX_OK && autorotate && codec->read_meta &&
+        codec->read_meta(buf, size, path, &meta) == VKFX_OK) {
+        int o = meta.exif.data ? vkfx_exif_orientation(meta.exif.data, meta.exif.size)
+                               : meta.stored_orientation;
+        vkfx_orient_size(o, info->width, info->height, &info->width, &info->height);
+    }
+    vkfx_meta_free(&meta);
     free(buf);
     return ret;
 }

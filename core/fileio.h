@@ -64,8 +64,9 @@ int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_
  * page of several, the first frame of an animation), as a sentence naming
  * the file, or NULL. */
 const char *vkfx_file_note(void);
-/* The header of a file: size, channels and sample type, without decoding
- * (OpenEXR decodes: its header does not say which channels are colour). */
+/* The header of a file: size (upright, as a load turns it), channels and
+ * sample type, without decoding (OpenEXR decodes: its header does not say
+ * which channels are colour). */
 int vkfx_file_probe(const char *path, vkfx_image_info *info);
 /* The sample type of an auxiliary map (vkfx_file_load_map's spec), from
  * its header. */
