@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "../core/icc.h"
 
 /* Calls that return a status: on failure, keep it and go to the cleanup. */
 #define CHECK(call)                                                                                \
@@ -59,6 +60,10 @@ typedef struct job {
     int status; /* the library's code when the job failed */
     char error[1024];
     char note[256];  /* what the decoder left unread, or "" */
+    vkfx_meta meta;  /* what the input carries besides pixels, for its output */
+    vkfx_tone *tone; /* its profile's curves, or NULL (sRGB, or not linearised) */
+    const char *colour; /* how its colour was read, for the report */
+    unsigned dropped;   /* kinds of meta its output format could not hold */
     int precision;   /* the internal format's, --precision auto resolved */
     double t_start, t_end; /* seconds, for wall time */
     double decode_ms, encode_ms;
@@ -84,6 +89,7 @@ typedef struct batch {
     bool lost;        /* the GPU was lost: nothing more can run */
     bool no_device;   /* the device could not be opened: decoding stops */
     bool broken_pipe; /* standard output's reader went away */
+    bool meta_noted;  /* the note on metadata a format cannot hold was shown */
     int json_errno;   /* the first failure to write the report */
 } batch;
 
@@ -481,6 +487,8 @@ static void jobs_free(job *jobs, size_t n)
         free(jobs[i].result.times);
         vkfx_pixels_free(&jobs[i].in);
         vkfx_pixels_free(&jobs[i].out);
+        vkfx_meta_free(&jobs[i].meta);
+        vkfx_tone_free(jobs[i].tone);
     }
     free(jobs);
 }
@@ -625,8 +633,13 @@ static void job_fail(const batch *b, job *j, int status)
 static void decode(batch *b, job *j)
 {
     double t = vkfx_now_ms();
-    int ret = strcmp(j->input, "-") == 0 ? vkfx_file_load_fd(STDIN_FILENO, "standard input", &j->in)
-                                         : vkfx_file_load(j->input, &j->in);
+    const char *name = strcmp(j->input, "-") == 0 ? "standard input" : j->input;
+    int ret = strcmp(j->input, "-") == 0
+                  ? vkfx_file_load_fd_meta(STDIN_FILENO, name, &j->in, &j->meta)
+                  : vkfx_file_load_meta(j->input, &j->in, &j->meta);
+    if (ret == VKFX_OK)
+        ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
+                               &j->colour);
     j->decode_ms = vkfx_now_ms() - t;
     if (ret < 0) {
         job_fail(b, j, ret);
@@ -639,7 +652,10 @@ static void decode(batch *b, job *j)
 
 static void encode(batch *b, job *j)
 {
-    const vkfx_save_opts *save = &j->opts->save;
+    vkfx_save_opts save_meta = j->opts->save;
+    save_meta.meta = j->opts->strip ? NULL : &j->meta;
+    const vkfx_save_opts *save = &save_meta;
+    j->dropped = vkfx_file_meta_dropped(j->fmt, save->meta);
     double t = vkfx_now_ms();
     bool out = strcmp(j->output, "-") == 0;
     int ret = out ? vkfx_file_save_fd(STDOUT_FILENO, "standard output", j->fmt, &j->out, save)
@@ -674,7 +690,10 @@ static void report_json(batch *b, const job *j)
         fprintf(f, ": %.4f", j->result.times[t].ms);
         total += j->result.times[t].ms;
     }
-    fprintf(f, "}, \"gpu_ms_total\": %.4f, \"notes\": {", total);
+    fprintf(f, "}, \"gpu_ms_total\": %.4f, \"orientation\": {\"stored\": %d, \"applied\": %d}, "
+               "\"colour\": \"%s\", \"notes\": {",
+            total, j->meta.stored_orientation, j->meta.applied_orientation,
+            j->colour ? j->colour : "");
     for (uint32_t t = 0; t < j->result.nnotes; t++) {
         fprintf(f, "%s", t ? ", " : "");
         cli_json_string(f, j->result.notes[t].key);
@@ -729,6 +748,15 @@ static void finish_job(batch *b, size_t i)
             fputs("\r\033[K", stderr);
         fprintf(stderr, "vkfx: note: %s\n", j->note);
     }
+    if (j->state == JOB_DONE && j->dropped && !b->meta_noted) {
+        char kinds[128];
+        vkfx_meta_kind_names(j->dropped, kinds, sizeof(kinds));
+        b->meta_noted = true;
+        if (b->progress_tty)
+            fputs("\r\033[K", stderr);
+        cli_message("vkfx: note: %s cannot hold %s of %s; dropped (noted once a run)",
+                    vkfx_file_format_name(j->fmt), kinds, j->input);
+    }
     if (j->state == JOB_FAILED) {
         b->failed++;
         if (b->progress_tty)
@@ -741,6 +769,9 @@ static void finish_job(batch *b, size_t i)
         report_json(b, j);
     vkfx_pixels_free(&j->in);
     vkfx_pixels_free(&j->out);
+    vkfx_meta_free(&j->meta);
+    vkfx_tone_free(j->tone);
+    j->tone = NULL;
     report_progress(b, false);
     pthread_cond_broadcast(&b->cv);
 }
@@ -899,6 +930,7 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             vkfx_run_opts run = {
                 .precision = j->precision,
                 .linear = j->opts->linear,
+                .tone = j->tone,
                 /* GPU times per pass are measured for --timings and for --json. */
                 .timings = b->o->timings || b->json,
             };

@@ -61,7 +61,9 @@ typedef struct cli_job_opts {
     const char *outdir;     /* --outdir, or NULL */
     const char *format;     /* --format: what -o - writes (default png) */
     int precision;          /* --precision: 16 or 32 */
-    bool linear;            /* --linear */
+    bool linear;            /* --no-linearize (--linear) */
+    bool strip;             /* --strip: no metadata in the outputs */
+    bool to_srgb;           /* --to-srgb: profiled inputs converted to sRGB */
     vkfx_save_opts save;
 } cli_job_opts;
 
@@ -81,7 +83,7 @@ typedef struct cli_batch_opts {
 
 /* The options a command line or a job line may hold, by where they apply. */
 typedef enum cli_scope {
-    CLI_SCOPE_JOB = 1,  /* -f -o --outdir --format --precision --linear and the encoders' options */
+    CLI_SCOPE_JOB = 1,  /* -f -o --outdir --format --precision --no-linearize --strip --to-srgb, encoders' */
     CLI_SCOPE_RUN = 2,  /* -j --json --progress --timings --device --shard ... */
     CLI_SCOPE_INFO = 4, /* --filters --help-filter --list-devices --version --help */
 } cli_scope;

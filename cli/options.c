@@ -35,6 +35,9 @@ enum {
     OPT_PNG_LEVEL,
     OPT_TIFF_COMPRESSION,
     OPT_LOSSLESS,
+    OPT_STRIP,
+    OPT_TO_SRGB,
+    OPT_NO_AUTOROTATE,
 };
 
 static const struct option longopts[] = {
@@ -42,7 +45,11 @@ static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"quality", required_argument, NULL, 'q'},
     {"precision", required_argument, NULL, OPT_PRECISION},
+    {"no-linearize", no_argument, NULL, OPT_LINEAR},
     {"linear", no_argument, NULL, OPT_LINEAR},
+    {"strip", no_argument, NULL, OPT_STRIP},
+    {"to-srgb", no_argument, NULL, OPT_TO_SRGB},
+    {"no-autorotate", no_argument, NULL, OPT_NO_AUTOROTATE},
     {"timings", no_argument, NULL, OPT_TIMINGS},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"filters", no_argument, NULL, OPT_FILTERS},
@@ -81,6 +88,8 @@ static cli_scope scope_of(int c)
     case OPT_FORMAT:
     case OPT_PRECISION:
     case OPT_LINEAR:
+    case OPT_STRIP:
+    case OPT_TO_SRGB:
     case OPT_EXR_FLOAT:
     case OPT_JPEG_SUBSAMPLING:
     case OPT_JPEG_PROGRESSIVE:
@@ -254,6 +263,15 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_LINEAR:
             o->job.linear = true;
+            break;
+        case OPT_STRIP:
+            o->job.strip = true;
+            break;
+        case OPT_TO_SRGB:
+            o->job.to_srgb = true;
+            break;
+        case OPT_NO_AUTOROTATE:
+            vkfx_file_set_autorotate(false);
             break;
         case OPT_TIMINGS:
             o->timings = true;

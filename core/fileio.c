@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "exif.h"
 #include "exr.h"
+#include "orient.h"
+#include "codecs/jpeg_meta.h"
 #include "safefile.h"
 
 /* ------------------------------------------------------------------------ */
@@ -107,19 +110,76 @@ static int pick_codec(const void *data, size_t size, const char *name, const vkf
     return VKFX_OK;
 }
 
-int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out)
+/* Set once before loading starts, read by every codec thread. */
+static bool autorotate = true;
+
+void vkfx_file_set_autorotate(bool on)
+{
+    autorotate = on;
+}
+
+/* The file's metadata into meta, and its pixels turned upright as its
+ * orientation says (unless --no-autorotate), the kept EXIF then saying 1. */
+static int read_meta(const vkfx_codec *codec, const void *data, size_t size, const char *name,
+                     vkfx_pixels *px, vkfx_meta *meta)
+{
+    if (!codec->read_meta)
+        return VKFX_OK;
+    int ret = codec->read_meta(data, size, name, meta);
+    if (ret < 0)
+        return ret;
+    int o = meta->exif.data ? vkfx_exif_orientation(meta->exif.data, meta->exif.size)
+                            : meta->stored_orientation;
+    meta->stored_orientation = o;
+    meta->applied_orientation = 1;
+    if (!autorotate || o <= 1)
+        return VKFX_OK;
+    ret = vkfx_pixels_orient(px, o);
+    if (ret < 0)
+        return vkfx_fail_context(ret, "%s: turning the image upright", name);
+    meta->applied_orientation = o;
+    if (meta->exif.data)
+        vkfx_exif_set_orientation(meta->exif.data, meta->exif.size, 1);
+    return VKFX_OK;
+}
+
+int vkfx_file_load_memory_meta(const void *data, size_t size, const char *name, vkfx_pixels *out,
+                               vkfx_meta *meta)
 {
     const vkfx_codec *codec;
+    vkfx_meta own = {0};
+    vkfx_meta *m = meta ? meta : &own;
     out->data = NULL;
     last_note.text[0] = 0;
+    memset(m, 0, sizeof(*m));
     int ret = pick_codec(data, size, name, &codec);
     if (ret < 0)
         return ret;
     vkfx_decode_note note = {{0}};
     ret = codec->decode(data, size, name, out, &note);
     if (ret == VKFX_OK)
+        ret = read_meta(codec, data, size, name, out, m);
+    if (ret == VKFX_OK)
         last_note = note;
+    if (ret < 0) {
+        vkfx_pixels_free(out);
+        vkfx_meta_free(m);
+    }
+    vkfx_meta_free(&own);
     return ret;
+}
+
+int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out)
+{
+    return vkfx_file_load_memory_meta(data, size, name, out, NULL);
+}
+
+unsigned vkfx_file_meta_dropped(vkfx_file_format fmt, const vkfx_meta *meta)
+{
+    unsigned holds = fmt->meta_kinds;
+    if (fmt == VKFX_FILE_JPEG)
+        holds &= vkfx_jpeg_meta_fits(meta);
+    return vkfx_meta_kinds(meta) & ~holds;
 }
 
 uint64_t vkfx_file_max_bytes(void)
@@ -218,28 +278,38 @@ static int read_all(const char *path, unsigned char **buf_out, size_t *size_out)
     return ret;
 }
 
-int vkfx_file_load_fd(int fd, const char *name, vkfx_pixels *out)
+int vkfx_file_load_fd_meta(int fd, const char *name, vkfx_pixels *out, vkfx_meta *meta)
 {
     unsigned char *buf = NULL;
     size_t size = 0;
     out->data = NULL;
     int ret = read_fd(fd, name, &buf, &size);
     if (ret == VKFX_OK)
-        ret = vkfx_file_load_memory(buf, size, name, out);
+        ret = vkfx_file_load_memory_meta(buf, size, name, out, meta);
     free(buf);
     return ret;
 }
 
-int vkfx_file_load(const char *path, vkfx_pixels *out)
+int vkfx_file_load_fd(int fd, const char *name, vkfx_pixels *out)
+{
+    return vkfx_file_load_fd_meta(fd, name, out, NULL);
+}
+
+int vkfx_file_load_meta(const char *path, vkfx_pixels *out, vkfx_meta *meta)
 {
     unsigned char *buf = NULL;
     size_t size = 0;
     out->data = NULL;
     int ret = read_all(path, &buf, &size);
     if (ret == VKFX_OK)
-        ret = vkfx_file_load_memory(buf, size, path, out);
+        ret = vkfx_file_load_memory_meta(buf, size, path, out, meta);
     free(buf);
     return ret;
+}
+
+int vkfx_file_load(const char *path, vkfx_pixels *out)
+{
+    return vkfx_file_load_meta(path, out, NULL);
 }
 
 int vkfx_file_load_depth_of(const char *path, vkfx_pixels *out)
@@ -337,6 +407,15 @@ int vkfx_file_probe(const char *path, vkfx_image_info *info)
         ret = pick_codec(buf, size, path, &codec);
     if (ret == VKFX_OK)
         ret = codec->probe(buf, size, path, info);
+    /* the size the image will have once turned upright */
+    vkfx_meta meta = {0};
+    if (ret == VKFX_OK && autorotate && codec->read_meta &&
+        codec->read_meta(buf, size, path, &meta) == VKFX_OK) {
+        int o = meta.exif.data ? vkfx_exif_orientation(meta.exif.data, meta.exif.size)
+                               : meta.stored_orientation;
+        vkfx_orient_size(o, info->width, info->height, &info->width, &info->height);
+    }
+    vkfx_meta_free(&meta);
     free(buf);
     return ret;
 }
@@ -383,12 +462,30 @@ static int check_save_args(const char *path, vkfx_file_format fmt, const vkfx_pi
     return VKFX_OK;
 }
 
-/* Encodes px into s, an open output of path. */
+/* Encodes px into s, an open output of path. A format whose metadata is
+ * added to the encoder's bytes (put_meta) is encoded in memory first, only
+ * when there is metadata it holds. */
 static int encode_to(vkfx_safefile *s, const char *path, vkfx_file_format fmt,
                      const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     FILE *f = vkfx_safefile_stream(s);
-    return fmt->encode(f, path, px, opts);
+    const vkfx_meta *meta = opts ? opts->meta : NULL;
+    if (!fmt->put_meta || !(vkfx_meta_kinds(meta) & fmt->meta_kinds))
+        return fmt->encode(f, path, px, opts);
+    vkfx_save_opts plain = *opts;
+    plain.meta = NULL;
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&buf, &size);
+    if (!mem)
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory encoding", path);
+    int ret = fmt->encode(mem, path, px, &plain);
+    if (fclose(mem) != 0 && ret == VKFX_OK)
+        ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory encoding", path);
+    if (ret == VKFX_OK)
+        ret = fmt->put_meta(f, path, (const unsigned char *)buf, size, meta);
+    free(buf);
+    return ret;
 }
 
 static int save_to(vkfx_safefile *s, const char *path, vkfx_file_format fmt,

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "codecs/codec.h"
+#include "meta.h"
 #include "pixels.h"
 
 /* A format is its codec (core/codecs/codec.h); these name the ones
@@ -63,8 +64,9 @@ int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_
  * page of several, the first frame of an animation), as a sentence naming
  * the file, or NULL. */
 const char *vkfx_file_note(void);
-/* The header of a file: size, channels and sample type, without decoding
- * (OpenEXR decodes: its header does not say which channels are colour). */
+/* The header of a file: size (upright, as a load turns it), channels and
+ * sample type, without decoding (OpenEXR decodes: its header does not say
+ * which channels are colour). */
 int vkfx_file_probe(const char *path, vkfx_image_info *info);
 /* The sample type of an auxiliary map (vkfx_file_load_map's spec), from
  * its header. */
@@ -72,6 +74,22 @@ int vkfx_file_map_sample(const char *spec, vkfx_sample *sample);
 /* Whether the file's content is in a format vkfx reads (from its first
  * bytes; the file may still be corrupt further on). */
 bool vkfx_file_is_image(const void *data, size_t size);
+
+/* The same, with the file's metadata in *meta (zeroed first; the caller
+ * frees it with vkfx_meta_free, also on failure). Every load, with or
+ * without meta, turns the pixels upright as the file's EXIF orientation
+ * (or a TIFF's orientation tag) says, unless vkfx_file_set_autorotate(false);
+ * the kept EXIF then says 1. */
+int vkfx_file_load_meta(const char *path, vkfx_pixels *out, vkfx_meta *meta);
+int vkfx_file_load_fd_meta(int fd, const char *name, vkfx_pixels *out, vkfx_meta *meta);
+int vkfx_file_load_memory_meta(const void *data, size_t size, const char *name, vkfx_pixels *out,
+                               vkfx_meta *meta);
+/* --no-autorotate: keep stored pixels and the stored orientation. Set
+ * before loading starts. */
+void vkfx_file_set_autorotate(bool on);
+/* The kinds of meta (VKFX_META_*) that fmt cannot hold: what writing meta
+ * to a file of fmt drops. */
+unsigned vkfx_file_meta_dropped(vkfx_file_format fmt, const vkfx_meta *meta);
 
 /* Decodes all that can be read from fd (standard input: a pipe); name is
  * for messages. */

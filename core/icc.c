@@ -49,23 +49,34 @@ static bool thresholds_increase(const vkfx_tone *t, uint32_t c)
     return true;
 }
 
+/* A context whose messages land in last (256 bytes), and the profile
+ * opened in it; the caller closes both (either may be NULL on failure). */
+static int open_profile(const void *icc, size_t size, const char *name, char *last,
+                        cmsContext *ctx, cmsHPROFILE *p)
+{
+    *p = NULL;
+    *ctx = cmsCreateContext(NULL, last);
+    if (!*ctx)
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading its ICC profile", name);
+    cmsSetLogErrorHandlerTHR(*ctx, log_error);
+    if (size <= UINT32_MAX)
+        *p = cmsOpenProfileFromMemTHR(*ctx, icc, (cmsUInt32Number)size);
+    if (!*p)
+        return vkfx_fail(VKFX_E_FORMAT, "%s: its ICC profile is damaged (%s)", name,
+                         last[0] ? last : "not a profile");
+    return VKFX_OK;
+}
+
 int vkfx_tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone **out)
 {
     *out = NULL;
     char last[256] = "";
-    cmsContext ctx = cmsCreateContext(NULL, last);
-    if (!ctx)
-        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading its ICC profile", name);
-    cmsSetLogErrorHandlerTHR(ctx, log_error);
-    int ret = VKFX_OK;
+    cmsContext ctx;
+    cmsHPROFILE p;
     vkfx_tone *t = NULL;
-    cmsHPROFILE p =
-        size <= UINT32_MAX ? cmsOpenProfileFromMemTHR(ctx, icc, (cmsUInt32Number)size) : NULL;
-    if (!p) {
-        ret = vkfx_fail(VKFX_E_FORMAT, "%s: its ICC profile is damaged (%s)", name,
-                        last[0] ? last : "not a profile");
+    int ret = open_profile(icc, size, name, last, &ctx, &p);
+    if (ret < 0)
         goto done;
-    }
     cmsColorSpaceSignature space = cmsGetColorSpace(p);
     static const cmsTagSignature rgb[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
     static const cmsTagSignature gray[1] = {cmsSigGrayTRCTag};
@@ -109,7 +120,8 @@ done:
     vkfx_tone_free(t);
     if (p)
         cmsCloseProfile(p);
-    cmsDeleteContext(ctx);
+    if (ctx)
+        cmsDeleteContext(ctx);
     return ret;
 }
 
@@ -164,4 +176,202 @@ uint32_t vkfx_tone_encode(const float *thresholds, uint32_t levels, float v)
             hi = mid;
     }
     return lo;
+}
+
+/* Which of t's curves a colour channel of an image of n channels takes: a
+ * gray image under an RGB profile takes green's, the one closest to
+ * luminance. */
+static uint32_t curve_for(const vkfx_tone *t, uint32_t n, uint32_t c)
+{
+    return t->channels == 1 ? 0 : n <= 2 ? 1 : c;
+}
+
+/* out shaped as in with samples of sample, and a table of n floats. */
+static int alloc_pair(const vkfx_pixels *in, vkfx_sample sample, size_t n, vkfx_pixels *out,
+                      float **table)
+{
+    *out = *in;
+    out->data = NULL;
+    *table = malloc(sizeof(float) * n);
+    int ret = *table ? vkfx_pixels_alloc(out, in->width, in->height, in->channels, sample)
+                     : vkfx_fail(VKFX_E_NOMEM, "out of host memory for the profile's curves");
+    if (ret < 0) {
+        free(*table);
+        *table = NULL;
+    }
+    return ret;
+}
+
+int vkfx_tone_linearise(const vkfx_tone *t, const vkfx_pixels *in, vkfx_pixels *out)
+{
+    uint32_t n = in->channels, colours = n <= 2 ? 1 : 3;
+    bool u16 = in->sample == VKFX_SAMPLE_U16;
+    uint32_t levels = u16 ? 65536 : 256;
+    float *lut;
+    int ret = alloc_pair(in, VKFX_SAMPLE_F32, (size_t)levels * 3, out, &lut);
+    if (ret < 0)
+        return ret;
+    for (uint32_t c = 0; c < colours; c++)
+        for (uint32_t k = 0; k < levels; k++)
+            lut[c * levels + k] = vkfx_tone_decode(t, curve_for(t, n, c), (float)k / (levels - 1));
+    size_t count = (size_t)in->width * in->height * n;
+    const uint8_t *s8 = in->data;
+    const uint16_t *s16 = in->data;
+    float *dst = out->data;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t ch = (uint32_t)(i % n), code = u16 ? s16[i] : s8[i];
+        dst[i] = ch < colours ? lut[ch * levels + code] : (float)code / (levels - 1);
+    }
+    free(lut);
+    out->linear = true;
+    return VKFX_OK;
+}
+
+int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_sample sample,
+                            vkfx_pixels *out)
+{
+    uint32_t n = in->channels, colours = n <= 2 ? 1 : 3;
+    bool u16 = sample == VKFX_SAMPLE_U16;
+    uint32_t levels = u16 ? 65536 : 256;
+    float *th;
+    int ret = alloc_pair(in, sample, (size_t)(levels - 1) * 3, out, &th);
+    if (ret < 0)
+        return ret;
+    for (uint32_t c = 0; c < colours; c++)
+        vkfx_tone_thresholds(t, curve_for(t, n, c), levels, th + (size_t)c * (levels - 1));
+    size_t count = (size_t)in->width * in->height * n;
+    const float *src = in->data;
+    uint8_t *d8 = out->data;
+    uint16_t *d16 = out->data;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t ch = (uint32_t)(i % n);
+        float v = src[i] > 0 ? (src[i] < 1 ? src[i] : 1) : 0; /* NaN gives 0 */
+        uint32_t code = ch < colours ? vkfx_tone_encode(th + (size_t)ch * (levels - 1), levels, v)
+                                     : (uint32_t)floorf(v * (levels - 1) + 0.5f);
+        if (u16)
+            d16[i] = (uint16_t)code;
+        else
+            d8[i] = (uint8_t)code;
+    }
+    free(th);
+    out->linear = false;
+    return VKFX_OK;
+}
+
+/* A profile whose curves stay this close to the sRGB curve everywhere has
+ * sRGB's curve: the 1024-entry table of the common sRGB profiles is within
+ * 2e-5 of it (16-bit table entries and the interpolation between them),
+ * while gamma 2.2 is 0.02 away. */
+#define SRGB_SAME 1e-4
+
+double vkfx_tone_srgb_error(const vkfx_tone *t)
+{
+    double worst = 0;
+    for (uint32_t c = 0; c < t->channels; c++) {
+        for (uint32_t k = 0; k <= 4096; k++) {
+            double v = k / 4096.0;
+            double srgb = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+            double e = fabs(vkfx_tone_decode(t, c, (float)v) - srgb);
+            worst = e > worst ? e : worst;
+        }
+    }
+    return worst;
+}
+
+/* px (8/16-bit) from its profile to sRGB, relative colorimetric, alpha
+ * copied: RGB pixels to sRGB, gray ones to gray with the sRGB curve. */
+static int to_srgb(const vkfx_blob *icc, vkfx_pixels *px, const char *name)
+{
+    char last[256] = "";
+    cmsContext ctx;
+    cmsHPROFILE src, dst = NULL;
+    cmsToneCurve *srgb_curve = NULL;
+    cmsHTRANSFORM xf = NULL;
+    bool gray = px->channels <= 2, u16 = px->sample == VKFX_SAMPLE_U16;
+    int ret = open_profile(icc->data, icc->size, name, last, &ctx, &src);
+    if (ret < 0)
+        goto done;
+    cmsColorSpaceSignature space = cmsGetColorSpace(src);
+    if (space != (gray ? cmsSigGrayData : cmsSigRgbData)) {
+        ret = vkfx_fail(VKFX_E_FORMAT,
+                        "%s: its ICC profile is for %s pixels, the image has %s ones; vkfx "
+                        "cannot convert it to sRGB (--no-linearize keeps the values as they are)",
+                        name, space == cmsSigCmykData ? "CMYK" : "other", gray ? "gray" : "RGB");
+        goto done;
+    }
+    if (gray) {
+        /* sRGB's curve: IEC 61966-2-1's parameters, ICC parametric type 4 */
+        static const double p[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
+        srgb_curve = cmsBuildParametricToneCurve(ctx, 4, p);
+        dst = srgb_curve ? cmsCreateGrayProfileTHR(ctx, cmsD50_xyY(), srgb_curve) : NULL;
+    } else {
+        dst = cmsCreate_sRGBProfileTHR(ctx);
+    }
+    static const cmsUInt32Number formats[2][2][2] = {
+        {{TYPE_RGB_8, TYPE_RGBA_8}, {TYPE_RGB_16, TYPE_RGBA_16}},
+        {{TYPE_GRAY_8, TYPE_GRAYA_8}, {TYPE_GRAY_16, TYPE_GRAYA_16}},
+    };
+    bool alpha = px->channels == 2 || px->channels == 4;
+    cmsUInt32Number fmt = formats[gray][u16][alpha];
+    xf = dst ? cmsCreateTransformTHR(ctx, src, fmt, dst, fmt, INTENT_RELATIVE_COLORIMETRIC,
+                                     cmsFLAGS_COPY_ALPHA)
+             : NULL;
+    if (!xf) {
+        ret = vkfx_fail(VKFX_E_FORMAT, "%s: lcms2 cannot convert its ICC profile to sRGB (%s)",
+                        name, last[0] ? last : "no transform");
+        goto done;
+    }
+    size_t stride = (size_t)px->width * px->channels * vkfx_sample_size(px->sample);
+    for (uint32_t y = 0; y < px->height; y++) {
+        void *row = (unsigned char *)px->data + stride * y;
+        cmsDoTransform(xf, row, row, px->width);
+    }
+done:
+    if (xf)
+        cmsDeleteTransform(xf);
+    if (dst)
+        cmsCloseProfile(dst);
+    if (src)
+        cmsCloseProfile(src);
+    if (srgb_curve)
+        cmsFreeToneCurve(srgb_curve);
+    if (ctx)
+        cmsDeleteContext(ctx);
+    return ret;
+}
+
+int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool srgb, const char *name,
+                     vkfx_tone **tone, const char **how)
+{
+    *tone = NULL;
+    bool coded = px->sample != VKFX_SAMPLE_F32 && !px->linear;
+    *how = !coded ? "linear" : linear ? "as stored" : "srgb";
+    if (!meta->icc.data || !coded)
+        return VKFX_OK;
+    if (linear) {
+        *how = "as stored, icc kept";
+        return VKFX_OK;
+    }
+    if (srgb) {
+        int ret = to_srgb(&meta->icc, px, name);
+        if (ret < 0)
+            return ret;
+        /* No profile means sRGB: the output is written without one. */
+        free(meta->icc.data);
+        meta->icc = (vkfx_blob){0};
+        *how = "icc converted to srgb";
+        return VKFX_OK;
+    }
+    int ret = vkfx_tone_from_icc(meta->icc.data, meta->icc.size, name, tone);
+    if (ret < 0)
+        return ret;
+    *how = "icc curves";
+    if (vkfx_tone_srgb_error(*tone) <= SRGB_SAME) {
+        /* sRGB's own curve, sampled: the exact curve serves (FILTERS.md), and the GPU's
+         * sRGB path stays the one every sRGB photo takes. */
+        vkfx_tone_free(*tone);
+        *tone = NULL;
+        *how = "srgb curve of its icc";
+    }
+    return VKFX_OK;
 }

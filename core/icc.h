@@ -7,8 +7,12 @@
 #ifndef VKFX_ICC_H
 #define VKFX_ICC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "meta.h"
+#include "pixels.h"
 
 typedef struct vkfx_tone vkfx_tone;
 
@@ -33,5 +37,27 @@ float vkfx_tone_decode(const vkfx_tone *t, uint32_t c, float v);
  * values made by vkfx_tone_thresholds. */
 void vkfx_tone_thresholds(const vkfx_tone *t, uint32_t c, uint32_t levels, float *thresholds);
 uint32_t vkfx_tone_encode(const float *thresholds, uint32_t levels, float v);
+
+/* The largest distance of t's curves from the sRGB curve, over [0,1]. */
+double vkfx_tone_srgb_error(const vkfx_tone *t);
+
+/* What vkfx_run does around the GPU for a file with a profile: in's 8/16-bit
+ * codes as linear F32 samples through the curves (alpha as code/max), and
+ * linear straight F32 samples back to codes of sample (U8 or U16), clamped
+ * to [0,1], colour by the thresholds above, alpha rounded to nearest. A
+ * gray image under an RGB profile takes the green curve. */
+int vkfx_tone_linearise(const vkfx_tone *t, const vkfx_pixels *in, vkfx_pixels *out);
+int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_sample sample,
+                            vkfx_pixels *out);
+
+/* A decoded file's colour as vkfx_run takes it: no profile, float or
+ * linear samples, or linear (--no-linearize, the profile kept): *tone NULL.
+ * to_srgb (--to-srgb): px converted to sRGB through lcms2 (relative
+ * colorimetric), the profile dropped from meta. Otherwise *tone holds the
+ * profile's curves (NULL where they are sRGB's curve: the exact curve is
+ * used), or the profile is refused (vkfx_tone_from_icc). *how
+ * says which, for the report. */
+int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool to_srgb, const char *name,
+                     vkfx_tone **tone, const char **how);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "filters/filters.h"
+#include "icc.h"
 #include "maps.h"
 #include "resample.h"
 #include "run.h"
@@ -25,6 +26,8 @@ struct vkfx_preview {
     vkfx_staging *staging;
     char *input_path;
     vkfx_pixels in;
+    vkfx_meta meta;  /* what Save writes with the image, as a file run does */
+    vkfx_tone *tone; /* the input profile's curves, as a file run uses them */
     float *linear; /* in as linear premultiplied floats, made on the first smaller size */
     vkfx_maps *maps;
     input_size sizes[MAX_SIZES];
@@ -44,7 +47,9 @@ int vkfx_preview_open(vkfx_context *ctx, const char *input_path, vkfx_preview **
         ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
         goto fail;
     }
-    TRY(vkfx_file_load(input_path, &p->in));
+    TRY(vkfx_file_load_meta(input_path, &p->in, &p->meta));
+    const char *how;
+    TRY(vkfx_icc_prepare(&p->meta, &p->in, false, false, input_path, &p->tone, &how));
     if (p->in.width == 0 || p->in.height == 0) {
         ret = vkfx_fail(VKFX_E_FORMAT, "%s: the image is empty (%ux%u)", input_path, p->in.width,
                         p->in.height);
@@ -68,6 +73,8 @@ void vkfx_preview_close(vkfx_preview *p)
     vkfx_maps_destroy(p->maps);
     vkfx_staging_destroy(p->staging);
     vkfx_pixels_free(&p->in);
+    vkfx_meta_free(&p->meta);
+    vkfx_tone_free(p->tone);
     free(p->linear);
     free(p->input_path);
     free(p);
@@ -263,10 +270,14 @@ int vkfx_preview_save(vkfx_preview *p, const vkfx_chain *chain, const char *path
         .premultiplied_out = fmt == VKFX_FILE_EXR,
         .input_path = p->input_path,
         .maps = p->maps,
+        .tone = p->tone,
     };
+    vkfx_save_opts with_meta = save ? *save : (vkfx_save_opts){0};
+    if (!with_meta.meta)
+        with_meta.meta = &p->meta;
     vkfx_file_output_layout(fmt, p->in.channels, p->in.sample, &out.channels, &out.sample);
     TRY(vkfx_run(p->ctx, p->staging, chain, &p->in, &out, &opts, &result));
-    TRY(vkfx_file_save(path, fmt, &out, save));
+    TRY(vkfx_file_save(path, fmt, &out, &with_meta));
 fail:
     free(result.times);
     vkfx_pixels_free(&out);

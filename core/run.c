@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "icc.h"
 
 #include "decode.spv.h"
 #include "encode.spv.h"
@@ -182,6 +183,9 @@ struct vkfx_pending {
     vkfx_pixels out; /* the layout to read back, then the pixels */
     bool complete;
     vkfx_run_result result;
+    /* Linear floats come back, to be encoded through the profile's curves into tone_sample. */
+    const vkfx_tone *tone;
+    vkfx_sample tone_sample;
 };
 
 static void pending_free(vkfx_pending *p)
@@ -203,12 +207,23 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     int ret = VKFX_OK;
     vkfx_buffer *raw_in = NULL;
     vkfx_image *img = NULL, *final = NULL;
+    vkfx_pixels lin = {0};
     p->out = *out;
     p->out.data = NULL;
     p->out.width = in->width;
     p->out.height = in->height;
     p->out.straight = !opts->premultiplied_out;
-    p->out.linear = opts->linear || out->sample == VKFX_SAMPLE_F32;
+    if (opts->tone && !opts->linear && in->sample != VKFX_SAMPLE_F32) {
+        TRY(vkfx_tone_linearise(opts->tone, in, &lin));
+        in = &lin;
+        p->tone = opts->tone;
+        p->tone_sample = p->out.sample;
+        if (p->out.sample != VKFX_SAMPLE_F32)
+            p->out.sample = VKFX_SAMPLE_F32;
+        else
+            p->tone = NULL;
+    }
+    p->out.linear = opts->linear || p->out.sample == VKFX_SAMPLE_F32;
     /* Every run ends in these two kernels: on a first run they compile while this thread
      * uploads and records (and compiles) the chain's. */
     vkfx_spec first = decode_spec(vkfx_internal_format(opts->precision));
@@ -232,6 +247,7 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     TRY(vkfx_graph_submit(p->g));
     p->result.record_ms = vkfx_now_ms() - t;
 fail:
+    vkfx_pixels_free(&lin);
     return ret;
 }
 
@@ -252,6 +268,12 @@ static int finish_whole(vkfx_pending *p)
     t = vkfx_now_ms();
     TRY(vkfx_staging_download(p->staging, p->raw_out->buffer, 0, p->out.data,
                               vkfx_pixels_bytes(&p->out)));
+    if (p->tone) {
+        vkfx_pixels coded;
+        TRY(vkfx_tone_encode_pixels(p->tone, &p->out, p->tone_sample, &coded));
+        vkfx_pixels_free(&p->out);
+        p->out = coded;
+    }
     p->result.readback_ms = vkfx_now_ms() - t;
     const vkfx_pass_time *times = NULL;
     vkfx_graph_timings(g, &times, &p->result.ntimes);

@@ -102,6 +102,10 @@ typedef struct vkfx_run_opts {
     const char *input_path;
     /* Maps already decoded, used instead of reading the filters' map files; may be NULL. */
     vkfx_maps *maps;
+    /* The input's ICC tone curves (core/icc.h), or NULL for sRGB: 8/16-bit
+     * samples are linearised through them on the host before upload and
+     * encoded back after read-back, so the sRGB path is untouched. */
+    const struct vkfx_tone *tone;
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit

@@ -1,4 +1,6 @@
-/* Tests of what makes a photo a photo besides its pixels: the EXIF
+/* Tests of what makes a photo a photo besides its pixels: hostile
+ * metadata (a deflate bomb in iCCP, lengths that lie, an ICC profile with a
+ * JPEG marker missing, random damage) read within the limits; the EXIF
  * orientation read from and written into EXIF blocks of either byte order
  * (core/exif.c), pixels turned upright for each of the eight orientations
  * against turns composed here from two plain moves (core/orient.c), and ICC
@@ -11,10 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <libdeflate.h>
 
 #include "common.h"
 #include "error.h"
 #include "exif.h"
+#include "fileio.h"
 #include "icc.h"
 #include "orient.h"
 
@@ -446,4 +452,228 @@ Test(icc, unusable_profiles_are_refused_with_the_reason)
     cr_assert_eq(vkfx_tone_from_icc(junk, sizeof junk, "junk.icc", &t), VKFX_E_FORMAT);
     cr_assert(strstr(vkfx_error_message(), "junk.icc: its ICC profile is damaged"), "%s",
               vkfx_error_message());
+}
+
+/* ------------------------------------------------------------------------ */
+/* Metadata in files, hostile ones included */
+
+/* A small image of fmt in memory, written by vkfx with meta. */
+static unsigned char *encoded(vkfx_file_format fmt, const vkfx_meta *meta, size_t *size)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 9, 7, 3, VKFX_SAMPLE_U8, 11);
+    char path[] = "/tmp/vkfx-meta-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    vkfx_save_opts opts = {.meta = meta};
+    cr_assert_eq(vkfx_file_save_fd(fd, path, fmt, &px, &opts), VKFX_OK, "%s",
+                 vkfx_error_message());
+    close(fd);
+    unsigned char *data = (unsigned char *)tc_slurp(path, size);
+    unlink(path);
+    vkfx_pixels_free(&px);
+    cr_assert(data);
+    return data;
+}
+
+static vkfx_meta sample_meta(void)
+{
+    vkfx_meta m = {0};
+    uint8_t exif[128];
+    size_t n = make_exif(exif, false, false, 6, 3);
+    cr_assert_eq(vkfx_blob_set(&m.exif, exif, n, "t", "EXIF"), VKFX_OK);
+    cmsHPROFILE p = cmsCreate_sRGBProfile();
+    size_t icc_n;
+    void *icc = save(p, &icc_n);
+    cr_assert_eq(vkfx_blob_set(&m.icc, icc, icc_n, "t", "ICC profile"), VKFX_OK);
+    free(icc);
+    cr_assert_eq(vkfx_blob_set(&m.xmp, "<x/>", 4, "t", "XMP"), VKFX_OK);
+    cr_assert_eq(vkfx_meta_add_text(&m, "Title", 5, "cat", 3), VKFX_OK);
+    m.has_res = true;
+    m.res_x = m.res_y = 72;
+    m.res_unit = VKFX_RES_PER_INCH;
+    return m;
+}
+
+/* What vkfx writes it reads back, turned upright once (EXIF 6 then says 1). */
+Test(meta, files_round_trip_and_turn)
+{
+    vkfx_meta m = sample_meta();
+    const vkfx_file_format fmts[] = {VKFX_FILE_PNG, VKFX_FILE_JPEG, VKFX_FILE_TIFF, VKFX_FILE_WEBP};
+    for (size_t f = 0; f < 4; f++) {
+        size_t size;
+        unsigned char *data = encoded(fmts[f], &m, &size);
+        vkfx_pixels px;
+        vkfx_meta got;
+        cr_assert_eq(vkfx_file_load_memory_meta(data, size, "x", &px, &got), VKFX_OK, "%s",
+                     vkfx_error_message());
+        unsigned want = vkfx_meta_kinds(&m) & ~vkfx_file_meta_dropped(fmts[f], &m);
+        cr_expect_eq(vkfx_meta_kinds(&got), want, "%s: kinds %x, want %x",
+                     vkfx_file_format_name(fmts[f]), vkfx_meta_kinds(&got), want);
+        cr_expect(got.icc.size == m.icc.size && !memcmp(got.icc.data, m.icc.data, m.icc.size));
+        if (got.exif.data) {
+            cr_expect_eq(got.stored_orientation, 6);
+            cr_expect_eq(got.applied_orientation, 6);
+            cr_expect_eq(vkfx_exif_orientation(got.exif.data, got.exif.size), 1);
+            cr_expect_eq(px.width, 7, "%s: not turned", vkfx_file_format_name(fmts[f]));
+        }
+        vkfx_meta_free(&got);
+        vkfx_pixels_free(&px);
+        free(data);
+    }
+    vkfx_meta_free(&m);
+}
+
+/* A PNG with chunk (type, body) inserted after IHDR, CRC right. */
+static unsigned char *png_with_chunk(const char *type, const unsigned char *body, size_t n,
+                                     size_t *size)
+{
+    vkfx_meta none = {0};
+    size_t base_n;
+    unsigned char *base = encoded(VKFX_FILE_PNG, &none, &base_n);
+    unsigned char *out = malloc(base_n + n + 12);
+    cr_assert(out);
+    memcpy(out, base, 33);
+    unsigned char *c = out + 33;
+    c[0] = (unsigned char)(n >> 24);
+    c[1] = (unsigned char)(n >> 16);
+    c[2] = (unsigned char)(n >> 8);
+    c[3] = (unsigned char)n;
+    memcpy(c + 4, type, 4);
+    memcpy(c + 8, body, n);
+    uint32_t crc = libdeflate_crc32(libdeflate_crc32(0, type, 4), body, n);
+    for (int i = 0; i < 4; i++)
+        c[8 + n + (size_t)i] = (unsigned char)(crc >> (24 - 8 * i));
+    memcpy(c + 12 + n, base + 33, base_n - 33);
+    *size = base_n + n + 12;
+    free(base);
+    return out;
+}
+
+/* 64 MiB of zeros deflate to 64 KiB: the profile is refused at 16 MiB,
+ * without taking more. */
+Test(meta, iccp_deflate_bomb_is_refused)
+{
+    size_t big = (size_t)64 << 20;
+    unsigned char *zeros = calloc(1, big);
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(9);
+    size_t bound = libdeflate_zlib_compress_bound(c, big);
+    unsigned char *body = malloc(14 + bound);
+    cr_assert(zeros && c && body);
+    memcpy(body, "bomb\0\0", 6);
+    size_t n = libdeflate_zlib_compress(c, zeros, big, body + 6, bound);
+    cr_assert(n > 0);
+    size_t size;
+    unsigned char *png = png_with_chunk("iCCP", body, 6 + n, &size);
+    vkfx_pixels px;
+    vkfx_meta m;
+    cr_assert_eq(vkfx_file_load_memory_meta(png, size, "bomb.png", &px, &m), VKFX_E_FORMAT);
+    cr_assert(strstr(vkfx_error_message(), "bomb.png: its ICC profile is larger than 16 MiB"), "%s",
+              vkfx_error_message());
+    cr_assert_null(px.data);
+    free(png);
+    free(body);
+    free(zeros);
+    libdeflate_free_compressor(c);
+}
+
+/* An iTXt whose fields run off its end, a pHYs of the wrong length, an eXIf
+ * that is not EXIF: nothing read past a chunk, the image still loads. */
+Test(meta, png_chunks_that_lie_stay_in_bounds)
+{
+    static const struct {
+        const char *type;
+        const char *body;
+        size_t n;
+    } cases[] = {
+        {"iTXt", "Comment\0\1\0en", 12}, {"iTXt", "XML:com.adobe.xmp", 17},
+        {"zTXt", "k\0\0garbage", 10},     {"pHYs", "\0\0\0\1", 4},
+        {"eXIf", "MM\0*\0\0\0\7", 8},    {"iCCP", "p", 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t size;
+        unsigned char *png = png_with_chunk(cases[i].type, (const unsigned char *)cases[i].body,
+                                            cases[i].n, &size);
+        vkfx_pixels px;
+        vkfx_meta m;
+        int ret = vkfx_file_load_memory_meta(png, size, "lie.png", &px, &m);
+        /* a deflate stream that is not one is an error; the rest are ignored */
+        if (!strcmp(cases[i].type, "zTXt"))
+            cr_expect_eq(ret, VKFX_E_FORMAT, "case %zu", i);
+        else
+            cr_expect_eq(ret, VKFX_OK, "case %zu: %s", i, vkfx_error_message());
+        cr_expect_eq(m.stored_orientation, 0, "case %zu", i);
+        vkfx_meta_free(&m);
+        vkfx_pixels_free(&px);
+        free(png);
+    }
+}
+
+/* A profile split over three APP2 markers reads whole; with the second
+ * marker gone it is no profile at all. */
+Test(meta, jpeg_icc_with_a_marker_missing)
+{
+    vkfx_meta m = {0};
+    unsigned char big[150000];
+    for (size_t i = 0; i < sizeof(big); i++)
+        big[i] = (unsigned char)(i * 7);
+    cr_assert_eq(vkfx_blob_set(&m.icc, big, sizeof(big), "t", "ICC profile"), VKFX_OK);
+    size_t size;
+    unsigned char *jpg = encoded(VKFX_FILE_JPEG, &m, &size);
+    vkfx_meta got;
+    vkfx_pixels px;
+    cr_assert_eq(vkfx_file_load_memory_meta(jpg, size, "icc.jpg", &px, &got), VKFX_OK);
+    cr_assert(got.icc.size == sizeof(big) && !memcmp(got.icc.data, big, sizeof(big)));
+    vkfx_meta_free(&got);
+    vkfx_pixels_free(&px);
+    /* cut out the second APP2 */
+    size_t at = 2, seen = 0;
+    while (at + 4 < size) {
+        size_t len = (size_t)jpg[at + 2] << 8 | jpg[at + 3];
+        if (jpg[at + 1] == 0xe2 && ++seen == 2) {
+            memmove(jpg + at, jpg + at + 2 + len, size - at - 2 - len);
+            size -= 2 + len;
+            break;
+        }
+        at += 2 + len;
+    }
+    cr_assert_eq(seen, 2);
+    cr_assert_eq(vkfx_file_load_memory_meta(jpg, size, "icc.jpg", &px, &got), VKFX_OK);
+    cr_expect_null(got.icc.data);
+    vkfx_meta_free(&got);
+    vkfx_pixels_free(&px);
+    vkfx_meta_free(&m);
+    free(jpg);
+}
+
+/* Random damage to files full of metadata: every load ends, with an image
+ * or an error, and no piece of metadata over the limit. */
+Test(meta, damaged_files_with_metadata)
+{
+    vkfx_meta m = sample_meta();
+    const vkfx_file_format fmts[] = {VKFX_FILE_PNG, VKFX_FILE_JPEG, VKFX_FILE_TIFF, VKFX_FILE_WEBP};
+    uint64_t state = 99;
+    for (size_t f = 0; f < 4; f++) {
+        size_t size;
+        unsigned char *data = encoded(fmts[f], &m, &size);
+        unsigned char *copy = malloc(size);
+        for (int round = 0; round < 200; round++) {
+            memcpy(copy, data, size);
+            for (int k = 0; k < 4; k++) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                copy[(state >> 33) % size] = (unsigned char)(state >> 20);
+            }
+            size_t cut = round % 5 == 0 ? (size_t)((state >> 40) % size) : size;
+            vkfx_pixels px;
+            vkfx_meta got;
+            if (vkfx_file_load_memory_meta(copy, cut, "damaged", &px, &got) == VKFX_OK) {
+                cr_expect(got.icc.size <= VKFX_META_MAX_BYTES && got.xmp.size <= VKFX_META_MAX_BYTES);
+                vkfx_pixels_free(&px);
+            }
+            vkfx_meta_free(&got);
+        }
+        free(copy);
+        free(data);
+    }
+    vkfx_meta_free(&m);
 }

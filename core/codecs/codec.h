@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../meta.h"
 #include "../pixels.h"
 
 typedef enum vkfx_jpeg_subsampling {
@@ -36,6 +37,8 @@ typedef struct vkfx_save_opts {
     vkfx_tiff_compression tiff_compression;
     bool webp_lossless;
     bool exr_float; /* OpenEXR: float channels instead of half */
+    /* What the input carried, written where the format holds it; NULL: none. */
+    const vkfx_meta *meta;
 } vkfx_save_opts;
 
 #define VKFX_JPEG_QUALITY_DEFAULT 90
@@ -81,6 +84,15 @@ typedef struct vkfx_codec {
     int (*encode)(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts);
     /* The command-line options the encoder takes, for messages and help. */
     const char *options;
+    /* NULL where the format carries no metadata vkfx reads. Otherwise the
+     * metadata of a file's bytes into meta (zeroed by the caller). */
+    int (*read_meta)(const unsigned char *data, size_t size, const char *name, vkfx_meta *meta);
+    /* The VKFX_META_* kinds the encoder writes from opts->meta. */
+    unsigned meta_kinds;
+    /* Where the encoder does not write metadata itself: copies an encoded
+     * file (data, size) to f with meta added. */
+    int (*put_meta)(FILE *f, const char *path, const unsigned char *data, size_t size,
+                    const vkfx_meta *meta);
 } vkfx_codec;
 
 /* NULL-terminated, in the order signatures are tried and formats listed. */

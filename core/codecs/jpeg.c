@@ -14,6 +14,7 @@
 
 #include "../error.h"
 #include "codec.h"
+#include "jpeg_meta.h"
 
 struct jpeg_fail {
     struct jpeg_error_mgr mgr;
@@ -299,4 +300,7 @@ const vkfx_codec vkfx_codec_jpeg = {
     .fits = fits_jpeg,
     .encode = encode_jpeg,
     .options = "-q, --jpeg-subsampling, --jpeg-progressive",
+    .read_meta = vkfx_jpeg_read_meta,
+    .meta_kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP | VKFX_META_RES,
+    .put_meta = vkfx_jpeg_put_meta,
 };

@@ -13,6 +13,7 @@
 #include "../error.h"
 #include "../pngwrite.h"
 #include "codec.h"
+#include "png_meta.h"
 
 /* One struct carries all libpng state so that nothing the setjmp function
  * needs after a longjmp lives in its own (clobberable) locals. */
@@ -316,4 +317,7 @@ const vkfx_codec vkfx_codec_png = {
     .fits = fits_png,
     .encode = save_png,
     .options = "--png-level",
+    .read_meta = vkfx_png_read_meta,
+    .meta_kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP | VKFX_META_TEXT | VKFX_META_RES,
+    .put_meta = vkfx_png_put_meta,
 };

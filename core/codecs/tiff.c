@@ -408,6 +408,54 @@ static bool fits_tiff(uint32_t width, uint32_t height)
     return (uint64_t)width * height * 16 < (uint64_t)UINT32_MAX - 65536;
 }
 
+/* The ICC profile, XMP packet and resolution tags of the first page. */
+static int read_meta_tiff(const unsigned char *data, size_t size, const char *name, vkfx_meta *m)
+{
+    struct tiff_mem mem = {.data = (unsigned char *)data, .size = size};
+    TIFF *tif = tiff_open(&mem, "rm");
+    if (!tif)
+        return VKFX_OK; /* the decoder says what is wrong */
+    int ret = VKFX_OK;
+    uint32_t n = 0;
+    void *d = NULL;
+    if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &d) && d && n)
+        ret = vkfx_blob_set(&m->icc, d, n, name, "ICC profile");
+    if (ret == VKFX_OK && TIFFGetField(tif, TIFFTAG_XMLPACKET, &n, &d) && d && n)
+        ret = vkfx_blob_set(&m->xmp, d, n, name, "XMP");
+    uint16_t o = 0, unit = RESUNIT_INCH;
+    if (TIFFGetField(tif, TIFFTAG_ORIENTATION, &o) && o >= 1 && o <= 8)
+        m->stored_orientation = o;
+    float x = 0, y = 0;
+    if (TIFFGetField(tif, TIFFTAG_XRESOLUTION, &x) && TIFFGetField(tif, TIFFTAG_YRESOLUTION, &y) &&
+        x > 0 && y > 0 && x < 1e9f && y < 1e9f) {
+        TIFFGetFieldDefaulted(tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+        m->has_res = true;
+        m->res_x = x;
+        m->res_y = y;
+        m->res_unit = unit == RESUNIT_CENTIMETER ? VKFX_RES_PER_CM
+                      : unit == RESUNIT_INCH     ? VKFX_RES_PER_INCH
+                                                 : VKFX_RES_NONE;
+    }
+    TIFFClose(tif);
+    return ret;
+}
+
+static void tiff_put_meta(TIFF *tif, const vkfx_meta *m)
+{
+    if (m->icc.data)
+        TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)m->icc.size, m->icc.data);
+    if (m->xmp.data)
+        TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)m->xmp.size, m->xmp.data);
+    if (m->has_res) {
+        TIFFSetField(tif, TIFFTAG_XRESOLUTION, (float)m->res_x);
+        TIFFSetField(tif, TIFFTAG_YRESOLUTION, (float)m->res_y);
+        TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT,
+                     m->res_unit == VKFX_RES_PER_CM     ? RESUNIT_CENTIMETER
+                     : m->res_unit == VKFX_RES_PER_INCH ? RESUNIT_INCH
+                                                        : RESUNIT_NONE);
+    }
+}
+
 static int tiff_encode_body(TIFF *tif, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     static const uint16_t compressions[] = {
@@ -426,7 +474,10 @@ static int tiff_encode_body(TIFF *tif, const vkfx_pixels *px, const vkfx_save_op
     TIFFSetField(tif, TIFFTAG_PHOTOMETRIC,
                  px->channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
     TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+    const vkfx_meta *meta = opts ? opts->meta : NULL;
+    TIFFSetField(tif, TIFFTAG_ORIENTATION, (uint16_t)vkfx_meta_out_orientation(meta));
+    if (meta)
+        tiff_put_meta(tif, meta);
     if (px->channels == 2 || px->channels == 4) {
         uint16_t extra = px->straight ? EXTRASAMPLE_UNASSALPHA : EXTRASAMPLE_ASSOCALPHA;
         TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
@@ -485,4 +536,8 @@ const vkfx_codec vkfx_codec_tiff = {
     .fits = fits_tiff,
     .encode = encode_tiff,
     .options = "--tiff-compression",
+    .read_meta = read_meta_tiff,
+    /* EXIF would need its own directory written tag by tag; the orientation
+     * tag is written from it. */
+    .meta_kinds = VKFX_META_ICC | VKFX_META_XMP | VKFX_META_RES,
 };

@@ -9,6 +9,7 @@
 #include <webp/decode.h>
 #include <webp/demux.h>
 #include <webp/encode.h>
+#include <webp/mux.h>
 
 #include "../error.h"
 #include "codec.h"
@@ -177,6 +178,60 @@ fail:
     return ret;
 }
 
+/* The ICCP, EXIF and XMP chunks, through libwebpdemux (which checks every
+ * chunk size against the file). */
+static int read_meta_webp(const unsigned char *data, size_t size, const char *name, vkfx_meta *m)
+{
+    WebPDemuxState state;
+    WebPDemuxer *dmx = WebPDemuxPartial(&(WebPData){data, size}, &state);
+    if (!dmx)
+        return VKFX_OK; /* the decoder says what is wrong */
+    static const char *const fourcc[3] = {"ICCP", "EXIF", "XMP "};
+    vkfx_blob *blob[3] = {&m->icc, &m->exif, &m->xmp};
+    static const char *const what[3] = {"ICC profile", "EXIF", "XMP"};
+    int ret = VKFX_OK;
+    for (int i = 0; i < 3 && ret == VKFX_OK; i++) {
+        WebPChunkIterator it;
+        if (!WebPDemuxGetChunk(dmx, fourcc[i], 1, &it))
+            continue;
+        const uint8_t *d = it.chunk.bytes;
+        size_t n = it.chunk.size;
+        if (i == 1 && n >= 6 && !memcmp(d, "Exif\0\0", 6)) {
+            d += 6;
+            n -= 6;
+        }
+        ret = vkfx_blob_set(blob[i], d, n, name, what[i]);
+        WebPDemuxReleaseChunkIterator(&it);
+    }
+    WebPDemuxDelete(dmx);
+    return ret;
+}
+
+/* The encoded picture with the chunks added, through libwebpmux. */
+static int put_meta_webp(FILE *f, const char *path, const unsigned char *data, size_t size,
+                         const vkfx_meta *m)
+{
+    int ret = VKFX_OK;
+    WebPData out = {NULL, 0};
+    WebPMux *mux = WebPMuxCreate(&(WebPData){data, size}, 0);
+    if (!mux)
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory adding metadata to the WebP", path);
+    static const char *const fourcc[3] = {"ICCP", "EXIF", "XMP "};
+    const vkfx_blob *blob[3] = {&m->icc, &m->exif, &m->xmp};
+    for (int i = 0; i < 3 && ret == VKFX_OK; i++)
+        if (blob[i]->data &&
+            WebPMuxSetChunk(mux, fourcc[i], &(WebPData){blob[i]->data, blob[i]->size}, 1) !=
+                WEBP_MUX_OK)
+            ret = vkfx_fail(VKFX_E_FORMAT, "%s: libwebpmux refused the %s chunk", path, fourcc[i]);
+    if (ret == VKFX_OK && WebPMuxAssemble(mux, &out) != WEBP_MUX_OK)
+        ret = vkfx_fail(VKFX_E_FORMAT, "%s: libwebpmux could not assemble the WebP", path);
+    if (ret == VKFX_OK && fwrite(out.bytes, 1, out.size, f) != out.size)
+        ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno ? errno : EIO));
+    WebPDataClear(&out);
+    WebPMuxDelete(mux);
+    return ret;
+}
+
 const vkfx_codec vkfx_codec_webp = {
     .name = "WebP",
     .extensions = (const char *const[]){"webp", NULL},
@@ -187,4 +242,7 @@ const vkfx_codec vkfx_codec_webp = {
     .fits = fits_webp,
     .encode = encode_webp,
     .options = "-q, --lossless",
+    .read_meta = read_meta_webp,
+    .meta_kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP,
+    .put_meta = put_meta_webp,
 };

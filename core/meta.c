@@ -1,0 +1,146 @@
+#include "meta.h"
+
+#include <libdeflate.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+void vkfx_meta_free(vkfx_meta *m)
+{
+    if (!m)
+        return;
+    free(m->icc.data);
+    free(m->exif.data);
+    free(m->xmp.data);
+    for (uint32_t i = 0; i < m->ntexts; i++) {
+        free(m->texts[i].key);
+        free(m->texts[i].text);
+    }
+    memset(m, 0, sizeof(*m));
+}
+
+int vkfx_meta_out_orientation(const vkfx_meta *m)
+{
+    if (!m || m->applied_orientation > 1 || m->stored_orientation < 1)
+        return 1;
+    return m->stored_orientation;
+}
+
+unsigned vkfx_meta_kinds(const vkfx_meta *m)
+{
+    if (!m)
+        return 0;
+    return (m->icc.data ? VKFX_META_ICC : 0u) | (m->exif.data ? VKFX_META_EXIF : 0u) |
+           (m->xmp.data ? VKFX_META_XMP : 0u) | (m->ntexts ? VKFX_META_TEXT : 0u) |
+           (m->has_res ? VKFX_META_RES : 0u);
+}
+
+void vkfx_meta_kind_names(unsigned mask, char *buf, size_t size)
+{
+    static const char *const names[] = {"the ICC profile", "EXIF", "XMP", "text chunks",
+                                        "the resolution"};
+    size_t len = 0;
+    buf[0] = 0;
+    for (unsigned k = 0; k < 5; k++) {
+        if (!(mask & 1u << k))
+            continue;
+        int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", names[k]);
+        if (n < 0 || (size_t)n >= size - len)
+            return;
+        len += (size_t)n;
+    }
+}
+
+static int too_large(const char *name, const char *what)
+{
+    return vkfx_fail(VKFX_E_FORMAT, "%s: its %s is larger than %u MiB; refused", name, what,
+                     VKFX_META_MAX_BYTES >> 20);
+}
+
+int vkfx_blob_set(vkfx_blob *b, const void *data, size_t size, const char *name, const char *what)
+{
+    free(b->data);
+    b->data = NULL;
+    b->size = 0;
+    return vkfx_blob_append(b, data, size, name, what);
+}
+
+int vkfx_blob_append(vkfx_blob *b, const void *data, size_t size, const char *name,
+                     const char *what)
+{
+    if (size > VKFX_META_MAX_BYTES || b->size > VKFX_META_MAX_BYTES - size)
+        return too_large(name, what);
+    uint8_t *grown = realloc(b->data, b->size + size + 1);
+    if (!grown)
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory for its %s", name, what);
+    if (size)
+        memcpy(grown + b->size, data, size);
+    b->data = grown;
+    b->size += size;
+    b->data[b->size] = 0; /* text stays terminated */
+    return VKFX_OK;
+}
+
+int vkfx_meta_add_text(vkfx_meta *m, const char *key, size_t key_len, const char *text,
+                       size_t text_len)
+{
+    if (m->ntexts == VKFX_META_MAX_TEXTS)
+        return VKFX_OK;
+    char *k = strndup(key, key_len), *t = malloc(text_len + 1);
+    if (!k || !t) {
+        free(k);
+        free(t);
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory for a text chunk");
+    }
+    memcpy(t, text, text_len);
+    t[text_len] = 0;
+    m->texts[m->ntexts++] = (vkfx_text){k, t};
+    return VKFX_OK;
+}
+
+int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char *name,
+                      const char *what)
+{
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (!d)
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory for its %s", name, what);
+    int ret = VKFX_OK;
+    /* The inflated size is declared nowhere: try growing room, up to the limit. */
+    size_t cap = size < 16384 ? 65536 : size * 4;
+    uint8_t *out = NULL;
+    for (;;) {
+        if (cap > VKFX_META_MAX_BYTES)
+            cap = VKFX_META_MAX_BYTES;
+        uint8_t *grown = realloc(out, cap + 1);
+        if (!grown) {
+            ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory for its %s", name, what);
+            break;
+        }
+        out = grown;
+        size_t got = 0;
+        enum libdeflate_result r = libdeflate_zlib_decompress(d, data, size, out, cap, &got);
+        if (r == LIBDEFLATE_SUCCESS) {
+            free(b->data);
+            out[got] = 0;
+            b->data = out;
+            b->size = got;
+            out = NULL;
+            break;
+        }
+        if (r != LIBDEFLATE_INSUFFICIENT_SPACE) {
+            ret = vkfx_fail(VKFX_E_FORMAT, "%s: its %s is corrupt (bad deflate data)", name,
+                            what);
+            break;
+        }
+        if (cap == VKFX_META_MAX_BYTES) {
+            ret = too_large(name, what);
+            break;
+        }
+        cap *= 2;
+    }
+    free(out);
+    libdeflate_free_decompressor(d);
+    return ret;
+}

@@ -1,0 +1,84 @@
+/* What a photo carries besides its pixels, as it passes from an input file
+ * to its output: the ICC profile, EXIF, XMP, PNG text chunks, resolution,
+ * and the orientation vkfx found and applied. Codecs read it from a file's
+ * bytes (every declared length checked against the file, each piece at
+ * most VKFX_META_MAX_BYTES) and write what their format can hold; the file
+ * layer turns the pixels upright. */
+#ifndef VKFX_META_H
+#define VKFX_META_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The kinds of metadata, as a mask of what a file has or a format holds. */
+enum {
+    VKFX_META_ICC = 1,
+    VKFX_META_EXIF = 2,
+    VKFX_META_XMP = 4,
+    VKFX_META_TEXT = 8,
+    VKFX_META_RES = 16,
+};
+
+typedef struct vkfx_blob {
+    uint8_t *data; /* malloc'd, NUL after the last byte; NULL when absent */
+    size_t size;
+} vkfx_blob;
+
+/* A PNG text chunk: keyword (1-79 Latin-1 bytes) and UTF-8 text. */
+typedef struct vkfx_text {
+    char *key;
+    char *text;
+} vkfx_text;
+
+/* No file keeps more text chunks than this; the rest are dropped. */
+#define VKFX_META_MAX_TEXTS 64
+/* The most bytes one piece of metadata may take (a profile, EXIF, XMP, a
+ * text); a larger one is an error, never an allocation. */
+#define VKFX_META_MAX_BYTES (16u << 20)
+
+typedef enum vkfx_res_unit {
+    VKFX_RES_NONE,     /* an aspect ratio only */
+    VKFX_RES_PER_INCH, /* dots per inch */
+    VKFX_RES_PER_CM,
+} vkfx_res_unit;
+
+typedef struct vkfx_meta {
+    vkfx_blob icc;
+    vkfx_blob exif; /* the TIFF structure ("II*\0"/"MM\0*"), no "Exif\0\0" */
+    vkfx_blob xmp;
+    vkfx_text texts[VKFX_META_MAX_TEXTS];
+    uint32_t ntexts;
+    bool has_res;
+    double res_x, res_y; /* samples per unit */
+    vkfx_res_unit res_unit;
+    /* The orientation the file stored (1..8; 0 none: EXIF's, or a TIFF's
+     * own tag) and the one applied to the pixels (0 or 1: none). */
+    int stored_orientation, applied_orientation;
+} vkfx_meta;
+
+void vkfx_meta_free(vkfx_meta *m);
+/* The orientation an output declares: 1 once the pixels were turned, else
+ * what the input stored (1 for NULL or none). */
+int vkfx_meta_out_orientation(const vkfx_meta *m);
+/* The kinds m holds (VKFX_META_*). */
+unsigned vkfx_meta_kinds(const vkfx_meta *m);
+/* "the ICC profile, EXIF" for the kinds in mask. */
+void vkfx_meta_kind_names(unsigned mask, char *buf, size_t size);
+
+/* Copies size bytes into b (VKFX_E_FORMAT naming the file and what when
+ * size is over VKFX_META_MAX_BYTES). */
+int vkfx_blob_set(vkfx_blob *b, const void *data, size_t size, const char *name, const char *what);
+/* Appends size bytes to b, within the same limit. */
+int vkfx_blob_append(vkfx_blob *b, const void *data, size_t size, const char *name,
+                     const char *what);
+/* Adds a text chunk (copies both; past VKFX_META_MAX_TEXTS it is dropped). */
+int vkfx_meta_add_text(vkfx_meta *m, const char *key, size_t key_len, const char *text,
+                       size_t text_len);
+
+/* zlib-compressed data (PNG iCCP, zTXt, compressed iTXt) inflated into b,
+ * at most VKFX_META_MAX_BYTES. */
+int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char *name,
+                      const char *what);
+
+#endif

@@ -1,0 +1,1068 @@
+/* What makes a photo a photo, from the command line: the EXIF orientation
+ * (JPEG APP1, PNG eXIf, WebP EXIF, the TIFF tag) turning the pixels upright,
+ * each of the eight against a turn made here; the ICC profile, EXIF, XMP,
+ * text and resolution passing from every input format to every output
+ * format, read back with each format's own library; --strip; pixels
+ * linearised with an embedded profile's curves (Adobe RGB, a gray gamma
+ * profile, a sampled curve) against a reference that uses the curves as
+ * ICC defines them; a depth map turned by its own tag. Input files are made
+ * with the formats' own libraries too, never with vkfx's writers. */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <lcms2.h>
+#include <png.h>
+#include <tiffio.h>
+#include <webp/demux.h>
+#include <webp/encode.h>
+#include <webp/mux.h>
+
+#include "common.h"
+#include "error.h"
+#include "fileio.h"
+#include "run_binary.h"
+
+static void setup(void)
+{
+    if (tc_tmpdir_make("photo") != 0)
+        cr_assert_fail("mkdtemp: %s", strerror(errno));
+}
+
+TestSuite(photo, .init = setup, .fini = tc_tmpdir_remove);
+
+/* ------------------------------------------------------------------------ */
+/* What a file carries, as the tests write and read it */
+
+typedef struct blob {
+    unsigned char *data;
+    size_t size;
+} blob;
+
+typedef struct tmeta {
+    blob icc, exif, xmp; /* exif without "Exif\0\0" */
+    char comment[64];    /* a PNG text chunk "Comment" */
+    bool res;
+    unsigned res_x, res_y; /* dots per inch */
+    int tiff_orientation;  /* TIFF's own tag; 0 none */
+} tmeta;
+
+static void tmeta_free(tmeta *m)
+{
+    free(m->icc.data);
+    free(m->exif.data);
+    free(m->xmp.data);
+    memset(m, 0, sizeof(*m));
+}
+
+static blob copy_blob(const void *data, size_t size)
+{
+    blob b = {malloc(size ? size : 1), size};
+    cr_assert(b.data);
+    memcpy(b.data, data, size);
+    return b;
+}
+
+static bool same_blob(const blob *a, const blob *b)
+{
+    return a->size == b->size && (!a->size || !memcmp(a->data, b->data, a->size));
+}
+
+static void put16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v; /* little-endian EXIF */
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* EXIF as cameras write it: IFD0 with Orientation = o and Artist. */
+static blob make_exif(int o)
+{
+    uint8_t b[64] = {0};
+    memcpy(b, "II*\0", 4);
+    put32(b + 4, 8);
+    put16(b + 8, 2);
+    put16(b + 10, 0x0112);
+    put16(b + 12, 3);
+    put32(b + 14, 1);
+    put16(b + 18, (uint32_t)o);
+    put16(b + 22, 0x013b); /* Artist, ASCII */
+    put16(b + 24, 2);
+    put32(b + 26, 10);
+    put32(b + 30, 40);
+    put32(b + 34, 0); /* no next IFD */
+    memcpy(b + 40, "Photo Cat", 10);
+    return copy_blob(b, 50);
+}
+
+/* The Orientation of our own EXIF layout above (0 if it is not ours). */
+static int exif_orientation(const blob *e)
+{
+    if (e->size < 20 || memcmp(e->data, "II*\0", 4) || e->data[10] != 0x12 || e->data[11] != 1)
+        return 0;
+    return e->data[18];
+}
+
+static const char xmp_text[] =
+    "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/"
+    "22-rdf-syntax-ns#\"><rdf:Description dc:creator=\"Photo Cat\" xmlns:dc=\"http://purl.org/"
+    "dc/elements/1.1/\"/></rdf:RDF></x:xmpmeta>";
+
+/* An ICC profile made with lcms2 (curves for r, g, b or one gray curve). */
+static blob save_profile(cmsHPROFILE p)
+{
+    cmsUInt32Number n = 0;
+    cr_assert(p && cmsSaveProfileToMem(p, NULL, &n));
+    blob b = {malloc(n), n};
+    cr_assert(b.data && cmsSaveProfileToMem(p, b.data, &n));
+    cmsCloseProfile(p);
+    return b;
+}
+
+static blob rgb_profile(cmsToneCurve *c)
+{
+    cmsCIExyYTRIPLE primaries = {{0.64, 0.33, 1}, {0.21, 0.71, 1}, {0.15, 0.06, 1}};
+    cmsToneCurve *curves[3] = {c, c, c};
+    blob b = save_profile(cmsCreateRGBProfile(cmsD50_xyY(), &primaries, curves));
+    cmsFreeToneCurve(c);
+    return b;
+}
+
+static blob gray_profile(cmsToneCurve *c)
+{
+    blob b = save_profile(cmsCreateGrayProfile(cmsD50_xyY(), c));
+    cmsFreeToneCurve(c);
+    return b;
+}
+
+/* A full set: profile (sRGB from lcms2 unless given), EXIF with o, XMP, text, 300 dpi. */
+static tmeta full_meta(int o)
+{
+    tmeta m = {0};
+    m.icc = save_profile(cmsCreate_sRGBProfile());
+    m.exif = make_exif(o);
+    m.xmp = copy_blob(xmp_text, strlen(xmp_text));
+    snprintf(m.comment, sizeof(m.comment), "a cat on a sofa");
+    m.res = true;
+    m.res_x = m.res_y = 300;
+    return m;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writers and readers: each format's own library */
+
+static void write_png(const char *path, const vkfx_pixels *px, const tmeta *m)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "%s: %s", path, strerror(errno));
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    cr_assert(png && info && !setjmp(png_jmpbuf(png)));
+    png_init_io(png, f);
+    int depth = px->sample == VKFX_SAMPLE_U16 ? 16 : 8;
+    static const int types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                PNG_COLOR_TYPE_RGB_ALPHA};
+    png_set_IHDR(png, info, px->width, px->height, depth, types[px->channels - 1],
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (m->icc.data)
+        png_set_iCCP(png, info, "test", 0, m->icc.data, (png_uint_32)m->icc.size);
+    if (m->exif.data)
+        png_set_eXIf_1(png, info, (png_uint_32)m->exif.size, m->exif.data);
+    if (m->res)
+        png_set_pHYs(png, info, (png_uint_32)lround(m->res_x / 0.0254),
+                     (png_uint_32)lround(m->res_y / 0.0254), PNG_RESOLUTION_METER);
+    png_text texts[2];
+    int nt = 0;
+    if (m->xmp.data)
+        texts[nt++] = (png_text){.compression = PNG_ITXT_COMPRESSION_NONE,
+                                 .key = "XML:com.adobe.xmp",
+                                 .text = (char *)m->xmp.data,
+                                 .itxt_length = m->xmp.size};
+    if (m->comment[0])
+        texts[nt++] = (png_text){.compression = PNG_TEXT_COMPRESSION_zTXt,
+                                 .key = "Comment",
+                                 .text = (char *)m->comment,
+                                 .text_length = strlen(m->comment)};
+    if (nt)
+        png_set_text(png, info, texts, nt);
+    png_write_info(png, info);
+    if (depth == 16)
+        png_set_swap(png);
+    size_t stride = (size_t)px->width * px->channels * vkfx_sample_size(px->sample);
+    for (uint32_t y = 0; y < px->height; y++)
+        png_write_row(png, (png_bytep)px->data + stride * y);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    fclose(f);
+}
+
+static void read_png(const char *path, tmeta *m, vkfx_pixels *px)
+{
+    memset(m, 0, sizeof(*m));
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s: %s", path, strerror(errno));
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    cr_assert(png && info);
+    cr_assert(!setjmp(png_jmpbuf(png)), "%s: libpng refused it", path);
+    png_init_io(png, f);
+    png_read_info(png, info);
+    png_charp name;
+    int method;
+    png_bytep data;
+    png_uint_32 len;
+    if (png_get_iCCP(png, info, &name, &method, &data, &len))
+        m->icc = copy_blob(data, len);
+    if (png_get_eXIf_1(png, info, &len, &data))
+        m->exif = copy_blob(data, len);
+    png_uint_32 x, y;
+    int unit;
+    if (png_get_pHYs(png, info, &x, &y, &unit) && unit == PNG_RESOLUTION_METER) {
+        m->res = true;
+        m->res_x = (unsigned)lround(x * 0.0254);
+        m->res_y = (unsigned)lround(y * 0.0254);
+    }
+    png_textp texts;
+    int nt = 0;
+    png_get_text(png, info, &texts, &nt);
+    for (int i = 0; i < nt; i++) {
+        size_t n = texts[i].compression >= PNG_ITXT_COMPRESSION_NONE ? texts[i].itxt_length
+                                                                      : texts[i].text_length;
+        if (!strcmp(texts[i].key, "XML:com.adobe.xmp"))
+            m->xmp = copy_blob(texts[i].text, n);
+        else if (!strcmp(texts[i].key, "Comment"))
+            snprintf(m->comment, sizeof(m->comment), "%s", texts[i].text);
+    }
+    if (px) {
+        png_uint_32 w, h;
+        int depth, type;
+        png_get_IHDR(png, info, &w, &h, &depth, &type, NULL, NULL, NULL);
+        if (depth == 16)
+            png_set_swap(png);
+        png_read_update_info(png, info);
+        uint32_t channels = png_get_channels(png, info);
+        cr_assert_eq(vkfx_pixels_alloc(px, w, h, channels,
+                                       depth == 16 ? VKFX_SAMPLE_U16 : VKFX_SAMPLE_U8),
+                     VKFX_OK);
+        size_t stride = png_get_rowbytes(png, info);
+        for (uint32_t r = 0; r < h; r++)
+            png_read_row(png, (png_bytep)px->data + stride * r, NULL);
+    }
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(f);
+}
+
+static void write_jpeg(const char *path, const vkfx_pixels *px, const tmeta *m)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr err;
+    c.err = jpeg_std_error(&err);
+    jpeg_create_compress(&c);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    jpeg_stdio_dest(&c, f);
+    c.image_width = px->width;
+    c.image_height = px->height;
+    c.input_components = 3;
+    c.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, 95, TRUE);
+    if (m->res) {
+        c.density_unit = 1;
+        c.X_density = (UINT16)m->res_x;
+        c.Y_density = (UINT16)m->res_y;
+    }
+    jpeg_start_compress(&c, TRUE);
+    if (m->exif.data) {
+        unsigned char *e = malloc(m->exif.size + 6);
+        memcpy(e, "Exif\0\0", 6);
+        memcpy(e + 6, m->exif.data, m->exif.size);
+        jpeg_write_marker(&c, JPEG_APP0 + 1, e, (unsigned)m->exif.size + 6);
+        free(e);
+    }
+    if (m->xmp.data) {
+        static const char id[] = "http://ns.adobe.com/xap/1.0/";
+        unsigned char *e = malloc(m->xmp.size + sizeof(id));
+        memcpy(e, id, sizeof(id));
+        memcpy(e + sizeof(id), m->xmp.data, m->xmp.size);
+        jpeg_write_marker(&c, JPEG_APP0 + 1, e, (unsigned)(m->xmp.size + sizeof(id)));
+        free(e);
+    }
+    if (m->icc.data)
+        jpeg_write_icc_profile(&c, m->icc.data, (unsigned)m->icc.size);
+    for (uint32_t y = 0; y < px->height; y++) {
+        JSAMPROW row = (unsigned char *)px->data + (size_t)y * px->width * 3;
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    fclose(f);
+}
+
+/* The JPEG's metadata, and its stored pixels when px is given. */
+static void read_jpeg(const char *path, tmeta *m, vkfx_pixels *px)
+{
+    memset(m, 0, sizeof(*m));
+    struct jpeg_decompress_struct d;
+    struct jpeg_error_mgr err;
+    d.err = jpeg_std_error(&err);
+    jpeg_create_decompress(&d);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s: %s", path, strerror(errno));
+    jpeg_stdio_src(&d, f);
+    jpeg_save_markers(&d, JPEG_APP0 + 1, 0xffff);
+    jpeg_save_markers(&d, JPEG_APP0 + 2, 0xffff);
+    jpeg_read_header(&d, TRUE);
+    static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/";
+    for (jpeg_saved_marker_ptr s = d.marker_list; s; s = s->next) {
+        if (s->marker == JPEG_APP0 + 1 && s->data_length >= 6 && !memcmp(s->data, "Exif\0\0", 6))
+            m->exif = copy_blob(s->data + 6, s->data_length - 6);
+        if (s->marker == JPEG_APP0 + 1 && s->data_length >= sizeof(xmp_id) &&
+            !memcmp(s->data, xmp_id, sizeof(xmp_id)))
+            m->xmp = copy_blob(s->data + sizeof(xmp_id), s->data_length - sizeof(xmp_id));
+    }
+    JOCTET *icc;
+    unsigned len;
+    if (jpeg_read_icc_profile(&d, &icc, &len)) {
+        m->icc = copy_blob(icc, len);
+        free(icc);
+    }
+    if (d.saw_JFIF_marker && d.density_unit == 1) {
+        m->res = true;
+        m->res_x = d.X_density;
+        m->res_y = d.Y_density;
+    }
+    if (px) {
+        jpeg_start_decompress(&d);
+        cr_assert_eq(vkfx_pixels_alloc(px, d.output_width, d.output_height,
+                                       (uint32_t)d.output_components, VKFX_SAMPLE_U8),
+                     VKFX_OK);
+        while (d.output_scanline < d.output_height) {
+            JSAMPROW row = (unsigned char *)px->data +
+                           (size_t)d.output_scanline * d.output_width * d.output_components;
+            jpeg_read_scanlines(&d, &row, 1);
+        }
+        jpeg_finish_decompress(&d);
+    }
+    jpeg_destroy_decompress(&d);
+    fclose(f);
+}
+
+static void write_tiff(const char *path, const vkfx_pixels *px, const tmeta *m)
+{
+    TIFF *t = TIFFOpen(path, "w");
+    cr_assert(t);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, px->width);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, px->height);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 3);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    if (m->tiff_orientation)
+        TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)m->tiff_orientation);
+    if (m->icc.data)
+        TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)m->icc.size, m->icc.data);
+    if (m->xmp.data)
+        TIFFSetField(t, TIFFTAG_XMLPACKET, (uint32_t)m->xmp.size, m->xmp.data);
+    if (m->res) {
+        TIFFSetField(t, TIFFTAG_XRESOLUTION, (float)m->res_x);
+        TIFFSetField(t, TIFFTAG_YRESOLUTION, (float)m->res_y);
+        TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
+    }
+    for (uint32_t y = 0; y < px->height; y++)
+        cr_assert(TIFFWriteScanline(t, (unsigned char *)px->data + (size_t)y * px->width * 3, y,
+                                    0) >= 0);
+    TIFFClose(t);
+}
+
+static void read_tiff(const char *path, tmeta *m)
+{
+    memset(m, 0, sizeof(*m));
+    TIFF *t = TIFFOpen(path, "r");
+    cr_assert(t, "%s: libtiff refused it", path);
+    uint32_t n;
+    void *d;
+    if (TIFFGetField(t, TIFFTAG_ICCPROFILE, &n, &d))
+        m->icc = copy_blob(d, n);
+    if (TIFFGetField(t, TIFFTAG_XMLPACKET, &n, &d))
+        m->xmp = copy_blob(d, n);
+    uint16_t o, unit = 0;
+    if (TIFFGetField(t, TIFFTAG_ORIENTATION, &o))
+        m->tiff_orientation = o;
+    float x, y;
+    if (TIFFGetField(t, TIFFTAG_XRESOLUTION, &x) && TIFFGetField(t, TIFFTAG_YRESOLUTION, &y) &&
+        TIFFGetField(t, TIFFTAG_RESOLUTIONUNIT, &unit) && unit == RESUNIT_INCH) {
+        m->res = true;
+        m->res_x = (unsigned)lroundf(x);
+        m->res_y = (unsigned)lroundf(y);
+    }
+    TIFFClose(t);
+}
+
+static void write_webp(const char *path, const vkfx_pixels *px, const tmeta *m)
+{
+    uint8_t *enc = NULL;
+    size_t n = WebPEncodeLosslessRGB(px->data, (int)px->width, (int)px->height,
+                                     (int)px->width * 3, &enc);
+    cr_assert(n);
+    WebPMux *mux = WebPMuxCreate(&(WebPData){enc, n}, 1);
+    cr_assert(mux);
+    const blob *b[3] = {&m->icc, &m->exif, &m->xmp};
+    static const char *const fourcc[3] = {"ICCP", "EXIF", "XMP "};
+    for (int i = 0; i < 3; i++)
+        if (b[i]->data)
+            cr_assert_eq(
+                WebPMuxSetChunk(mux, fourcc[i], &(WebPData){b[i]->data, b[i]->size}, 1),
+                WEBP_MUX_OK);
+    WebPData out;
+    cr_assert_eq(WebPMuxAssemble(mux, &out), WEBP_MUX_OK);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(out.bytes, 1, out.size, f) == out.size);
+    fclose(f);
+    WebPDataClear(&out);
+    WebPMuxDelete(mux);
+    WebPFree(enc);
+}
+
+static void read_webp(const char *path, tmeta *m)
+{
+    memset(m, 0, sizeof(*m));
+    size_t size;
+    char *data = tc_slurp(path, &size);
+    cr_assert(data, "%s: unreadable", path);
+    WebPDemuxer *dmx = WebPDemux(&(WebPData){(uint8_t *)data, size});
+    cr_assert(dmx, "%s: libwebpdemux refused it", path);
+    static const char *const fourcc[3] = {"ICCP", "EXIF", "XMP "};
+    blob *b[3] = {&m->icc, &m->exif, &m->xmp};
+    for (int i = 0; i < 3; i++) {
+        WebPChunkIterator it;
+        if (WebPDemuxGetChunk(dmx, fourcc[i], 1, &it)) {
+            *b[i] = copy_blob(it.chunk.bytes, it.chunk.size);
+            WebPDemuxReleaseChunkIterator(&it);
+        }
+    }
+    WebPDemuxDelete(dmx);
+    free(data);
+}
+
+typedef enum fmt { PNG, JPEG, TIFF_, WEBP, NFMT } fmt;
+static const char *const ext[NFMT] = {"png", "jpg", "tif", "webp"};
+/* What each format holds of full_meta's kinds: ICC, EXIF, XMP, text, resolution. */
+static const bool holds[NFMT][5] = {
+    {1, 1, 1, 1, 1},
+    {1, 1, 1, 0, 1},
+    {1, 0, 1, 0, 1},
+    {1, 1, 1, 0, 0},
+};
+
+static void write_any(fmt f, const char *path, const vkfx_pixels *px, const tmeta *m)
+{
+    switch (f) {
+    case PNG:
+        write_png(path, px, m);
+        break;
+    case JPEG:
+        write_jpeg(path, px, m);
+        break;
+    case TIFF_:
+        write_tiff(path, px, m);
+        break;
+    case WEBP:
+        write_webp(path, px, m);
+        break;
+    case NFMT:
+        break;
+    }
+}
+
+static void read_any(fmt f, const char *path, tmeta *m)
+{
+    switch (f) {
+    case PNG:
+        read_png(path, m, NULL);
+        break;
+    case JPEG:
+        read_jpeg(path, m, NULL);
+        break;
+    case TIFF_:
+        read_tiff(path, m);
+        break;
+    case WEBP:
+        read_webp(path, m);
+        break;
+    case NFMT:
+        break;
+    }
+}
+
+static void expect_ok(const cli_run *r)
+{
+    cr_assert_eq(r->status, 0, "%s: exit %d; stderr:\n%s", r->cmd, r->status, r->err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Orientation */
+
+/* The stored image px turned upright as EXIF orientation o says, composed
+ * here from quarter turns clockwise and a left-right mirror. */
+static void turn_cw(vkfx_pixels *px)
+{
+    size_t bpp = px->channels * vkfx_sample_size(px->sample);
+    vkfx_pixels t = *px;
+    cr_assert_eq(vkfx_pixels_alloc(&t, px->height, px->width, px->channels, px->sample), VKFX_OK);
+    for (uint32_t y = 0; y < px->height; y++)
+        for (uint32_t x = 0; x < px->width; x++) /* stored (x, y) lands on (h-1-y, x) */
+            memcpy((unsigned char *)t.data + ((size_t)x * t.width + (px->height - 1 - y)) * bpp,
+                   (unsigned char *)px->data + ((size_t)y * px->width + x) * bpp, bpp);
+    free(px->data);
+    *px = t;
+}
+
+static void mirror(vkfx_pixels *px)
+{
+    size_t bpp = px->channels * vkfx_sample_size(px->sample);
+    unsigned char tmp[16];
+    for (uint32_t y = 0; y < px->height; y++)
+        for (uint32_t x = 0; x < px->width / 2; x++) {
+            unsigned char *a = (unsigned char *)px->data + ((size_t)y * px->width + x) * bpp;
+            unsigned char *b =
+                (unsigned char *)px->data + ((size_t)y * px->width + px->width - 1 - x) * bpp;
+            memcpy(tmp, a, bpp);
+            memcpy(a, b, bpp);
+            memcpy(b, tmp, bpp);
+        }
+}
+
+static void upright(vkfx_pixels *px, int o)
+{
+    static const int turns[9] = {0, 0, 0, 2, 2, 1, 1, 3, 3};
+    static const bool mirrored[9] = {0, 0, 1, 0, 1, 1, 0, 1, 0};
+    for (int i = 0; i < turns[o]; i++)
+        turn_cw(px);
+    if (mirrored[o])
+        mirror(px);
+}
+
+static void check_same(const vkfx_pixels *got, const vkfx_pixels *want, double tol,
+                       const char *what)
+{
+    tc_diff d = tc_compare(got, want, tol);
+    if (!tc_diff_ok(&d))
+        tc_report(&d, what);
+    cr_assert(tc_diff_ok(&d), "%s differs", what);
+}
+
+/* Eight files of one format, one per orientation, of the same 7x5 stored
+ * pixels, through the identity chain to PNG: each comes out turned as the
+ * reference turns it, its EXIF saying 1; with --no-autorotate, as stored
+ * with its tag kept. */
+static void orientations(fmt f)
+{
+    vkfx_pixels stored;
+    tc_random_pixels(&stored, 7, 5, 3, VKFX_SAMPLE_U8, 24 + f);
+    for (int o = 1; o <= 8; o++) {
+        tmeta m = {0};
+        if (f == TIFF_)
+            m.tiff_orientation = o;
+        else
+            m.exif = make_exif(o);
+        char name[32];
+        snprintf(name, sizeof(name), "o%d.%s", o, ext[f]);
+        write_any(f, tc_tpath(name), &stored, &m);
+        tmeta_free(&m);
+    }
+    /* JPEG is lossy: the reference is what libjpeg decodes, turned */
+    vkfx_pixels base = stored;
+    tmeta ignored;
+    if (f == JPEG)
+        read_jpeg(tc_tpath("o1.jpg"), &ignored, &base);
+    char pattern[80], json[80];
+    snprintf(pattern, sizeof(pattern), "%s/o*.%s", tc_tmpdir, ext[f]);
+    snprintf(json, sizeof(json), "--json=%s", tc_tpath("report.jsonl"));
+    for (int keep = 0; keep < 2; keep++) {
+        char out[96];
+        snprintf(out, sizeof(out), "%s/{stem}-%d.png", tc_tmpdir, keep);
+        cli_run r;
+        const char *ins[8];
+        char paths[8][80];
+        for (int o = 1; o <= 8; o++) {
+            snprintf(paths[o - 1], sizeof(paths[0]), "%s/o%d.%s", tc_tmpdir, o, ext[f]);
+            ins[o - 1] = paths[o - 1];
+        }
+        VKFX(&r, ins[0], ins[1], ins[2], ins[3], ins[4], ins[5], ins[6], ins[7], "-f",
+             "box:radius=0", "-o", out, "--precision", "32", json,
+             keep ? "--no-autorotate" : "--precision", keep ? "--strip" : "32");
+        expect_ok(&r);
+        for (int o = 1; o <= 8; o++) {
+            char got_path[96], what[96];
+            snprintf(got_path, sizeof(got_path), "%s/o%d-%d.png", tc_tmpdir, o, keep);
+            vkfx_pixels got, want;
+            tmeta gm;
+            read_png(got_path, &gm, &got);
+            cr_assert_eq(tc_crop(&base, 0, 0, base.width, base.height, &want), VKFX_OK);
+            if (!keep)
+                upright(&want, o);
+            snprintf(what, sizeof(what), "%s orientation %d%s", ext[f], o,
+                     keep ? " --no-autorotate" : "");
+            check_same(&got, &want, 0, what);
+            if (!keep && f != TIFF_)
+                cr_expect_eq(exif_orientation(&gm.exif), 1, "%s: the kept EXIF says %d", what,
+                             exif_orientation(&gm.exif));
+            if (keep)
+                cr_expect_null(gm.exif.data, "%s --strip: EXIF written", what);
+            tmeta_free(&gm);
+            vkfx_pixels_free(&got);
+            vkfx_pixels_free(&want);
+        }
+        /* the report says what was applied */
+        size_t n;
+        char *rep = tc_slurp(tc_tpath("report.jsonl"), &n);
+        cr_assert(rep);
+        cr_expect(strstr(rep, keep ? "\"orientation\": {\"stored\": 6, \"applied\": 1}"
+                                   : "\"orientation\": {\"stored\": 6, \"applied\": 6}"),
+                  "report: %s", rep);
+        free(rep);
+        run_free(&r);
+    }
+    if (f == JPEG)
+        vkfx_pixels_free(&base);
+    vkfx_pixels_free(&stored);
+}
+
+Test(photo, orientations_jpeg) { orientations(JPEG); }
+Test(photo, orientations_png) { orientations(PNG); }
+Test(photo, orientations_tiff) { orientations(TIFF_); }
+Test(photo, orientations_webp) { orientations(WEBP); }
+
+/* --no-autorotate keeps the stored tag in a TIFF written from a TIFF. */
+Test(photo, tiff_keeps_its_stored_tag)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 6, 4, 3, VKFX_SAMPLE_U8, 5);
+    tmeta m = {.tiff_orientation = 8};
+    write_tiff(tc_tpath("in.tif"), &px, &m);
+    cli_run r;
+    VKFX(&r, tc_tpath("in.tif"), "-f", "box:radius=0", "-o", tc_tpath("kept.tif"),
+         "--no-autorotate");
+    expect_ok(&r);
+    run_free(&r);
+    VKFX(&r, tc_tpath("in.tif"), "-f", "box:radius=0", "-o", tc_tpath("turned.tif"));
+    expect_ok(&r);
+    run_free(&r);
+    tmeta got;
+    read_tiff(tc_tpath("kept.tif"), &got);
+    cr_expect_eq(got.tiff_orientation, 8);
+    read_tiff(tc_tpath("turned.tif"), &got);
+    cr_expect_eq(got.tiff_orientation, 1);
+    vkfx_pixels_free(&px);
+}
+
+/* A depth map turned by its own EXIF: stored 9x6 with orientation 6 it is
+ * upright 6x9, the image's size; the same map without the tag is refused. */
+Test(photo, depth_map_follows_its_own_orientation)
+{
+    vkfx_pixels img, map;
+    tc_random_pixels(&img, 6, 9, 3, VKFX_SAMPLE_U8, 1);
+    tc_random_pixels(&map, 9, 6, 1, VKFX_SAMPLE_U8, 2);
+    tmeta none = {0}, turned = {.exif = make_exif(6)};
+    write_png(tc_tpath("img.png"), &img, &none);
+    write_png(tc_tpath("depth.png"), &map, &turned);
+    write_png(tc_tpath("flat.png"), &map, &none);
+    char spec[160];
+    snprintf(spec, sizeof(spec), "satdof:depth=%s:maxcoc=2", tc_tpath("depth.png"));
+    cli_run r;
+    VKFX(&r, tc_tpath("img.png"), "-f", spec, "-o", tc_tpath("out.png"));
+    expect_ok(&r);
+    run_free(&r);
+    snprintf(spec, sizeof(spec), "satdof:depth=%s:maxcoc=2", tc_tpath("flat.png"));
+    VKFX(&r, tc_tpath("img.png"), "-f", spec, "-o", tc_tpath("out2.png"));
+    cr_expect_neq(r.status, 0, "a 9x6 map for a 6x9 image was taken");
+    run_free(&r);
+    tmeta_free(&turned);
+    vkfx_pixels_free(&img);
+    vkfx_pixels_free(&map);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Metadata through every pair of formats */
+
+static void expect_meta(const tmeta *got, const tmeta *want, fmt in, fmt out, bool strip)
+{
+    bool k[5];
+    for (int i = 0; i < 5; i++)
+        k[i] = !strip && holds[in][i] && holds[out][i];
+    /* the input's EXIF says 1 already: it comes out the same */
+    const char *what = strip ? " --strip" : "";
+    cr_expect(k[0] ? same_blob(&got->icc, &want->icc) : !got->icc.data,
+              "%s to %s%s: ICC profile of %zu bytes", ext[in], ext[out], what, got->icc.size);
+    cr_expect(k[1] ? same_blob(&got->exif, &want->exif) : !got->exif.data,
+              "%s to %s%s: EXIF of %zu bytes", ext[in], ext[out], what, got->exif.size);
+    cr_expect(k[2] ? same_blob(&got->xmp, &want->xmp) : !got->xmp.data,
+              "%s to %s%s: XMP of %zu bytes", ext[in], ext[out], what, got->xmp.size);
+    cr_expect(k[3] ? !strcmp(got->comment, want->comment) : !got->comment[0],
+              "%s to %s%s: text '%s'", ext[in], ext[out], what, got->comment);
+    cr_expect(k[4] ? got->res && got->res_x == 300 && got->res_y == 300 : !got->res,
+              "%s to %s%s: resolution %u x %u", ext[in], ext[out], what, got->res_x, got->res_y);
+}
+
+static void pairs(bool strip)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 9);
+    tmeta m = full_meta(1);
+    char ins[NFMT][80];
+    for (int f = 0; f < NFMT; f++) {
+        snprintf(ins[f], sizeof(ins[f]), "%s/in_%s.%s", tc_tmpdir, ext[f], ext[f]);
+        write_any((fmt)f, ins[f], &px, &m);
+    }
+    for (int out = 0; out < NFMT; out++) {
+        char tmpl[96];
+        snprintf(tmpl, sizeof(tmpl), "%s/{stem}-out.%s", tc_tmpdir, ext[out]);
+        cli_run r;
+        VKFX(&r, ins[0], ins[1], ins[2], ins[3], "-f", "box:radius=0", "-o", tmpl,
+             strip ? "--strip" : "--lossless");
+        expect_ok(&r);
+        /* a format that cannot hold some of it says so, once a run */
+        bool drops = false;
+        for (int in = 0; in < NFMT; in++)
+            for (int k = 0; k < 5; k++)
+                drops |= !strip && holds[in][k] && !holds[out][k];
+        cr_expect(drops == (strstr(r.err, "dropped (noted once a run)") != NULL), "%s: stderr:\n%s",
+                  r.cmd, r.err);
+        cr_expect(!strstr(r.err, "dropped") || !strstr(strstr(r.err, "dropped") + 1, "dropped"),
+                  "more than one note: %s", r.err);
+        run_free(&r);
+        for (int in = 0; in < NFMT; in++) {
+            char path[96];
+            snprintf(path, sizeof(path), "%s/in_%s-out.%s", tc_tmpdir, ext[in], ext[out]);
+            tmeta got;
+            read_any((fmt)out, path, &got);
+            expect_meta(&got, &m, (fmt)in, (fmt)out, strip);
+            tmeta_free(&got);
+        }
+    }
+    tmeta_free(&m);
+    vkfx_pixels_free(&px);
+}
+
+Test(photo, metadata_through_every_pair_of_formats) { pairs(false); }
+Test(photo, strip_drops_all_of_it) { pairs(true); }
+
+/* A job file carries each input's own metadata to its own output. */
+Test(photo, job_file_keeps_each_inputs_own)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 3);
+    tmeta a = full_meta(1), b = {0};
+    snprintf(b.comment, sizeof(b.comment), "the other one");
+    write_png(tc_tpath("a.png"), &px, &a);
+    write_png(tc_tpath("b.png"), &px, &b);
+    FILE *f = fopen(tc_tpath("jobs"), "w");
+    cr_assert(f);
+    fprintf(f, "%s -f box:radius=0 -o %s\n%s -f box:radius=1 -o %s\n", tc_tpath("a.png"),
+            tc_tpath("a-out.png"), tc_tpath("b.png"), tc_tpath("b-out.png"));
+    fclose(f);
+    cli_run r;
+    VKFX(&r, "run", tc_tpath("jobs"));
+    expect_ok(&r);
+    run_free(&r);
+    tmeta ga, gb;
+    read_png(tc_tpath("a-out.png"), &ga, NULL);
+    read_png(tc_tpath("b-out.png"), &gb, NULL);
+    expect_meta(&ga, &a, PNG, PNG, false);
+    cr_expect_str_eq(gb.comment, "the other one");
+    cr_expect_null(gb.icc.data);
+    cr_expect_null(gb.exif.data);
+    tmeta_free(&ga);
+    tmeta_free(&gb);
+    tmeta_free(&a);
+    vkfx_pixels_free(&px);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Linear light through the profile's own curves */
+
+typedef struct curve {
+    double gamma;         /* > 0: c^gamma */
+    const uint16_t *table; /* else a sampled curve, linear between entries */
+    uint32_t n;
+} curve;
+
+static double curve_decode(const curve *c, double v)
+{
+    if (c->gamma > 0)
+        return pow(v, c->gamma);
+    double pos = v * (c->n - 1);
+    uint32_t i = pos >= c->n - 1 ? c->n - 2 : (uint32_t)pos;
+    return (c->table[i] + (pos - i) * ((double)c->table[i + 1] - c->table[i])) / 65535.0;
+}
+
+/* The code whose decoded value is nearest... as FILTERS.md: the code k whose
+ * k/max is nearest to the curve's inverse of v (bisection on the curve). */
+static uint32_t curve_encode(const curve *c, double v, uint32_t max)
+{
+    v = v < 0 ? 0 : v > 1 ? 1 : v;
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 60; i++) {
+        double mid = (lo + hi) / 2;
+        if (curve_decode(c, mid) < v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (uint32_t)floor(lo * max + 0.5);
+}
+
+#define BOX_RADIUS 4
+/* box:radius=4 on straight RGB or gray without alpha, clamp-to-edge, in the
+ * curve's linear light, back through the curve. */
+static void ref_box(const vkfx_pixels *in, const curve *c, vkfx_pixels *out)
+{
+    uint32_t w = in->width, h = in->height, n = in->channels;
+    bool u16 = in->sample == VKFX_SAMPLE_U16;
+    uint32_t max = u16 ? 65535 : 255;
+    cr_assert_eq(vkfx_pixels_alloc(out, w, h, n, in->sample), VKFX_OK);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            for (uint32_t ch = 0; ch < n; ch++) {
+                double sum = 0;
+                for (int dy = -BOX_RADIUS; dy <= BOX_RADIUS; dy++)
+                    for (int dx = -BOX_RADIUS; dx <= BOX_RADIUS; dx++) {
+                        int sx = (int)x + dx, sy = (int)y + dy;
+                        sx = sx < 0 ? 0 : sx >= (int)w ? (int)w - 1 : sx;
+                        sy = sy < 0 ? 0 : sy >= (int)h ? (int)h - 1 : sy;
+                        size_t i = ((size_t)sy * w + (size_t)sx) * n + ch;
+                        uint32_t code = u16 ? ((uint16_t *)in->data)[i] : ((uint8_t *)in->data)[i];
+                        sum += curve_decode(c, (double)code / max);
+                    }
+                uint32_t k = curve_encode(c, sum / ((2 * BOX_RADIUS + 1) * (2 * BOX_RADIUS + 1)), max);
+                size_t o = ((size_t)y * w + x) * n + ch;
+                if (u16)
+                    ((uint16_t *)out->data)[o] = (uint16_t)k;
+                else
+                    ((uint8_t *)out->data)[o] = (uint8_t)k;
+            }
+}
+
+/* A photo crop at an awkward size with profile icc through box:radius=4 at
+ * both precisions: within a code of the reference through the curve, the
+ * profile kept; without the profile (sRGB) the result is further off. */
+static void linearised_one(const blob *icc, const curve *c, uint32_t channels, vkfx_sample s,
+                           bool photo_crop, const char *what)
+{
+    vkfx_pixels photo, px;
+    cr_assert_eq(tc_load_photo("coffee.png", &photo), VKFX_OK);
+    if (photo_crop)
+        cr_assert_eq(tc_crop(&photo, 101, 57, 37, 23, &px), VKFX_OK);
+    else /* sparse bright points on near black: where the curves differ most from sRGB's */
+        tc_random_pixels(&px, 29, 31, 3, VKFX_SAMPLE_U8, 31);
+    for (size_t i = 0; !photo_crop && i < vkfx_pixels_bytes(&px); i++) {
+        uint8_t r = ((uint8_t *)px.data)[i];
+        ((uint8_t *)px.data)[i] = (r & 15) == 0 ? 255 : r & 7;
+    }
+    if (channels == 1) { /* its green channel as a gray photo */
+        vkfx_pixels gray;
+        cr_assert_eq(vkfx_pixels_alloc(&gray, px.width, px.height, 1, VKFX_SAMPLE_U8), VKFX_OK);
+        for (size_t i = 0; i < (size_t)px.width * px.height; i++)
+            ((uint8_t *)gray.data)[i] = ((uint8_t *)px.data)[3 * i + 1];
+        vkfx_pixels_free(&px);
+        px = gray;
+    }
+    if (s == VKFX_SAMPLE_U16) { /* 16-bit: spread the 8-bit codes with a random low byte */
+        vkfx_pixels wide, noise;
+        tc_random_pixels(&noise, px.width, px.height, channels, VKFX_SAMPLE_U8, 77);
+        cr_assert_eq(vkfx_pixels_alloc(&wide, px.width, px.height, channels, s), VKFX_OK);
+        for (size_t i = 0; i < (size_t)px.width * px.height * channels; i++)
+            ((uint16_t *)wide.data)[i] =
+                (uint16_t)(((uint8_t *)px.data)[i] << 8 | ((uint8_t *)noise.data)[i]);
+        vkfx_pixels_free(&noise);
+        vkfx_pixels_free(&px);
+        px = wide;
+    }
+    tmeta m = {.icc = *icc}, none = {0};
+    write_png(tc_tpath("lin.png"), &px, &m);
+    write_png(tc_tpath("srgb.png"), &px, &none);
+    vkfx_pixels want;
+    ref_box(&px, c, &want);
+    static const char *const precisions[] = {"16", "32"};
+    for (int p = 0; p < 2; p++) {
+        cli_run r;
+        VKFX(&r, tc_tpath("lin.png"), tc_tpath("srgb.png"), "-f", "box:radius=4", "-o",
+             tc_tpath("{stem}-out.png"), "--precision", precisions[p]);
+        expect_ok(&r);
+        run_free(&r);
+        vkfx_pixels got, plain;
+        tmeta gm, pm;
+        read_png(tc_tpath("lin-out.png"), &gm, &got);
+        read_png(tc_tpath("srgb-out.png"), &pm, &plain);
+        char label[128];
+        snprintf(label, sizeof(label), "%s, --precision %s", what, precisions[p]);
+        /* rgba32f: a code where the float sums land next to a rounding threshold;
+         * rgba16f rounds linear light to 11 bits, which moves an 8-bit code by one and a
+         * 16-bit one by tens */
+        double tol = p == 0 && s == VKFX_SAMPLE_U16 ? 48 : 1;
+        check_same(&got, &want, tol, label);
+        cr_expect(same_blob(&gm.icc, icc), "%s: the profile is not kept", label);
+        /* random pixels: the curves matter by more than the tolerance */
+        tc_diff d = tc_compare(&plain, &want, 0);
+        cr_expect(photo_crop || d.max_abs > tol,
+                  "%s: the sRGB result is as close (%g): the test cannot fail", label, d.max_abs);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&plain);
+        tmeta_free(&gm);
+        tmeta_free(&pm);
+    }
+    vkfx_pixels_free(&want);
+    vkfx_pixels_free(&px);
+    vkfx_pixels_free(&photo);
+}
+
+static void linearised(const blob *icc, const curve *c, uint32_t channels, vkfx_sample s,
+                       const char *what)
+{
+    char label[96];
+    snprintf(label, sizeof(label), "%s, random", what);
+    linearised_one(icc, c, channels, s, false, label);
+    snprintf(label, sizeof(label), "%s, coffee.png 37x23", what);
+    linearised_one(icc, c, channels, s, true, label);
+}
+
+Test(photo, adobe_rgb_linearised_with_its_gamma)
+{
+    size_t n;
+    char *data = tc_slurp(VKFX_SOURCE_ROOT "/tests/data/compatibleWithAdobeRGB1998.icc", &n);
+    cr_assert(data);
+    blob icc = {(unsigned char *)data, n};
+    curve c = {.gamma = 563.0 / 256};
+    linearised(&icc, &c, 3, VKFX_SAMPLE_U8, "Adobe RGB, 8-bit");
+    linearised(&icc, &c, 3, VKFX_SAMPLE_U16, "Adobe RGB, 16-bit");
+    free(data);
+}
+
+Test(photo, gray_gamma_profile)
+{
+    blob icc = gray_profile(cmsBuildGamma(NULL, 1.8));
+    curve c = {.gamma = 1.8};
+    linearised(&icc, &c, 1, VKFX_SAMPLE_U8, "gray gamma 1.8");
+    free(icc.data);
+}
+
+Test(photo, sampled_curve_profile)
+{
+    /* 17 entries of an S-shaped curve: far from any gamma */
+    static uint16_t table[17];
+    for (int i = 0; i < 17; i++) {
+        double v = i / 16.0;
+        table[i] = (uint16_t)lround(65535 * (v < 0.5 ? 2 * v * v : 1 - 2 * (1 - v) * (1 - v)));
+    }
+    blob icc = rgb_profile(cmsBuildTabulatedToneCurve16(NULL, 17, table));
+    curve c = {.table = table, .n = 17};
+    linearised(&icc, &c, 3, VKFX_SAMPLE_U8, "sampled curve");
+    free(icc.data);
+}
+
+/* A profile whose curves are sRGB's (lcms2's own sRGB profile, and the
+ * photos' sampled ones) gives exactly what no profile gives. */
+Test(photo, srgb_profile_is_the_srgb_path)
+{
+    vkfx_pixels photo;
+    cr_assert_eq(tc_load_photo("chelsea.png", &photo), VKFX_OK);
+    tmeta m = {.icc = save_profile(cmsCreate_sRGBProfile())}, none = {0};
+    write_png(tc_tpath("p.png"), &photo, &m);
+    write_png(tc_tpath("q.png"), &photo, &none);
+    cli_run r;
+    VKFX(&r, tc_tpath("p.png"), tc_tpath("q.png"), VKFX_TEST_IMAGES "/chelsea.png", "-f",
+         "gauss:sigma=2", "-o", tc_tpath("{stem}-out.png"));
+    expect_ok(&r);
+    run_free(&r);
+    vkfx_pixels a, b, c;
+    tmeta ma, mb, mc;
+    read_png(tc_tpath("p-out.png"), &ma, &a);
+    read_png(tc_tpath("q-out.png"), &mb, &b);
+    read_png(tc_tpath("chelsea-out.png"), &mc, &c);
+    check_same(&a, &b, 0, "chelsea with lcms2's sRGB profile");
+    check_same(&c, &b, 0, "chelsea.png with its own profile");
+    tmeta_free(&ma);
+    tmeta_free(&mb);
+    tmeta_free(&mc);
+    tmeta_free(&m);
+    vkfx_pixels_free(&a);
+    vkfx_pixels_free(&b);
+    vkfx_pixels_free(&c);
+    vkfx_pixels_free(&photo);
+}
+
+/* A profile vkfx cannot linearise with is an error saying so; --to-srgb
+ * converts and writes no profile; --no-linearize keeps values and profile. */
+Test(photo, unusable_profile_and_to_srgb)
+{
+    /* an RGB profile without its tone curve tags, as a LUT-based one has none */
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 4);
+    cmsHPROFILE lut = cmsCreate_sRGBProfile();
+    cr_assert(cmsWriteTag(lut, cmsSigRedTRCTag, NULL) && cmsWriteTag(lut, cmsSigGreenTRCTag, NULL) &&
+              cmsWriteTag(lut, cmsSigBlueTRCTag, NULL));
+    tmeta m = {.icc = save_profile(lut)};
+    write_png(tc_tpath("lut.png"), &px, &m);
+    cli_run r;
+    VKFX(&r, tc_tpath("lut.png"), "-f", "box:radius=0", "-o", tc_tpath("x.png"));
+    cr_expect_eq(r.status, 1, "%s: exit %d", r.cmd, r.status);
+    cr_expect(strstr(r.err, "ICC profile") && strstr(r.err, "--to-srgb"), "stderr: %s", r.err);
+    run_free(&r);
+    FILE *f = fopen(tc_tpath("x.png"), "rb");
+    cr_expect_null(f, "a refused input left an output");
+    if (f)
+        fclose(f);
+    tmeta_free(&m);
+
+    /* Adobe RGB to sRGB: the profile goes, the colours change */
+    size_t n;
+    char *data = tc_slurp(VKFX_SOURCE_ROOT "/tests/data/compatibleWithAdobeRGB1998.icc", &n);
+    m = (tmeta){.icc = {(unsigned char *)data, n}};
+    write_png(tc_tpath("adobe.png"), &px, &m);
+    VKFX(&r, tc_tpath("adobe.png"), "-f", "box:radius=0", "-o", tc_tpath("conv.png"), "--to-srgb");
+    expect_ok(&r);
+    run_free(&r);
+    VKFX(&r, tc_tpath("adobe.png"), "-f", "box:radius=0", "-o", tc_tpath("kept.png"),
+         "--no-linearize");
+    expect_ok(&r);
+    run_free(&r);
+    vkfx_pixels conv, kept;
+    tmeta mc, mk;
+    read_png(tc_tpath("conv.png"), &mc, &conv);
+    read_png(tc_tpath("kept.png"), &mk, &kept);
+    cr_expect_null(mc.icc.data, "--to-srgb kept the profile");
+    cr_expect(same_blob(&mk.icc, &m.icc), "--no-linearize dropped the profile");
+    check_same(&kept, &px, 0, "--no-linearize, identity chain");
+    /* the sRGB reference through lcms2 itself */
+    vkfx_pixels want;
+    cr_assert_eq(tc_crop(&px, 0, 0, px.width, px.height, &want), VKFX_OK);
+    cmsHPROFILE src = cmsOpenProfileFromMem(m.icc.data, (cmsUInt32Number)m.icc.size),
+                dst = cmsCreate_sRGBProfile();
+    cmsHTRANSFORM xf =
+        cmsCreateTransform(src, TYPE_RGB_8, dst, TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC, 0);
+    cmsDoTransform(xf, px.data, want.data, px.width * px.height);
+    cmsDeleteTransform(xf);
+    cmsCloseProfile(src);
+    cmsCloseProfile(dst);
+    check_same(&conv, &want, 0, "--to-srgb against lcms2");
+    tc_diff d = tc_compare(&conv, &px, 0);
+    cr_expect_gt(d.max_abs, 2, "--to-srgb changed nothing");
+    tmeta_free(&mc);
+    tmeta_free(&mk);
+    tmeta_free(&m);
+    vkfx_pixels_free(&conv);
+    vkfx_pixels_free(&kept);
+    vkfx_pixels_free(&want);
+    vkfx_pixels_free(&px);
+}
