@@ -76,6 +76,11 @@ VkFormat vkfx_graph_format(vkfx_graph *g)
 {
     return g->format;
 }
+void vkfx_graph_set_size(vkfx_graph *g, uint32_t width, uint32_t height)
+{
+    g->width = width;
+    g->height = height;
+}
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging)
 {
     g->staging = staging;

@@ -134,19 +134,25 @@ int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, v
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     for (size_t i = 0; i < chain->count; i++) {
         const vkfx_filter *f = chain->links[i].filter;
+        uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+        if (f->size)
+            TRY(f->size(chain->links[i].params, w, h, &w, &h));
         if (f->create)
             TRY(f->create(g, chain->links[i].params, &states[i]));
         if (f->passes_through) {
             TRY(f->record(g, chain->links[i].params, states[i], cur, NULL));
             continue;
         }
-        /* Two images alternate as outputs, never the one being read. */
+        /* Two images alternate as outputs, never the one being read; one of another size
+         * (before or after a filter that reshapes the image) is replaced. */
         vkfx_image **slot = &ping[i & 1];
         if (*slot == cur)
             slot = &ping[(i + 1) & 1];
+        if (*slot && ((*slot)->width != w || (*slot)->height != h))
+            *slot = NULL;
         if (!*slot)
-            TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g), vkfx_graph_format(g),
-                                 slot));
+            TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), slot));
+        vkfx_graph_set_size(g, w, h);
         TRY(f->record(g, chain->links[i].params, states[i], cur, *slot));
         cur = *slot;
     }
@@ -201,8 +207,7 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_image *img = NULL, *final = NULL;
     p->out = *out;
     p->out.data = NULL;
-    p->out.width = in->width;
-    p->out.height = in->height;
+    TRY(vkfx_chain_size(chain, in->width, in->height, &p->out.width, &p->out.height));
     p->out.straight = !opts->premultiplied_out;
     p->out.linear = opts->linear || out->sample == VKFX_SAMPLE_F32;
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
@@ -335,15 +340,114 @@ static void copy_rect(const vkfx_pixels *src, uint32_t sx, uint32_t sy, vkfx_pix
                (size_t)w * px);
 }
 
-/* Whether in runs in one piece on this device (else in tiles). */
-static bool one_piece(vkfx_context *ctx, const vkfx_pixels *in, const vkfx_run_opts *opts)
+/* Whether an image of w x h fits the device in one piece. */
+static bool fits(vkfx_context *ctx, uint32_t w, uint32_t h, const vkfx_run_opts *opts)
 {
     uint32_t most = ctx->props.limits.maxImageDimension2D;
     const char *forced = getenv("VKFX_TILE");
     if (forced && atoi(forced) > 0 && (uint32_t)atoi(forced) < most)
         most = (uint32_t)atoi(forced);
-    return in->width <= most && in->height <= most &&
-           (uint64_t)in->width * in->height <= tile_pixels(ctx, opts->precision);
+    return w <= most && h <= most && (uint64_t)w * h <= tile_pixels(ctx, opts->precision);
+}
+
+/* Whether in runs through chain in one piece on this device: the input and every size the
+ * chain's filters make of it fit (else in tiles, or in segments). A size a filter cannot make
+ * counts as fitting: recording then says why. */
+static bool one_piece(vkfx_context *ctx, const vkfx_chain *chain, const vkfx_pixels *in,
+                      const vkfx_run_opts *opts)
+{
+    uint32_t w = in->width, h = in->height;
+    if (!fits(ctx, w, h, opts))
+        return false;
+    for (size_t i = 0; i < chain->count; i++) {
+        const vkfx_chain_link *l = &chain->links[i];
+        if (l->filter->size && l->filter->size(l->params, w, h, &w, &h) < 0)
+            return true;
+        if (!fits(ctx, w, h, opts))
+            return false;
+    }
+    return true;
+}
+
+static void add_result(vkfx_run_result *sum, vkfx_run_result *part);
+
+/* A chain that reshapes the image and does not fit in one piece runs in segments: each
+ * filter that reshapes alone, in one piece (its output does not line up with tiles of its
+ * input), and the filters between them as one chain, in tiles where they need them. Between
+ * segments the image waits on the host as linear premultiplied float RGBA, so no sample is
+ * rounded on the way. */
+static int run_segments(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                        const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
+                        vkfx_run_result *result)
+{
+    int ret = VKFX_OK;
+    vkfx_pixels cur = *in, next = {0};
+    bool own = false;
+    if (chain->count == 1) {
+        uint32_t w = in->width, h = in->height;
+        const vkfx_chain_link *l = &chain->links[0];
+        TRY(l->filter->size(l->params, in->width, in->height, &w, &h));
+        return vkfx_fail(VKFX_E_LIMIT,
+                         "%s: %ux%u to %ux%u does not fit %s in one piece, and %s cannot run "
+                         "in tiles",
+                         l->filter->name, in->width, in->height, w, h, ctx->props.deviceName,
+                         l->filter->name);
+    }
+    for (size_t i = 0; i < chain->count;) {
+        size_t n = 1;
+        if (!chain->links[i].filter->size)
+            while (i + n < chain->count && !chain->links[i + n].filter->size)
+                n++;
+        const vkfx_chain part = {.links = chain->links + i, .count = n};
+        bool last = i + n == chain->count;
+        vkfx_run_opts o = *opts;
+        vkfx_run_result r = {0};
+        if (last) {
+            next = *out;
+        } else {
+            next = (vkfx_pixels){.channels = 4, .sample = VKFX_SAMPLE_F32};
+            o.premultiplied_out = true;
+        }
+        next.data = NULL;
+        ret = vkfx_run(ctx, staging, &part, &cur, &next, &o, &r);
+        if (own)
+            vkfx_pixels_free(&cur);
+        if (ret < 0)
+            goto fail;
+        add_result(result, &r);
+        cur = next;
+        own = true;
+        i += n;
+    }
+    *out = cur;
+    return VKFX_OK;
+fail:
+    free(result->times);
+    memset(result, 0, sizeof(*result));
+    return ret;
+}
+
+/* Adds part's times to sum (pass times appended), and frees them. */
+static void add_result(vkfx_run_result *sum, vkfx_run_result *part)
+{
+    vkfx_pass_time *grown = realloc(sum->times, (sum->ntimes + part->ntimes) * sizeof(*grown));
+    if (grown && part->ntimes) {
+        memcpy(grown + sum->ntimes, part->times, part->ntimes * sizeof(*grown));
+        sum->times = grown;
+        sum->ntimes += part->ntimes;
+    } else if (grown) {
+        sum->times = grown;
+    }
+    sum->record_ms += part->record_ms;
+    sum->upload_ms += part->upload_ms;
+    sum->wait_ms += part->wait_ms;
+    sum->readback_ms += part->readback_ms;
+    if (part->device_bytes_peak > sum->device_bytes_peak)
+        sum->device_bytes_peak = part->device_bytes_peak;
+    for (uint32_t i = 0; i < part->nnotes && sum->nnotes < VKFX_MAX_NOTES; i++)
+        sum->notes[sum->nnotes++] = part->notes[i];
+    free(part->times);
+    part->times = NULL;
 }
 
 int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
@@ -359,8 +463,10 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     /* One piece when the device takes it: within its image limit, within the
      * memory a piece may have (a long thin image need not be square), and no
      * smaller tile forced. */
-    if (one_piece(ctx, in, opts))
+    if (one_piece(ctx, chain, in, opts))
         return run_whole(ctx, staging, chain, in, out, opts, result);
+    if (vkfx_chain_reshapes(chain))
+        return run_segments(ctx, staging, chain, in, out, opts, result);
     uint32_t side = tile_side(ctx, opts->precision);
 
     /* Tiles overlap by the chain's reach: each filter's error at a tile's
@@ -456,7 +562,7 @@ int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *c
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     *p = (vkfx_pending){.ctx = ctx, .staging = staging, .chain = chain, .out = *out};
     int ret;
-    if (one_piece(ctx, in, opts)) {
+    if (one_piece(ctx, chain, in, opts)) {
         ret = start_whole(ctx, staging, chain, in, out, opts, p);
     } else {
         /* Tiles run one after another to the end here. */
