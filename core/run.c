@@ -351,8 +351,8 @@ static bool fits(vkfx_context *ctx, uint32_t w, uint32_t h, const vkfx_run_opts 
 }
 
 /* Whether in runs through chain in one piece on this device: the input and every size the
- * chain's filters make of it fit (else in tiles, or in segments). A size a filter cannot make
- * counts as fitting: recording then says why. */
+ * chain's filters make of it fit (else in tiles). A size a filter cannot make counts as
+ * fitting: recording then says why. */
 static bool one_piece(vkfx_context *ctx, const vkfx_chain *chain, const vkfx_pixels *in,
                       const vkfx_run_opts *opts)
 {
@@ -367,87 +367,6 @@ static bool one_piece(vkfx_context *ctx, const vkfx_chain *chain, const vkfx_pix
             return false;
     }
     return true;
-}
-
-static void add_result(vkfx_run_result *sum, vkfx_run_result *part);
-
-/* A chain that reshapes the image and does not fit in one piece runs in segments: each
- * filter that reshapes alone, in one piece (its output does not line up with tiles of its
- * input), and the filters between them as one chain, in tiles where they need them. Between
- * segments the image waits on the host as linear premultiplied float RGBA, so no sample is
- * rounded on the way. */
-static int run_segments(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
-                        const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
-                        vkfx_run_result *result)
-{
-    int ret = VKFX_OK;
-    vkfx_pixels cur = *in, next = {0};
-    bool own = false;
-    if (chain->count == 1) {
-        uint32_t w = in->width, h = in->height;
-        const vkfx_chain_link *l = &chain->links[0];
-        TRY(l->filter->size(l->params, in->width, in->height, &w, &h));
-        return vkfx_fail(VKFX_E_LIMIT,
-                         "%s: %ux%u to %ux%u does not fit %s in one piece, and %s cannot run "
-                         "in tiles",
-                         l->filter->name, in->width, in->height, w, h, ctx->props.deviceName,
-                         l->filter->name);
-    }
-    for (size_t i = 0; i < chain->count;) {
-        size_t n = 1;
-        if (!chain->links[i].filter->size)
-            while (i + n < chain->count && !chain->links[i + n].filter->size)
-                n++;
-        const vkfx_chain part = {.links = chain->links + i, .count = n};
-        bool last = i + n == chain->count;
-        vkfx_run_opts o = *opts;
-        vkfx_run_result r = {0};
-        if (last) {
-            next = *out;
-        } else {
-            next = (vkfx_pixels){.channels = 4, .sample = VKFX_SAMPLE_F32};
-            o.premultiplied_out = true;
-        }
-        next.data = NULL;
-        ret = vkfx_run(ctx, staging, &part, &cur, &next, &o, &r);
-        if (own)
-            vkfx_pixels_free(&cur);
-        if (ret < 0)
-            goto fail;
-        add_result(result, &r);
-        cur = next;
-        own = true;
-        i += n;
-    }
-    *out = cur;
-    return VKFX_OK;
-fail:
-    free(result->times);
-    memset(result, 0, sizeof(*result));
-    return ret;
-}
-
-/* Adds part's times to sum (pass times appended), and frees them. */
-static void add_result(vkfx_run_result *sum, vkfx_run_result *part)
-{
-    vkfx_pass_time *grown = realloc(sum->times, (sum->ntimes + part->ntimes) * sizeof(*grown));
-    if (grown && part->ntimes) {
-        memcpy(grown + sum->ntimes, part->times, part->ntimes * sizeof(*grown));
-        sum->times = grown;
-        sum->ntimes += part->ntimes;
-    } else if (grown) {
-        sum->times = grown;
-    }
-    sum->record_ms += part->record_ms;
-    sum->upload_ms += part->upload_ms;
-    sum->wait_ms += part->wait_ms;
-    sum->readback_ms += part->readback_ms;
-    if (part->device_bytes_peak > sum->device_bytes_peak)
-        sum->device_bytes_peak = part->device_bytes_peak;
-    for (uint32_t i = 0; i < part->nnotes && sum->nnotes < VKFX_MAX_NOTES; i++)
-        sum->notes[sum->nnotes++] = part->notes[i];
-    free(part->times);
-    part->times = NULL;
 }
 
 int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
@@ -465,9 +384,16 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
      * smaller tile forced. */
     if (one_piece(ctx, chain, in, opts))
         return run_whole(ctx, staging, chain, in, out, opts, result);
-    if (vkfx_chain_reshapes(chain))
-        return run_segments(ctx, staging, chain, in, out, opts, result);
     uint32_t side = tile_side(ctx, opts->precision);
+    /* A filter that reshapes the image moves every output away from the tile it came from. */
+    for (size_t i = 0; i < chain->count; i++)
+        if (chain->links[i].filter->size)
+            return vkfx_fail(VKFX_E_LIMIT,
+                             "a %ux%u image, or a size the chain makes of it, needs tiles of at "
+                             "most %u pixels a side on %s, and %s cannot run in tiles: it "
+                             "changes the image's size or orientation",
+                             in->width, in->height, side, ctx->props.deviceName,
+                             chain->links[i].filter->name);
 
     /* Tiles overlap by the chain's reach: each filter's error at a tile's
      * edge moves inwards by its own reach, and the borders are cut away. They

@@ -44,19 +44,30 @@ static int check(th_gpu *g, const vkfx_pixels *px, uint32_t w, uint32_t h, int k
     return !th_check(g, &c, px, px->channels, VKFX_SAMPLE_U8, what);
 }
 
+/* Every kernel on px resized by each factor (an output side is the input's times it, rounded),
+ * the two precisions in turn; returns the comparisons out of tolerance. */
+static int sweep(th_gpu *g, const vkfx_pixels *px, const double *factors, size_t n,
+                 const char *what)
+{
+    int failures = 0;
+    for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < n; i++) {
+            uint32_t w = (uint32_t)(px->width * factors[i] + 0.5);
+            uint32_t h = (uint32_t)(px->height * factors[i] + 0.5);
+            failures += check(g, px, w, h, k, 16 + 16 * (int)(i & 1), what);
+        }
+    return failures;
+}
+
 Test(resize, shrink_1_01_to_64_every_kernel, .timeout = 600)
 {
-    static const double factors[] = {1.01, 1.5, 2, 2.37, 3, 4.5, 8, 13.3, 64};
+    static const double factors[] = {1 / 1.01, 1 / 1.5, 1 / 2.0, 1 / 2.37, 1 / 3.0,
+                                     1 / 4.5,  1 / 8.0, 1 / 13.3, 1 / 64.0};
     th_gpu g;
     th_gpu_open(&g);
-    int failures = 0;
     vkfx_pixels px;
     random_rgba(&px, 321, 259, 2901);
-    for (int k = 0; k < 4; k++)
-        for (size_t i = 0; i < sizeof(factors) / sizeof(factors[0]); i++) {
-            uint32_t w = (uint32_t)(321 / factors[i] + 0.5), h = (uint32_t)(259 / factors[i] + 0.5);
-            failures += check(&g, &px, w, h, k, 16 + 16 * (int)(i & 1), "shrink");
-        }
+    int failures = sweep(&g, &px, factors, sizeof(factors) / sizeof(factors[0]), "shrink");
     vkfx_pixels_free(&px);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
@@ -67,14 +78,9 @@ Test(resize, enlarge_to_16x_every_kernel, .timeout = 300)
     static const double factors[] = {1.01, 1.7, 3, 16};
     th_gpu g;
     th_gpu_open(&g);
-    int failures = 0;
     vkfx_pixels px;
     random_rgba(&px, 19, 13, 2902);
-    for (int k = 0; k < 4; k++)
-        for (size_t i = 0; i < sizeof(factors) / sizeof(factors[0]); i++) {
-            uint32_t w = (uint32_t)(19 * factors[i] + 0.5), h = (uint32_t)(13 * factors[i] + 0.5);
-            failures += check(&g, &px, w, h, k, 16 + 16 * (int)(i & 1), "enlarge");
-        }
+    int failures = sweep(&g, &px, factors, sizeof(factors) / sizeof(factors[0]), "enlarge");
     /* Shrinking one axis while growing the other. */
     failures += check(&g, &px, 5, 77, 0, 32, "mixed");
     failures += check(&g, &px, 301, 3, 1, 16, "mixed");
