@@ -62,6 +62,7 @@ typedef struct cli_job_opts {
     const char *format;     /* --format: what -o - writes (default png) */
     int precision;          /* --precision: 16 or 32 */
     bool linear;            /* --linear */
+    bool no_shrink_on_load; /* --no-shrink-on-load: JPEGs decoded at full size */
     vkfx_save_opts save;
 } cli_job_opts;
 

@@ -23,6 +23,7 @@ struct vkfx_graph {
     const char *input_path;
     vkfx_maps *maps;
     uint32_t width, height;
+    uint32_t source_width, source_height;
     VkFormat format;
     VkCommandBuffer cmd;
     VkDescriptorPool *pools;
@@ -80,6 +81,16 @@ void vkfx_graph_set_size(vkfx_graph *g, uint32_t width, uint32_t height)
 {
     g->width = width;
     g->height = height;
+}
+void vkfx_graph_set_source(vkfx_graph *g, uint32_t width, uint32_t height)
+{
+    g->source_width = width;
+    g->source_height = height;
+}
+void vkfx_graph_source(const vkfx_graph *g, uint32_t *width, uint32_t *height)
+{
+    *width = g->source_width ? g->source_width : g->width;
+    *height = g->source_height ? g->source_height : g->height;
 }
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging)
 {

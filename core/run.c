@@ -135,8 +135,13 @@ int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, v
     for (size_t i = 0; i < chain->count; i++) {
         const vkfx_filter *f = chain->links[i].filter;
         uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-        if (f->size)
-            TRY(f->size(chain->links[i].params, w, h, &w, &h));
+        if (f->size) {
+            /* The first filter's sizes refer to the file's size (shrink-on-load). */
+            uint32_t from_w = w, from_h = h;
+            if (i == 0)
+                vkfx_graph_source(g, &from_w, &from_h);
+            TRY(f->size(chain->links[i].params, from_w, from_h, &w, &h));
+        }
         if (f->create)
             TRY(f->create(g, chain->links[i].params, &states[i]));
         if (f->passes_through) {
@@ -207,7 +212,9 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_image *img = NULL, *final = NULL;
     p->out = *out;
     p->out.data = NULL;
-    TRY(vkfx_chain_size(chain, in->width, in->height, &p->out.width, &p->out.height));
+    TRY(vkfx_chain_size(chain, opts->source_width ? opts->source_width : in->width,
+                        opts->source_height ? opts->source_height : in->height, &p->out.width,
+                        &p->out.height));
     p->out.straight = !opts->premultiplied_out;
     p->out.linear = opts->linear || out->sample == VKFX_SAMPLE_F32;
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
@@ -215,6 +222,7 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_graph_set_staging(p->g, staging);
     vkfx_graph_set_input_path(p->g, opts->input_path);
     vkfx_graph_set_maps(p->g, opts->maps);
+    vkfx_graph_set_source(p->g, opts->source_width, opts->source_height);
     TRY(vkfx_graph_buffer(p->g, raw_bytes(in), 0, &raw_in));
     TRY(vkfx_graph_buffer(p->g, raw_bytes(&p->out), 0, &p->raw_out));
     TRY(vkfx_graph_image(p->g, in->width, in->height, vkfx_graph_format(p->g), &img));

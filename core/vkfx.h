@@ -97,6 +97,9 @@ typedef struct vkfx_run_opts {
     const char *input_path;
     /* Maps already decoded, used instead of reading the filters' map files; may be NULL. */
     vkfx_maps *maps;
+    /* The size the first filter's sizes refer to, when the input was decoded smaller
+     * (vkfx_file_load_shrunk); 0: the input's. */
+    uint32_t source_width, source_height;
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit
