@@ -610,4 +610,21 @@ Test(batch, thumbnails_of_a_folder)
         free(a);
         free(b);
     }
+    /* --no-shrink-on-load is the full decode's result: that of a chain that does not start
+     * with the resize. */
+    char exact[1100], plain[1100], input[1024];
+    snprintf(input, sizeof(input), "%s/p1.jpg", tc_tpath("in"));
+    snprintf(exact, sizeof(exact), "%s/exact.jpg", tc_tpath("out"));
+    snprintf(plain, sizeof(plain), "%s/plain.jpg", tc_tpath("out"));
+    VKFX(&r, input, "-f", "resize:width=64", "--no-shrink-on-load", "-o", exact);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    VKFX(&r, input, "-f", "crop,resize:width=64", "-o", plain);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    size_t na, nb;
+    char *a = slurp(exact, &na), *b = slurp(plain, &nb);
+    cr_expect(na == nb && memcmp(a, b, na) == 0, "--no-shrink-on-load is not the full decode's");
+    free(a);
+    free(b);
 }
