@@ -55,6 +55,7 @@ typedef struct job {
     vkfx_chain *chain;
     vkfx_file_format fmt;
     vkfx_pixels in, out;
+    uint32_t source_w, source_h; /* the file's size where it was decoded smaller */
     vkfx_run_result result;
     job_state state;
     int status; /* the library's code when the job failed */
@@ -636,7 +637,10 @@ static void decode(batch *b, job *j)
     const char *name = strcmp(j->input, "-") == 0 ? "standard input" : j->input;
     int ret = strcmp(j->input, "-") == 0
                   ? vkfx_file_load_fd_meta(STDIN_FILENO, name, &j->in, &j->meta)
-                  : vkfx_file_load_meta(j->input, &j->in, &j->meta);
+              : j->opts->no_shrink_on_load
+                  ? vkfx_file_load_meta(j->input, &j->in, &j->meta)
+                  : vkfx_file_load_shrunk(j->input, j->chain, &j->in, &j->meta, &j->source_w,
+                                          &j->source_h);
     if (ret == VKFX_OK)
         ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
                                &j->colour);
@@ -936,6 +940,8 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             };
             run.premultiplied_out = j->fmt == VKFX_FILE_EXR;
             run.input_path = strcmp(j->input, "-") == 0 ? NULL : j->input;
+            run.source_width = j->source_w;
+            run.source_height = j->source_h;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
             start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);

@@ -64,6 +64,7 @@ typedef struct cli_job_opts {
     bool linear;            /* --no-linearize (--linear) */
     bool strip;             /* --strip: no metadata in the outputs */
     bool to_srgb;           /* --to-srgb: profiled inputs converted to sRGB */
+    bool no_shrink_on_load; /* --no-shrink-on-load: JPEGs decoded at full size */
     vkfx_save_opts save;
 } cli_job_opts;
 

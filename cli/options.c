@@ -38,6 +38,7 @@ enum {
     OPT_STRIP,
     OPT_TO_SRGB,
     OPT_NO_AUTOROTATE,
+    OPT_NO_SHRINK_ON_LOAD,
 };
 
 static const struct option longopts[] = {
@@ -74,6 +75,7 @@ static const struct option longopts[] = {
     {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
     {"tiff-compression", required_argument, NULL, OPT_TIFF_COMPRESSION},
     {"lossless", no_argument, NULL, OPT_LOSSLESS},
+    {"no-shrink-on-load", no_argument, NULL, OPT_NO_SHRINK_ON_LOAD},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -96,6 +98,7 @@ static cli_scope scope_of(int c)
     case OPT_PNG_LEVEL:
     case OPT_TIFF_COMPRESSION:
     case OPT_LOSSLESS:
+    case OPT_NO_SHRINK_ON_LOAD:
         return CLI_SCOPE_JOB;
     case OPT_FILTERS:
     case OPT_HELP_FILTER:
@@ -272,6 +275,9 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_NO_AUTOROTATE:
             vkfx_file_set_autorotate(false);
+            break;
+        case OPT_NO_SHRINK_ON_LOAD:
+            o->job.no_shrink_on_load = true;
             break;
         case OPT_TIMINGS:
             o->timings = true;

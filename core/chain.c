@@ -479,6 +479,52 @@ fail:
     return ret;
 }
 
+/* A map a filter reads has the input's size and orientation; after a filter that reshapes the
+ * image it would no longer match, and it is refused rather than resampled behind the user's
+ * back. */
+static int check_maps_after_reshape(const vkfx_chain *c)
+{
+    const vkfx_filter *reshaper = NULL;
+    for (size_t i = 0; i < c->count; i++) {
+        const vkfx_chain_link *l = &c->links[i];
+        for (const vkfx_option *o = l->filter->options; reshaper && o && o->name; o++)
+            if (o->type == VKFX_OPT_PATH && !o->writes && get_path(l->params, o))
+                return vkfx_fail(VKFX_E_USAGE,
+                                 "%s: %s= comes after %s, which changes the image's size or "
+                                 "orientation, and maps are not resampled or turned: put %s "
+                                 "before %s",
+                                 l->filter->name, o->name, reshaper->name, l->filter->name,
+                                 reshaper->name);
+        if (l->filter->size)
+            reshaper = l->filter;
+    }
+    return VKFX_OK;
+}
+
+int vkfx_chain_size(const vkfx_chain *chain, uint32_t w, uint32_t h, uint32_t *out_w,
+                    uint32_t *out_h)
+{
+    for (size_t i = 0; i < chain->count; i++) {
+        const vkfx_chain_link *l = &chain->links[i];
+        if (l->filter->size) {
+            int ret = l->filter->size(l->params, w, h, &w, &h);
+            if (ret < 0)
+                return ret;
+        }
+    }
+    *out_w = w;
+    *out_h = h;
+    return VKFX_OK;
+}
+
+bool vkfx_chain_reshapes(const vkfx_chain *chain)
+{
+    for (size_t i = 0; i < chain->count; i++)
+        if (chain->links[i].filter->size)
+            return true;
+    return false;
+}
+
 int vkfx_chain_parse(const char *text_in, vkfx_chain **out)
 {
     *out = NULL;
@@ -525,6 +571,8 @@ int vkfx_chain_parse(const char *text_in, vkfx_chain **out)
             break;
         p++; /* the ',' */
     }
+    if ((ret = check_maps_after_reshape(c)) < 0)
+        goto fail;
     *out = c;
     return VKFX_OK;
 fail:

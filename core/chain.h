@@ -3,7 +3,9 @@
 #ifndef VKFX_CHAIN_H
 #define VKFX_CHAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "filter.h"
 
@@ -30,6 +32,13 @@ void vkfx_chain_free(vkfx_chain *chain);
 typedef int (*vkfx_chain_path_fn)(void *user, const vkfx_filter *f, const vkfx_option *o,
                                   const char *value);
 int vkfx_chain_paths(const vkfx_chain *chain, vkfx_chain_path_fn fn, void *user);
+
+/* The size chain makes of a w x h input (each reshaping filter's size hook in turn);
+ * VKFX_E_USAGE with the filter's message when one cannot make its size. */
+int vkfx_chain_size(const vkfx_chain *chain, uint32_t w, uint32_t h, uint32_t *out_w,
+                    uint32_t *out_h);
+/* Whether a filter of chain reshapes the image (has a size hook). */
+bool vkfx_chain_reshapes(const vkfx_chain *chain);
 
 /* Parses one option value into its field (used by the chain parser). */
 int vkfx_option_parse(const vkfx_filter *f, const vkfx_option *o, const char *value, void *params);

@@ -49,6 +49,16 @@ const char *vkfx_file_format_name(vkfx_file_format fmt);
  * VKFX_E_FORMAT; content in no format vkfx reads VKFX_E_FORMAT saying "not
  * a format vkfx reads" and listing them; the message names the path. */
 int vkfx_file_load(const char *path, vkfx_pixels *out);
+struct vkfx_chain;
+struct vkfx_meta;
+/* vkfx_file_load for a run of chain, with shrink-on-load: a JPEG whose chain starts with a
+ * resize that shrinks both sides by 2x or more is decoded at 1/2, 1/4 or 1/8 of its size in
+ * libjpeg-turbo's DCT domain, leaving the resize the rest. *source_w x *source_h is the file's
+ * own size, upright, which the resize's sizes refer to (vkfx_run_opts.source_width). The
+ * file's metadata goes into meta (may be NULL) and its orientation is applied, as by
+ * vkfx_file_load_meta. */
+int vkfx_file_load_shrunk(const char *path, const struct vkfx_chain *chain, vkfx_pixels *out,
+                          struct vkfx_meta *meta, uint32_t *source_w, uint32_t *source_h);
 /* An auxiliary map (depth, radius): "FILE.exr#CHANNEL" picks an OpenEXR
  * channel by name, an OpenEXR file without it its depth channel (see
  * vkfx_exr_load_channel_memory); other files load as vkfx_file_load does. */

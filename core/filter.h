@@ -91,6 +91,11 @@ typedef struct vkfx_filter {
     /* The families of kernel variants the filter's passes choose from (core/variant.h), NULL
      * terminated; NULL when each pass has one kernel. */
     const vkfx_variants *const *variants;
+    /* Optional: the output's size for an input of w x h, for a filter that reshapes the image
+     * (resize, crop, rotate, flip; NULL: the input's size). Its record gets a dst of that
+     * size, which is the graph's size from then on (while it records too). A size that cannot be made
+     * (a crop outside the image) is VKFX_E_USAGE naming the image's size. */
+    int (*size)(const void *params, uint32_t w, uint32_t h, uint32_t *out_w, uint32_t *out_h);
     /* The output is the input unchanged (histogram): record only reads src,
      * and the chain hands src itself to the next filter instead of a copy. */
     bool passes_through;

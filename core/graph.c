@@ -23,6 +23,7 @@ struct vkfx_graph {
     const char *input_path;
     vkfx_maps *maps;
     uint32_t width, height;
+    uint32_t source_width, source_height;
     VkFormat format;
     VkCommandBuffer cmd;
     VkDescriptorPool *pools;
@@ -75,6 +76,21 @@ uint32_t vkfx_graph_height(vkfx_graph *g)
 VkFormat vkfx_graph_format(vkfx_graph *g)
 {
     return g->format;
+}
+void vkfx_graph_set_size(vkfx_graph *g, uint32_t width, uint32_t height)
+{
+    g->width = width;
+    g->height = height;
+}
+void vkfx_graph_set_source(vkfx_graph *g, uint32_t width, uint32_t height)
+{
+    g->source_width = width;
+    g->source_height = height;
+}
+void vkfx_graph_source(const vkfx_graph *g, uint32_t *width, uint32_t *height)
+{
+    *width = g->source_width ? g->source_width : g->width;
+    *height = g->source_height ? g->source_height : g->height;
 }
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging)
 {

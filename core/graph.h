@@ -74,6 +74,13 @@ int vkfx_graph_pack_rne(vkfx_graph *g, bool *rne);
 uint32_t vkfx_graph_width(vkfx_graph *g);
 uint32_t vkfx_graph_height(vkfx_graph *g);
 VkFormat vkfx_graph_format(vkfx_graph *g);
+/* The size of the image the filter recording now writes: set by vkfx_record_chain before a
+ * filter that reshapes the image records (filter.h, size). */
+void vkfx_graph_set_size(vkfx_graph *g, uint32_t width, uint32_t height);
+/* The size the chain's first filter takes its sizes from when the input was decoded smaller
+ * than its file (shrink-on-load; vkfx_run_opts.source_width); 0 x 0: the input's. */
+void vkfx_graph_set_source(vkfx_graph *g, uint32_t width, uint32_t height);
+void vkfx_graph_source(const vkfx_graph *g, uint32_t *width, uint32_t *height);
 /* The staging memory vkfx_graph_upload copies through (set by whoever runs
  * the graph). */
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging);

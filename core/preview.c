@@ -204,8 +204,15 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
     vkfx_buffer *raw_out = NULL;
     void **states = NULL;
     uint32_t w = capped_width(p, width), h = vkfx_preview_height(p, width);
+    /* Sizes and offsets of a chain that reshapes the image (resize, crop) are in the input's
+     * pixels: such a chain runs on the full-size input, and the page fits its result. */
+    if (vkfx_chain_reshapes(chain)) {
+        w = p->in.width;
+        h = p->in.height;
+    }
     *gpu_ms = -1;
-    *out = (vkfx_pixels){.width = w, .height = h, .straight = true};
+    *out = (vkfx_pixels){.straight = true};
+    TRY(vkfx_chain_size(chain, w, h, &out->width, &out->height));
     vkfx_file_output_layout(VKFX_FILE_JPEG, p->in.channels, p->in.sample, &out->channels,
                             &out->sample);
     TRY(input_at(p, w, &in));
@@ -220,7 +227,7 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
     TRY(vkfx_record_chain(g, chain, img, &final, &states));
     TRY(vkfx_record_encode(g, final, out, false, raw_out));
     TRY(vkfx_graph_run(g));
-    TRY(vkfx_pixels_alloc(out, w, h, out->channels, out->sample));
+    TRY(vkfx_pixels_alloc(out, out->width, out->height, out->channels, out->sample));
     TRY(vkfx_staging_download(p->staging, raw_out->buffer, 0, out->data, vkfx_pixels_bytes(out)));
     const vkfx_pass_time *times = NULL;
     uint32_t ntimes = 0;
@@ -244,6 +251,12 @@ int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint3
     int ret = VKFX_OK;
     const vkfx_chain_link *link = &chain->links[i];
     const vkfx_coc_params *coc = vkfx_coc_of(link->filter, link->params);
+    /* The page maps a click to the input's pixel by the picture's shape alone. */
+    if (coc && vkfx_chain_reshapes(chain))
+        return vkfx_fail(VKFX_E_USAGE,
+                         "a click cannot find its pixel in a picture that the chain resizes, "
+                         "crops or turns: set %s's focus by hand",
+                         link->filter->name);
     float z = 0;
     *has = coc != NULL;
     *focus = 0;

@@ -139,19 +139,30 @@ int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, v
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     for (size_t i = 0; i < chain->count; i++) {
         const vkfx_filter *f = chain->links[i].filter;
+        uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+        if (f->size) {
+            /* The first filter's sizes refer to the file's size (shrink-on-load). */
+            uint32_t from_w = w, from_h = h;
+            if (i == 0)
+                vkfx_graph_source(g, &from_w, &from_h);
+            TRY(f->size(chain->links[i].params, from_w, from_h, &w, &h));
+        }
         if (f->create)
             TRY(f->create(g, chain->links[i].params, &states[i]));
         if (f->passes_through) {
             TRY(f->record(g, chain->links[i].params, states[i], cur, NULL));
             continue;
         }
-        /* Two images alternate as outputs, never the one being read. */
+        /* Two images alternate as outputs, never the one being read; one of another size
+         * (before or after a filter that reshapes the image) is replaced. */
         vkfx_image **slot = &ping[i & 1];
         if (*slot == cur)
             slot = &ping[(i + 1) & 1];
+        if (*slot && ((*slot)->width != w || (*slot)->height != h))
+            *slot = NULL;
         if (!*slot)
-            TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g), vkfx_graph_format(g),
-                                 slot));
+            TRY(vkfx_graph_image(g, w, h, vkfx_graph_format(g), slot));
+        vkfx_graph_set_size(g, w, h);
         TRY(f->record(g, chain->links[i].params, states[i], cur, *slot));
         cur = *slot;
     }
@@ -210,8 +221,9 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_pixels lin = {0};
     p->out = *out;
     p->out.data = NULL;
-    p->out.width = in->width;
-    p->out.height = in->height;
+    TRY(vkfx_chain_size(chain, opts->source_width ? opts->source_width : in->width,
+                        opts->source_height ? opts->source_height : in->height, &p->out.width,
+                        &p->out.height));
     p->out.straight = !opts->premultiplied_out;
     if (opts->tone && !opts->linear && in->sample != VKFX_SAMPLE_F32) {
         TRY(vkfx_tone_linearise(opts->tone, in, &lin));
@@ -234,6 +246,7 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_graph_set_staging(p->g, staging);
     vkfx_graph_set_input_path(p->g, opts->input_path);
     vkfx_graph_set_maps(p->g, opts->maps);
+    vkfx_graph_set_source(p->g, opts->source_width, opts->source_height);
     TRY(vkfx_graph_buffer(p->g, raw_bytes(in), 0, &raw_in));
     TRY(vkfx_graph_buffer(p->g, raw_bytes(&p->out), 0, &p->raw_out));
     TRY(vkfx_graph_image(p->g, in->width, in->height, vkfx_graph_format(p->g), &img));
@@ -366,15 +379,33 @@ static void copy_rect(const vkfx_pixels *src, uint32_t sx, uint32_t sy, vkfx_pix
                (size_t)w * px);
 }
 
-/* Whether in runs in one piece on this device (else in tiles). */
-static bool one_piece(vkfx_context *ctx, const vkfx_pixels *in, const vkfx_run_opts *opts)
+/* Whether an image of w x h fits the device in one piece. */
+static bool fits(vkfx_context *ctx, uint32_t w, uint32_t h, const vkfx_run_opts *opts)
 {
     uint32_t most = ctx->props.limits.maxImageDimension2D;
     const char *forced = getenv("VKFX_TILE");
     if (forced && atoi(forced) > 0 && (uint32_t)atoi(forced) < most)
         most = (uint32_t)atoi(forced);
-    return in->width <= most && in->height <= most &&
-           (uint64_t)in->width * in->height <= tile_pixels(ctx, opts->precision);
+    return w <= most && h <= most && (uint64_t)w * h <= tile_pixels(ctx, opts->precision);
+}
+
+/* Whether in runs through chain in one piece on this device: the input and every size the
+ * chain's filters make of it fit (else in tiles). A size a filter cannot make counts as
+ * fitting: recording then says why. */
+static bool one_piece(vkfx_context *ctx, const vkfx_chain *chain, const vkfx_pixels *in,
+                      const vkfx_run_opts *opts)
+{
+    uint32_t w = in->width, h = in->height;
+    if (!fits(ctx, w, h, opts))
+        return false;
+    for (size_t i = 0; i < chain->count; i++) {
+        const vkfx_chain_link *l = &chain->links[i];
+        if (l->filter->size && l->filter->size(l->params, w, h, &w, &h) < 0)
+            return true;
+        if (!fits(ctx, w, h, opts))
+            return false;
+    }
+    return true;
 }
 
 int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
@@ -390,9 +421,18 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     /* One piece when the device takes it: within its image limit, within the
      * memory a piece may have (a long thin image need not be square), and no
      * smaller tile forced. */
-    if (one_piece(ctx, in, opts))
+    if (one_piece(ctx, chain, in, opts))
         return run_whole(ctx, staging, chain, in, out, opts, result);
     uint32_t side = tile_side(ctx, opts->precision);
+    /* A filter that reshapes the image moves every output away from the tile it came from. */
+    for (size_t i = 0; i < chain->count; i++)
+        if (chain->links[i].filter->size)
+            return vkfx_fail(VKFX_E_LIMIT,
+                             "a %ux%u image, or a size the chain makes of it, needs tiles of at "
+                             "most %u pixels a side on %s, and %s cannot run in tiles: it "
+                             "changes the image's size or orientation",
+                             in->width, in->height, side, ctx->props.deviceName,
+                             chain->links[i].filter->name);
 
     /* Tiles overlap by the chain's reach: each filter's error at a tile's
      * edge moves inwards by its own reach, and the borders are cut away. They
@@ -487,7 +527,7 @@ int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *c
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     *p = (vkfx_pending){.ctx = ctx, .staging = staging, .chain = chain, .out = *out};
     int ret;
-    if (one_piece(ctx, in, opts)) {
+    if (one_piece(ctx, chain, in, opts)) {
         ret = start_whole(ctx, staging, chain, in, out, opts, p);
     } else {
         /* Tiles run one after another to the end here. */

@@ -106,6 +106,9 @@ typedef struct vkfx_run_opts {
      * samples are linearised through them on the host before upload and
      * encoded back after read-back, so the sRGB path is untouched. */
     const struct vkfx_tone *tone;
+    /* The size the first filter's sizes refer to, when the input was decoded smaller
+     * (vkfx_file_load_shrunk); 0: the input's. */
+    uint32_t source_width, source_height;
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit

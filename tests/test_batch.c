@@ -4,7 +4,8 @@
  * standard input and output; the --json report read back; output names
  * that collide or would overwrite an input refused before any work; Ctrl-C
  * leaves only complete files; the pipeline cache on disk. Every batch output
- * is compared byte for byte with a single run of the same file. */
+ * is compared byte for byte with a single run of the same file; thumbnails of a folder are read
+ * back with libjpeg. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <jpeglib.h>
 
 #include "common.h"
 #include "error.h"
@@ -582,4 +585,86 @@ Test(batch, same_bytes_with_one_thread_and_many, .timeout = 300)
         cr_assert_eq(px.width, i ? 33u : 2400u);
         vkfx_pixels_free(&px);
     }
+}
+
+/* The width, height and components of a JPEG file, read by libjpeg itself. */
+static void jpeg_size(const char *path, unsigned *w, unsigned *h, int *components)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    struct jpeg_decompress_struct d;
+    struct jpeg_error_mgr e;
+    d.err = jpeg_std_error(&e);
+    jpeg_create_decompress(&d);
+    jpeg_stdio_src(&d, f);
+    cr_assert_eq(jpeg_read_header(&d, TRUE), JPEG_HEADER_OK, "%s", path);
+    *w = d.image_width;
+    *h = d.image_height;
+    *components = d.num_components;
+    jpeg_destroy_decompress(&d);
+    fclose(f);
+}
+
+/* Thumbnails of a folder in one command: JPEGs (shrunk on load) and a PNG, each 64 wide with its
+ * aspect ratio, named by the template, each the bytes a single run of its file writes. */
+Test(batch, thumbnails_of_a_folder)
+{
+    static const char *const photos[] = {"chelsea.png", "astronaut.png", "rocket.jpg"};
+    char path[1024], names[1024];
+    unsigned widths[3], heights[3];
+    for (size_t i = 0; i < 3; i++) {
+        vkfx_pixels px;
+        cr_assert_eq(tc_load_photo(photos[i], &px), VKFX_OK, "%s", vkfx_error_message());
+        widths[i] = px.width;
+        heights[i] = px.height;
+        snprintf(path, sizeof(path), "%s/p%zu.%s", tc_tpath("in"), i, i == 2 ? "png" : "jpg");
+        cr_assert_eq(vkfx_file_save(path, i == 2 ? VKFX_FILE_PNG : VKFX_FILE_JPEG, &px, NULL),
+                     VKFX_OK, "%s", vkfx_error_message());
+        vkfx_pixels_free(&px);
+    }
+    char out[1024];
+    snprintf(out, sizeof(out), "%s/{stem}-thumb.jpg", tc_tpath("out"));
+    cli_run r;
+    VKFX(&r, "-f", "resize:width=64", "-o", out, tc_tpath("in"));
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    list_dir(tc_tpath("out"), names, sizeof(names));
+    cr_assert_str_eq(names, "p0-thumb.jpg p1-thumb.jpg p2-thumb.jpg");
+    for (size_t i = 0; i < 3; i++) {
+        unsigned w, h;
+        int components;
+        snprintf(path, sizeof(path), "%s/p%zu-thumb.jpg", tc_tpath("out"), i);
+        jpeg_size(path, &w, &h, &components);
+        unsigned want_h = (unsigned)((double)heights[i] * 64 / widths[i] + 0.5);
+        cr_expect(w == 64 && h == want_h && components == 3, "%s: %ux%u with %d components, not 64x%u",
+                  path, w, h, components, want_h);
+        char single[1100], input[1024];
+        snprintf(single, sizeof(single), "%s.single.jpg", path);
+        snprintf(input, sizeof(input), "%s/p%zu.%s", tc_tpath("in"), i, i == 2 ? "png" : "jpg");
+        VKFX(&r, input, "-f", "resize:width=64", "-o", single);
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        run_free(&r);
+        size_t na, nb;
+        char *a = slurp(single, &na), *b = slurp(path, &nb);
+        cr_expect(na == nb && memcmp(a, b, na) == 0, "%s differs from a single run", path);
+        free(a);
+        free(b);
+    }
+    /* --no-shrink-on-load is the full decode's result: that of a chain that does not start
+     * with the resize. */
+    char exact[1100], plain[1100], input[1024];
+    snprintf(input, sizeof(input), "%s/p1.jpg", tc_tpath("in"));
+    snprintf(exact, sizeof(exact), "%s/exact.jpg", tc_tpath("out"));
+    snprintf(plain, sizeof(plain), "%s/plain.jpg", tc_tpath("out"));
+    VKFX(&r, input, "-f", "resize:width=64", "--no-shrink-on-load", "-o", exact);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    VKFX(&r, input, "-f", "crop,resize:width=64", "-o", plain);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    size_t na, nb;
+    char *a = slurp(exact, &na), *b = slurp(plain, &nb);
+    cr_expect(na == nb && memcmp(a, b, na) == 0, "--no-shrink-on-load is not the full decode's");
+    free(a);
+    free(b);
 }

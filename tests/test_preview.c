@@ -113,6 +113,30 @@ static void close_preview(th_gpu *g, vkfx_preview *p)
     th_gpu_close(g);
 }
 
+/* Sizes in a chain that reshapes the image are the input's pixels: whatever the width asked,
+ * such a chain runs on the full-size input, and its render is the file run's result. */
+Test(preview, reshaping_chains_are_the_file_run)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels in = {0};
+    cr_assert_eq(vkfx_file_load(PHOTO, &in), VKFX_OK);
+    static const char *const chains[] = {"resize:width=301,gauss:sigma=2",
+                                         "crop:x=100:y=50:width=200:height=99,rotate:angle=270"};
+    for (size_t i = 0; i < 2; i++) {
+        vkfx_pixels got = {0}, want = {0};
+        render(p, chains[i], 160, &got);
+        th_run(&g, chains[i], &in, 3, VKFX_SAMPLE_U8, 16, &want);
+        tc_diff d = tc_compare(&got, &want, 0);
+        tc_report(&d, chains[i]);
+        cr_expect(tc_diff_ok(&d), "%s: the render differs from the file run", chains[i]);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&want);
+    }
+    vkfx_pixels_free(&in);
+    close_preview(&g, p);
+}
+
 Test(preview, full_width_is_the_file_run)
 {
     th_gpu g;

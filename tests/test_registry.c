@@ -125,6 +125,33 @@ static void save_map(uint32_t w, uint32_t h, const char *path)
     vkfx_pixels_free(&m);
 }
 
+/* Options a filter needs in this world besides its maps: given in every case but those that
+ * set one of the options they stand for (resize has no size unless one is given). */
+static const struct given {
+    const char *filter, *options, *instead_of;
+} givens[] = {
+    {"resize", ":scale=0.6", " width height scale "},
+};
+
+static const char *given_for(const vkfx_filter *f, const char *option)
+{
+    char word[64];
+    snprintf(word, sizeof(word), " %s ", option ? option : "");
+    for (size_t i = 0; i < sizeof(givens) / sizeof(givens[0]); i++)
+        if (strcmp(givens[i].filter, f->name) == 0)
+            return option && strstr(givens[i].instead_of, word) ? "" : givens[i].options;
+    return "";
+}
+
+/* The greatest value of option o tried on in: its maximum, except for the sides and offsets of
+ * filters that reshape the image, which stop at four times the image's longer side (resize's
+ * maximum, 65536 pixels a side, takes more memory than the reference has). */
+static double greatest(const vkfx_filter *f, const vkfx_option *o, const vkfx_pixels *in)
+{
+    double most = 4.0 * (in->width > in->height ? in->width : in->height);
+    return f->size && o->type == VKFX_OPT_INT && o->max > most ? most : o->max;
+}
+
 /* Every case of filter f on in (its depth map at map); returns the comparisons out of
  * tolerance. */
 static int check_filter(th_gpu *g, const vkfx_filter *f, const vkfx_pixels *in, const char *map)
@@ -134,13 +161,16 @@ static int check_filter(th_gpu *g, const vkfx_filter *f, const vkfx_pixels *in, 
     for (const vkfx_option *o = f->options; o->name; o++)
         if (o->type == VKFX_OPT_PATH && o->required)
             n += snprintf(base + n, sizeof(base) - (size_t)n, ":%s=%s", o->name, map);
-    int failures = check_chain(g, base, in, 16) + check_chain(g, base, in, 32);
+    snprintf(chain, sizeof(chain), "%s%s", base, given_for(f, NULL));
+    int failures = check_chain(g, chain, in, 16) + check_chain(g, chain, in, 32);
     for (const vkfx_option *o = f->options; o->name; o++) {
+        const char *given = given_for(f, o->name);
         switch (o->type) {
         case VKFX_OPT_INT:
         case VKFX_OPT_FLOAT:
             for (int end = 0; end < 2; end++) {
-                snprintf(chain, sizeof(chain), "%s:%s=%.17g", base, o->name, end ? o->max : o->min);
+                snprintf(chain, sizeof(chain), "%s%s:%s=%.17g", base, given, o->name,
+                         end ? greatest(f, o, in) : o->min);
                 const struct known *k = known_at(f, o, end);
                 int out = check_chain(g, chain, in, 16);
                 if (k && out)
@@ -150,13 +180,13 @@ static int check_filter(th_gpu *g, const vkfx_filter *f, const vkfx_pixels *in, 
             break;
         case VKFX_OPT_BOOL:
             for (int v = 0; v < 2; v++) {
-                snprintf(chain, sizeof(chain), "%s:%s=%d", base, o->name, v);
+                snprintf(chain, sizeof(chain), "%s%s:%s=%d", base, given, o->name, v);
                 failures += check_chain(g, chain, in, 16);
             }
             break;
         case VKFX_OPT_CHOICE:
             for (const char *const *c = o->choices; *c; c++) {
-                snprintf(chain, sizeof(chain), "%s:%s=%s", base, o->name, *c);
+                snprintf(chain, sizeof(chain), "%s%s:%s=%s", base, given, o->name, *c);
                 failures += check_chain(g, chain, in, 16);
             }
             break;

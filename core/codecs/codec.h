@@ -46,6 +46,10 @@ typedef struct vkfx_save_opts {
 /* The options as the encoders take them, defaults filled in (opts may be NULL). */
 int vkfx_png_level(const vkfx_save_opts *opts);
 int vkfx_jpeg_quality(const vkfx_save_opts *opts);
+/* A JPEG decoded at 1/denom of its size (denom 2, 4 or 8; 1 is the full size) in
+ * libjpeg-turbo's DCT domain, each side rounded up (shrink-on-load). */
+int vkfx_jpeg_decode_scaled(const unsigned char *data, size_t size, const char *name,
+                            unsigned denom, vkfx_pixels *out);
 
 /* What a header says, before any pixel is decoded. */
 typedef struct vkfx_image_info {

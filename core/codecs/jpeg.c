@@ -61,6 +61,7 @@ struct jpeg_read {
     struct jpeg_decompress_struct d;
     struct jpeg_fail fail;
     const char *name;
+    unsigned denom;     /* decode at 1/denom of the size (0 or 1: the full size) */
     unsigned char *row; /* one CMYK row */
     vkfx_pixels px;
     bool created;
@@ -116,6 +117,10 @@ static int jpeg_decode_body(struct jpeg_read *r, const unsigned char *data, size
                                                               : JCS_RGB;
     d->dct_method = JDCT_ISLOW;
     d->do_fancy_upsampling = TRUE;
+    if (r->denom > 1) {
+        d->scale_num = 1;
+        d->scale_denom = r->denom;
+    }
     jpeg_start_decompress(d);
     uint32_t channels = jpeg_channels(d);
     size_t bytes;
@@ -148,10 +153,10 @@ static int jpeg_decode_body(struct jpeg_read *r, const unsigned char *data, size
 }
 
 static int jpeg_read(const unsigned char *data, size_t size, const char *name, bool header_only,
-                     vkfx_image_info *info, vkfx_pixels *out)
+                     vkfx_image_info *info, vkfx_pixels *out, unsigned denom)
 {
     int ret, limit = VKFX_OK;
-    struct jpeg_read r = {.name = name};
+    struct jpeg_read r = {.name = name, .denom = denom};
     r.d.err = &r.fail.mgr;
     jpeg_fail_init(&r.fail);
     if (size > (unsigned long)-1) {
@@ -188,7 +193,7 @@ fail:
 static int probe_jpeg(const unsigned char *data, size_t size, const char *name,
                       vkfx_image_info *info)
 {
-    return jpeg_read(data, size, name, true, info, NULL);
+    return jpeg_read(data, size, name, true, info, NULL, 1);
 }
 
 static int decode_jpeg(const unsigned char *data, size_t size, const char *name, vkfx_pixels *out,
@@ -196,7 +201,14 @@ static int decode_jpeg(const unsigned char *data, size_t size, const char *name,
 {
     (void)note;
     vkfx_image_info info;
-    return jpeg_read(data, size, name, false, &info, out);
+    return jpeg_read(data, size, name, false, &info, out, 1);
+}
+
+int vkfx_jpeg_decode_scaled(const unsigned char *data, size_t size, const char *name,
+                            unsigned denom, vkfx_pixels *out)
+{
+    vkfx_image_info info;
+    return jpeg_read(data, size, name, false, &info, out, denom);
 }
 
 /* Gray stays gray; alpha has nowhere to go. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "filter.h"
 #include "ref.h"
 
 static double sinc(double x)
@@ -169,4 +170,57 @@ int ref_unsharp(const ref_image *in, double sigma, double amount, double thresho
     }
     ref_image_free(&blur);
     return ret;
+}
+
+/* The size resize makes of in from its options, as FILTERS.md words it: width and height as
+ * given, one of them alone keeping the aspect ratio, or both sides times scale, rounded to
+ * nearest and at least 1. */
+static uint32_t rounded(double v)
+{
+    v = floor(v + 0.5);
+    return v < 1 ? 1 : (uint32_t)v;
+}
+
+int ref_filter_resize(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    double w = ref_opt(o, "width"), h = ref_opt(o, "height"), s = ref_opt(o, "scale");
+    uint32_t ow, oh;
+    if (s != VKFX_UNSET) {
+        ow = rounded(in->w * s);
+        oh = rounded(in->h * s);
+    } else {
+        ow = w != VKFX_UNSET ? (uint32_t)w : rounded(in->w * h / in->h);
+        oh = h != VKFX_UNSET ? (uint32_t)h : rounded(in->h * w / in->w);
+    }
+    return ref_resize(in, ow, oh, (ref_resize_kind)ref_opt(o, "kernel"), out);
+}
+
+int ref_filter_crop(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    uint32_t x = (uint32_t)ref_opt(o, "x"), y = (uint32_t)ref_opt(o, "y");
+    double w = ref_opt(o, "width"), h = ref_opt(o, "height");
+    return ref_crop(in, x, y, w != VKFX_UNSET ? (uint32_t)w : in->w - x,
+                    h != VKFX_UNSET ? (uint32_t)h : in->h - y, out);
+}
+
+int ref_filter_rotate(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    static const int angles[] = {90, 180, 270};
+    return ref_rotate(in, angles[(int)ref_opt(o, "angle")], out);
+}
+
+int ref_filter_flip(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    return ref_flip(in, ref_opt(o, "axis") == 0, out);
+}
+
+int ref_filter_unsharp(const ref_image *in, ref_opts *o, int precision, ref_image *out)
+{
+    (void)precision;
+    return ref_unsharp(in, ref_opt(o, "sigma"), ref_opt(o, "amount"), ref_opt(o, "threshold"),
+                       out);
 }

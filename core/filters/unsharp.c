@@ -1,0 +1,108 @@
+/* unsharp of FILTERS.md: b = gauss(sigma), out = x + amount (x - b) per colour channel where
+ * |x - b| > threshold, alpha kept (glsl/unsharp.comp after the Gaussian's passes). */
+#include <stddef.h>
+
+#include "../error.h"
+#include "filters.h"
+
+#include "unsharp.spv.h"
+
+/* The work group is GROUP x GROUP outputs. */
+enum { GROUP = 16 };
+
+typedef struct unsharp_params {
+    double sigma, amount, threshold;
+} unsharp_params;
+
+static const vkfx_option unsharp_options[] = {
+    {.name = "sigma",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(unsharp_params, sigma),
+     .def = 1,
+     .min = 0.1,
+     .max = 1000,
+     .help = "Gaussian whose difference from the image is added back (its radius 3*sigma "
+             "rounded, as gauss)"},
+    {.name = "amount",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(unsharp_params, amount),
+     .def = 1,
+     .min = 0,
+     .max = 100,
+     .help = "how much of the difference is added"},
+    {.name = "threshold",
+     .type = VKFX_OPT_FLOAT,
+     .offset = offsetof(unsharp_params, threshold),
+     .def = 0,
+     .min = 0,
+     .max = 1,
+     .help = "a channel whose difference from the blur is at most this (linear light) is left "
+             "as it is"},
+    {0},
+};
+
+typedef struct unsharp_push {
+    int32_t size[2];
+    float amount, threshold;
+} unsharp_push;
+
+static const vkfx_kernel_desc unsharp_kernel = {
+    .name = "unsharp",
+    VKFX_SPV(unsharp),
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
+    .push_size = sizeof(unsharp_push),
+};
+
+static int unsharp_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
+                          vkfx_image *dst)
+{
+    (void)state;
+    int ret = VKFX_OK;
+    const unsharp_params *p = params;
+    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
+    vkfx_image *blurred = NULL;
+    vkfx_kernel *k = NULL;
+    /* The difference from the blur is magnified by amount: the blur stays in float32 whatever
+     * the chain's internal format, as cartoon's does. */
+    TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, &blurred));
+    TRY(vkfx_gauss_record(g, p->sigma, -1, src, blurred));
+    vkfx_spec spec = {.local = {GROUP, GROUP, 1}, .half_out = vkfx_half_out(dst->format)};
+    TRY(vkfx_graph_kernel(g, &unsharp_kernel, &spec, &k));
+    unsharp_push push = {{(int32_t)w, (int32_t)h}, (float)p->amount, (float)p->threshold};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = "unsharp",
+        .use = {{.image = src}, {.image = blurred}, {.image = dst, .write = true}},
+        .push = &push,
+        .groups = {vkfx_groups(w, GROUP), vkfx_groups(h, GROUP), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    return ret;
+}
+
+/* The blur's radius. */
+static uint32_t unsharp_reach(const void *params)
+{
+    return (uint32_t)vkfx_gauss_default_radius(((const unsharp_params *)params)->sigma);
+}
+
+static vkfx_align unsharp_align(const void *params)
+{
+    return vkfx_gauss_align(vkfx_gauss_default_radius(((const unsharp_params *)params)->sigma));
+}
+
+const vkfx_filter vkfx_filter_unsharp = {
+    .name = "unsharp",
+    .help = "unsharp: sharpen by adding back the difference from a Gaussian blur",
+    .details = "b = gauss(sigma); out = x + amount (x - b) per colour channel where |x - b| > "
+               "threshold, else x; premultiplied linear light, alpha unchanged; values beyond "
+               "[0, 1] are clamped only on output.",
+    .options = unsharp_options,
+    .params_size = sizeof(unsharp_params),
+    .record = unsharp_record,
+    .reach = unsharp_reach,
+    .align = unsharp_align,
+    .variants = (const vkfx_variants *const[]){&vkfx_gauss_variants, NULL},
+};

@@ -1,0 +1,161 @@
+/* resize on the GPU against ref_resize (tests/ref/geometry.c, Pillow's scheme in double): every
+ * kernel, shrink factors from 1.01 to 64 and enlargements to 16x, odd sizes, 1-pixel outputs,
+ * random images in every channel layout and the shared photos, both precisions; 8-bit output
+ * within 1 code value. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_harness.h"
+
+static const char *const kernels[] = {"lanczos3", "mitchell", "linear", "box"};
+
+typedef struct size_arg {
+    uint32_t w, h;
+    ref_resize_kind kind;
+} size_arg;
+
+/* Random RGBA with alpha from 128 to 255: lanczos and mitchell's negative lobes can take a
+ * nearly transparent pixel's alpha to a few thousandths, where dividing the colour back out
+ * tests the division and not the filter. */
+static void random_rgba(vkfx_pixels *px, uint32_t w, uint32_t h, unsigned seed)
+{
+    tc_random_pixels(px, w, h, 4, VKFX_SAMPLE_U8, seed);
+    uint8_t *d = px->data;
+    for (size_t i = 0; i < (size_t)w * h; i++)
+        d[4 * i + 3] = (uint8_t)(128 + d[4 * i + 3] / 2);
+}
+
+static int ref_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    (void)precision;
+    const size_arg *a = arg;
+    return ref_resize(in, a->w, a->h, a->kind, out);
+}
+
+/* resize of px to w x h with kernel k, within 1 code value; returns 1 when not. */
+static int check(th_gpu *g, const vkfx_pixels *px, uint32_t w, uint32_t h, int k, int precision,
+                 const char *what)
+{
+    char chain[128];
+    snprintf(chain, sizeof(chain), "resize:width=%u:height=%u:kernel=%s", w, h, kernels[k]);
+    size_arg a = {w, h, (ref_resize_kind)k};
+    th_case c = {chain, ref_fn, &a, precision, 1};
+    return !th_check(g, &c, px, px->channels, VKFX_SAMPLE_U8, what);
+}
+
+/* Every kernel on px resized by each factor (an output side is the input's times it, rounded),
+ * the two precisions in turn; returns the comparisons out of tolerance. */
+static int sweep(th_gpu *g, const vkfx_pixels *px, const double *factors, size_t n,
+                 const char *what)
+{
+    int failures = 0;
+    for (int k = 0; k < 4; k++)
+        for (size_t i = 0; i < n; i++) {
+            uint32_t w = (uint32_t)(px->width * factors[i] + 0.5);
+            uint32_t h = (uint32_t)(px->height * factors[i] + 0.5);
+            failures += check(g, px, w, h, k, 16 + 16 * (int)(i & 1), what);
+        }
+    return failures;
+}
+
+Test(resize, shrink_1_01_to_64_every_kernel, .timeout = 600)
+{
+    static const double factors[] = {1 / 1.01, 1 / 1.5, 1 / 2.0, 1 / 2.37, 1 / 3.0,
+                                     1 / 4.5,  1 / 8.0, 1 / 13.3, 1 / 64.0};
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels px;
+    random_rgba(&px, 321, 259, 2901);
+    int failures = sweep(&g, &px, factors, sizeof(factors) / sizeof(factors[0]), "shrink");
+    vkfx_pixels_free(&px);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+Test(resize, enlarge_to_16x_every_kernel, .timeout = 300)
+{
+    static const double factors[] = {1.01, 1.7, 3, 16};
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels px;
+    random_rgba(&px, 19, 13, 2902);
+    int failures = sweep(&g, &px, factors, sizeof(factors) / sizeof(factors[0]), "enlarge");
+    /* Shrinking one axis while growing the other. */
+    failures += check(&g, &px, 5, 77, 0, 32, "mixed");
+    failures += check(&g, &px, 301, 3, 1, 16, "mixed");
+    vkfx_pixels_free(&px);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+Test(resize, one_pixel_outputs_and_inputs_every_layout, .timeout = 300)
+{
+    static const uint32_t cases[][4] = {
+        {37, 23, 1, 1}, {37, 23, 1, 23}, {37, 23, 37, 1}, {1, 1, 7, 5}, {1, 9, 4, 1}, {9, 1, 1, 1},
+    };
+    th_gpu g;
+    th_gpu_open(&g);
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        for (uint32_t ch = 1; ch <= 4; ch++) {
+            vkfx_pixels px;
+            tc_random_pixels(&px, cases[i][0], cases[i][1], ch, VKFX_SAMPLE_U8, 2910 + i * 4 + ch);
+            failures += check(&g, &px, cases[i][2], cases[i][3], (int)(i + ch) % 4, 16, "edge");
+            vkfx_pixels_free(&px);
+        }
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+Test(resize, photos_at_awkward_sizes, .timeout = 600)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    int failures = 0;
+    for (const char *const *name = tc_photos(); *name; name++) {
+        vkfx_pixels photo;
+        cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
+        failures += check(&g, &photo, 97, 61, 0, 16, *name);
+        failures += check(&g, &photo, photo.width / 3 + 1, photo.height / 5 + 2, 1, 32, *name);
+        failures += check(&g, &photo, photo.width / 8 + 3, photo.height / 7, 3, 16, *name);
+        vkfx_pixels_free(&photo);
+    }
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+/* width alone keeps the aspect ratio, scale multiplies both sides, rounded to nearest. */
+Test(resize, sizes_from_the_options)
+{
+    static const struct {
+        const char *chain;
+        uint32_t w, h;
+    } cases[] = {
+        {"resize:width=100", 100, 67},  {"resize:height=100", 149, 100},
+        {"resize:scale=0.5", 75, 51},   {"resize:scale=0.001", 1, 1},
+        {"resize:width=7:height=300", 7, 300},
+    };
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels px, out;
+    tc_random_pixels(&px, 150, 101, 3, VKFX_SAMPLE_U8, 2920);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        th_run(&g, cases[i].chain, &px, 3, VKFX_SAMPLE_U8, 16, &out);
+        cr_expect(out.width == cases[i].w && out.height == cases[i].h, "%s: %ux%u, not %ux%u",
+                  cases[i].chain, out.width, out.height, cases[i].w, cases[i].h);
+        vkfx_pixels_free(&out);
+    }
+    vkfx_pixels_free(&px);
+    th_gpu_close(&g);
+}
+
+Test(resize, needs_one_size_and_not_two_kinds)
+{
+    vkfx_chain *c = NULL;
+    cr_expect_eq(vkfx_chain_parse("resize", &c), VKFX_E_USAGE);
+    cr_expect(strstr(vkfx_error_message(), "width=W, height=H or scale=F"), "%s",
+              vkfx_error_message());
+    cr_expect_eq(vkfx_chain_parse("resize:width=4:scale=2", &c), VKFX_E_USAGE);
+    cr_expect(strstr(vkfx_error_message(), "not both"), "%s", vkfx_error_message());
+}
