@@ -380,7 +380,7 @@ int vkfx_file_map_sample(const char *spec, vkfx_sample *sample)
 {
     unsigned char *buf = NULL;
     size_t size = 0;
-    const vkfx_codec *codec;
+    const vkfx_codec *codec = NULL;
     vkfx_image_info info;
     const char *hash = strrchr(spec, '#');
     char *path = hash && hash - spec >= 4 && strncasecmp(hash - 4, ".exr", 4) == 0

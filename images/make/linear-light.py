@@ -1,9 +1,9 @@
 # images/linear-light.png, the README's picture of blurring light against blurring encoded
-# values: `python3 images/linear-light.py input` writes in.png (red/green and white/black
+# values: `python3 images/make/linear-light.py input` writes in.png (red/green and white/black
 # stripes 3 pixels wide); then
 #   vkfx in.png -f gauss:sigma=4 -o light.png
 #   vkfx in.png -f gauss:sigma=4 -o encoded.png --no-linearize
-#   python3 images/linear-light.py images/linear-light.png in.png light.png encoded.png
+#   python3 images/make/linear-light.py images/linear-light.png in.png light.png encoded.png
 # puts the three side by side. Plain Python: zlib and struct only.
 import zlib, struct, sys
 def write_png(path, w, h, rows):
