@@ -60,11 +60,13 @@ static void tmeta_free(tmeta *m)
     memset(m, 0, sizeof(*m));
 }
 
+/* A copy of size bytes, with a NUL after them: text blobs (XMP) go to libpng as C strings. */
 static blob copy_blob(const void *data, size_t size)
 {
-    blob b = {malloc(size ? size : 1), size};
+    blob b = {malloc(size + 1), size};
     cr_assert(b.data);
     memcpy(b.data, data, size);
+    ((char *)b.data)[size] = 0;
     return b;
 }
 
@@ -584,8 +586,10 @@ static void orientations(fmt f)
     /* JPEG is lossy: the reference is what libjpeg decodes, turned */
     vkfx_pixels base = stored;
     tmeta ignored;
-    if (f == JPEG)
+    if (f == JPEG) {
         read_jpeg(tc_tpath("o1.jpg"), &ignored, &base);
+        tmeta_free(&ignored);
+    }
     char pattern[80], json[80];
     snprintf(pattern, sizeof(pattern), "%s/o*.%s", tc_tmpdir, ext[f]);
     snprintf(json, sizeof(json), "--json=%s", tc_tpath("report.jsonl"));
