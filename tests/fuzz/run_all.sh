@@ -67,7 +67,9 @@ run_one() {
         "$bin/fuzz_$name" -max_total_time=$left -max_len=${max_len[$name]:-16384} \
             -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=20 -print_final_stats=1 \
             -artifact_prefix="$out/found/$name-" "${dirs[@]}" >>"$log" 2>&1 || true
-        tail -n +$((lines + 1)) "$log" | grep -q INITED || break # failed before fuzzing began
+        # (grep reads the whole tail: with -q it could exit first and, under pipefail, the
+        # SIGPIPE of tail would end the restarts)
+        tail -n +$((lines + 1)) "$log" | grep INITED >/dev/null || break # failed before fuzzing began
     done
     echo "=== fuzzed for $((SECONDS - start)) s" >>"$log"
 }
