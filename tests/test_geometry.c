@@ -1,4 +1,5 @@
-/* crop, rotate and flip move pixels exactly: their output is, sample for sample, the output of
+/* crop, rotate and flip (one kernel, glsl/remap.comp, through core/filters/geometry.c) move
+ * pixels exactly: their output is, sample for sample, the output of
  * the identity (a crop of the whole image: the codecs' round trip alone) with its pixels moved
  * as tests/ref/geometry.c moves them, for
  * 8-bit and 16-bit images in every channel layout, at edge sizes and on the photos. Chains see
