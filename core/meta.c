@@ -86,7 +86,10 @@ int vkfx_blob_append(vkfx_blob *b, const void *data, size_t size, const char *na
 int vkfx_meta_add_text(vkfx_meta *m, const char *key, size_t key_len, const char *text,
                        size_t text_len)
 {
-    if (m->ntexts == VKFX_META_MAX_TEXTS)
+    /* each text is bounded by its chunk or by the inflate limit; the sum is
+     * bounded here, so that many compressed chunks cannot add up */
+    if (m->ntexts == VKFX_META_MAX_TEXTS ||
+        key_len + text_len > VKFX_META_MAX_BYTES - m->text_bytes)
         return VKFX_OK;
     char *k = strndup(key, key_len), *t = malloc(text_len + 1);
     if (!k || !t) {
@@ -97,6 +100,7 @@ int vkfx_meta_add_text(vkfx_meta *m, const char *key, size_t key_len, const char
     memcpy(t, text, text_len);
     t[text_len] = 0;
     m->texts[m->ntexts++] = (vkfx_text){k, t};
+    m->text_bytes += key_len + text_len;
     return VKFX_OK;
 }
 

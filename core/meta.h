@@ -31,7 +31,8 @@ typedef struct vkfx_text {
     char *text;
 } vkfx_text;
 
-/* No file keeps more text chunks than this; the rest are dropped. */
+/* No file keeps more text chunks than this, nor more than
+ * VKFX_META_MAX_BYTES of text in all; the rest are dropped. */
 #define VKFX_META_MAX_TEXTS 64
 /* The most bytes one piece of metadata may take (a profile, EXIF, XMP, a
  * text); a larger one is an error, never an allocation. */
@@ -49,6 +50,7 @@ typedef struct vkfx_meta {
     vkfx_blob xmp;
     vkfx_text texts[VKFX_META_MAX_TEXTS];
     uint32_t ntexts;
+    size_t text_bytes; /* keys and texts kept, in all */
     bool has_res;
     double res_x, res_y; /* samples per unit */
     vkfx_res_unit res_unit;
@@ -72,7 +74,8 @@ int vkfx_blob_set(vkfx_blob *b, const void *data, size_t size, const char *name,
 /* Appends size bytes to b, within the same limit. */
 int vkfx_blob_append(vkfx_blob *b, const void *data, size_t size, const char *name,
                      const char *what);
-/* Adds a text chunk (copies both; past VKFX_META_MAX_TEXTS it is dropped). */
+/* Adds a text chunk (copies both; past VKFX_META_MAX_TEXTS texts or
+ * VKFX_META_MAX_BYTES of text it is dropped). */
 int vkfx_meta_add_text(vkfx_meta *m, const char *key, size_t key_len, const char *text,
                        size_t text_len);
 

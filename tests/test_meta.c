@@ -577,6 +577,54 @@ Test(meta, iccp_deflate_bomb_is_refused)
     libdeflate_free_compressor(c);
 }
 
+/* A chunk that declares more bytes than the file holds (found by fuzz_decode:
+ * libpng allocated the declared 2 GiB before reading): refused before any
+ * decoder sees it, naming the chunk. */
+Test(meta, png_chunk_longer_than_the_file_is_refused)
+{
+    static const char *types[] = {"eXIf", "iTXt", "tEXt", "zTXt", "iCCP", "sPLT", "IDAT"};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        size_t size;
+        unsigned char *png =
+            png_with_chunk(types[i], (const unsigned char *)"Exif\0\0MM", 8, &size);
+        /* the declared length, big-endian, right after IHDR (33 bytes in) */
+        png[33] = 0x7e;
+        png[34] = 0;
+        png[35] = 0;
+        png[36] = 0x50;
+        vkfx_pixels px = {.data = (void *)1};
+        vkfx_meta m;
+        cr_assert_eq(vkfx_file_load_memory_meta(png, size, "long.png", &px, &m), VKFX_E_FORMAT,
+                     "%s", types[i]);
+        char want[64];
+        snprintf(want, sizeof(want), "its %s chunk declares 2113929296 bytes", types[i]);
+        cr_assert(strstr(vkfx_error_message(), "long.png: corrupt or truncated PNG") &&
+                      strstr(vkfx_error_message(), want),
+                  "%s", vkfx_error_message());
+        cr_assert_null(px.data);
+        free(png);
+    }
+}
+
+/* Text is kept up to VKFX_META_MAX_BYTES in all: many chunks, each within
+ * the limit, cannot add up to more (64 zTXt bombs would be 1 GiB). */
+Test(meta, text_is_bounded_in_all)
+{
+    size_t big = VKFX_META_MAX_BYTES / 3;
+    char *t = malloc(big);
+    cr_assert(t);
+    memset(t, 'a', big);
+    vkfx_meta m = {0};
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(vkfx_meta_add_text(&m, "Comment", 7, t, big), VKFX_OK);
+    cr_assert_eq(m.ntexts, 2, "kept %u texts of %zu bytes", m.ntexts, big);
+    cr_assert_leq(m.text_bytes, (size_t)VKFX_META_MAX_BYTES);
+    cr_assert_eq(vkfx_meta_add_text(&m, "Title", 5, "short", 5), VKFX_OK);
+    cr_assert_eq(m.ntexts, 3, "a short text still fits");
+    vkfx_meta_free(&m);
+    free(t);
+}
+
 /* An iTXt whose fields run off its end, a pHYs of the wrong length, an eXIf
  * that is not EXIF: nothing read past a chunk, the image still loads. */
 Test(meta, png_chunks_that_lie_stay_in_bounds)

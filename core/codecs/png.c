@@ -121,6 +121,41 @@ static int png_decode(struct png_ctx *c)
     return 0;
 }
 
+/* libpng allocates a chunk's declared length before reading its body (eXIf,
+ * text, iCCP, sPLT), so a few hundred bytes that declare a 2 GiB chunk cost
+ * 2 GiB: every length up to IEND is checked against the bytes that follow,
+ * which bounds any one allocation by the file's size. */
+static int check_chunk_lengths(const unsigned char *data, size_t size, const char *name)
+{
+    for (size_t at = 8; at + 8 <= size;) {
+        size_t len = (size_t)data[at] << 24 | (size_t)data[at + 1] << 16 |
+                     (size_t)data[at + 2] << 8 | data[at + 3];
+        char type[5];
+        for (int i = 0; i < 4; i++) {
+            unsigned char t = data[at + 4 + (size_t)i];
+            type[i] = (t >= 'A' && t <= 'Z') || (t >= 'a' && t <= 'z') ? (char)t : '?';
+        }
+        type[4] = 0;
+        size_t left = size - at - 8;
+        if (len > left || left - len < 4)
+            return vkfx_fail(VKFX_E_FORMAT,
+                             "%s: corrupt or truncated PNG (its %s chunk declares %zu bytes; "
+                             "the file holds %zu after its header)",
+                             name, type, len, left >= 4 ? left - 4 : 0);
+        if (!memcmp(type, "IEND", 4))
+            break;
+        at += 12 + len;
+    }
+    return VKFX_OK;
+}
+
+/* Chunks that libpng would parse (and inflate) but that do not change the
+ * decoded samples: core/codecs/png_meta.c reads the metadata among them,
+ * within its own limits. PLTE and tRNS stay with libpng. */
+static const png_byte ignored_chunks[] =
+    "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0"
+    "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
+
 static int load_png(const unsigned char *data, size_t size, const char *name, vkfx_pixels *out,
                     vkfx_decode_note *note)
 {
@@ -128,11 +163,15 @@ static int load_png(const unsigned char *data, size_t size, const char *name, vk
     int ret;
     struct png_ctx c = {.data = data, .size = size};
 
+    if (check_chunk_lengths(data, size, name) < 0)
+        return VKFX_E_FORMAT;
     c.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &c, png_error_cb, png_warning_cb);
     if (!c.png) {
         ret = vkfx_fail(VKFX_E_NOMEM, "%s: cannot create a PNG decoder", name);
         goto fail;
     }
+    png_set_keep_unknown_chunks(c.png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks,
+                                (int)(sizeof(ignored_chunks) / 5));
     c.info = png_create_info_struct(c.png);
     if (!c.info) {
         ret = vkfx_fail(VKFX_E_NOMEM, "%s: cannot create a PNG decoder", name);
