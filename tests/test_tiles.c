@@ -141,6 +141,8 @@ Test(tiles, tiled_equals_untiled, .timeout = 600)
         "cartoon",
         "bilateral:sigma_s=2:sigma_r=0.1",
         "satblur:radius=7:shape=smooth",
+        "unsharp:sigma=2",
+        "grayscale",
         "gauss:sigma=1,sobel,box:radius=2,histogram",
     };
     /* Odd sides: no stride divides them. */
