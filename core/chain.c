@@ -731,3 +731,19 @@ int vkfx_filter_describe(const vkfx_filter *f, char *buf, size_t size)
                          size);
     return VKFX_OK;
 }
+
+const vkfx_filter *vkfx_chain_tiling(const vkfx_chain *chain, uint64_t *reach, vkfx_align *align)
+{
+    *reach = 0;
+    *align = (vkfx_align){1, 1};
+    for (size_t i = 0; i < chain->count; i++) {
+        const vkfx_filter *f = chain->links[i].filter;
+        uint32_t r = f->reach ? f->reach(chain->links[i].params) : VKFX_REACH_ALL;
+        if (r == VKFX_REACH_ALL)
+            return f;
+        *reach += r;
+        if (f->align)
+            *align = vkfx_align_join(*align, f->align(chain->links[i].params));
+    }
+    return NULL;
+}

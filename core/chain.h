@@ -40,6 +40,34 @@ int vkfx_chain_size(const vkfx_chain *chain, uint32_t w, uint32_t h, uint32_t *o
 /* Whether a filter of chain reshapes the image (has a size hook). */
 bool vkfx_chain_reshapes(const vkfx_chain *chain);
 
+/* What the tiler needs of chain, each filter's own declaration summed up: *reach, the pixels
+ * around an output that it depends on (the filters' reaches added), and *align, the strides
+ * on which a tile may start (every filter's alignment joined). Returns the first filter that
+ * cannot run in tiles with its params (its output depends on the whole image), else NULL. */
+const vkfx_filter *vkfx_chain_tiling(const vkfx_chain *chain, uint64_t *reach, vkfx_align *align);
+
+/* The tile grid for tiles of at most side pixels, for a chain of that reach and alignment (one
+ * axis at a time). Each tile's share of the output starts on a multiple of the alignment, so
+ * that the run of outputs holding its first pixel starts there; the tile starts reach before
+ * it, rounded down to a multiple of the alignment, so that every run it keeps starts on the
+ * whole image's stride with a window of real pixels (a run started on pixels the tile's edge
+ * repeats rounds its rolling sums differently, even where it ends on kept pixels). */
+static inline uint32_t vkfx_tile_share(uint32_t side, uint64_t reach, uint32_t align)
+{
+    return (side - 2 * (uint32_t)reach - align) / align * align;
+}
+
+static inline uint32_t vkfx_tile_start(uint32_t share_start, uint64_t reach, uint32_t align)
+{
+    return share_start > reach ? (uint32_t)((share_start - reach) / align * align) : 0;
+}
+
+/* The least tile side the grid above can use: a share of one alignment step on both axes. */
+static inline uint64_t vkfx_tile_side_least(uint64_t reach, vkfx_align align)
+{
+    return 2 * reach + 2 * (uint64_t)(align.x > align.y ? align.x : align.y);
+}
+
 /* Parses one option value into its field (used by the chain parser). */
 int vkfx_option_parse(const vkfx_filter *f, const vkfx_option *o, const char *value, void *params);
 /* Fills params with every option's default. */

@@ -469,28 +469,6 @@ fail:
     return ret;
 }
 
-/* VKFX_FAULT="alloc:N", "lost:N" or both, comma-separated: failures the
- * tests inject (see struct vkfx_context). */
-static int read_faults(vkfx_context *ctx)
-{
-    const char *spec = getenv("VKFX_FAULT");
-    while (spec && *spec) {
-        unsigned n = 0;
-        int used = 0;
-        if (sscanf(spec, "alloc:%u%n", &n, &used) == 1 && n)
-            ctx->fault_alloc = n;
-        else if (sscanf(spec, "lost:%u%n", &n, &used) == 1 && n)
-            ctx->fault_lost = n;
-        else
-            return vkfx_fail(VKFX_E_USAGE,
-                             "VKFX_FAULT='%s': want alloc:N or lost:N (N >= 1), comma-separated",
-                             getenv("VKFX_FAULT"));
-        spec += used;
-        spec += *spec == ',';
-    }
-    return VKFX_OK;
-}
-
 int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
 {
     int ret = VKFX_OK;
@@ -643,7 +621,6 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     };
     VK_TRY(vkCreateSampler(ctx->device, &smp, NULL, &ctx->sampler));
     TRY(vkfx_pipecache_open(ctx));
-    TRY(read_faults(ctx));
     ctx->times.device_ms = vkfx_now_ms() - t;
     *out = ctx;
     return VKFX_OK;
@@ -765,16 +742,7 @@ int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket)
         .signalSemaphoreInfoCount = 1,
         .pSignalSemaphoreInfos = &sig,
     };
-    if (!ctx->aside)
-        ctx->nsubmits++;
-    if (!ctx->aside && ctx->fault_lost && ctx->nsubmits >= ctx->fault_lost && !ctx->lost) {
-        /* A real lost device runs nothing more; this one would go on with the
-         * work already submitted while its resources are freed: let it end. */
-        vkDeviceWaitIdle(ctx->device);
-        ctx->lost = true;
-        ctx->lost_at = value;
-    }
-    VK_TRY(ctx->lost ? VK_ERROR_DEVICE_LOST : vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE));
+    VK_TRY(vkQueueSubmit2(ctx->queue, 1, &si, VK_NULL_HANDLE));
     ctx->timeline_value = value;
     *ticket = value;
 fail:
@@ -793,11 +761,7 @@ int vkfx_wait(vkfx_context *ctx, uint64_t ticket)
     /* A finite wait on a GPU: a hung device becomes an error instead of a hang. The software
      * device runs large images for minutes, and cannot hang the way a GPU does. */
     bool cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    /* Work submitted before the (injected) loss has finished. */
-    VkResult r =
-        ctx->lost && ticket >= ctx->lost_at
-            ? VK_ERROR_DEVICE_LOST
-            : vkWaitSemaphores(ctx->device, &wi, cpu ? UINT64_MAX : 60ull * 1000 * 1000 * 1000);
+    VkResult r = vkWaitSemaphores(ctx->device, &wi, cpu ? UINT64_MAX : 60ull * 1000 * 1000 * 1000);
     if (r == VK_TIMEOUT)
         return vkfx_fail(VKFX_E_VULKAN, "the GPU did not finish within 60 s (device hung?)");
     VK_TRY(r);

@@ -53,16 +53,9 @@ struct vkfx_context {
     /* The pipeline cache file's bytes as read (to tell a change) and as kept to be written. */
     unsigned char *pipeline_cache_read, *pipeline_cache_out;
     size_t pipeline_cache_read_size, pipeline_cache_out_size;
-    /* Failures injected for tests (VKFX_FAULT, read at creation): the
-     * fault_alloc-th device allocation fails as out of memory; the
-     * fault_lost-th submission finds the device lost, and so does every
-     * later submission or wait. 0: none. */
-    unsigned fault_alloc, fault_lost, nallocs, nsubmits;
     /* Above 0 while the context does work of its own aside from a run (the half-conversion
-     * check): its allocations and submissions are not counted, faulted or in the peak. */
+     * check): its allocations are not in the peak. */
     unsigned aside;
-    bool lost;
-    uint64_t lost_at; /* the timeline value of the first submission that failed */
     vkfx_log_fn log;
     void *log_user;
 };

@@ -47,12 +47,7 @@ static int allocate(vkfx_context *ctx, VkMemoryRequirements req, vkfx_memory whe
         .allocationSize = req.size,
         .memoryTypeIndex = type,
     };
-    /* Work aside from the run is not counted, and no fault is injected into it. */
-    if (!ctx->aside)
-        ctx->nallocs++;
-    VkResult r = !ctx->aside && ctx->fault_alloc && ctx->nallocs == ctx->fault_alloc
-                     ? VK_ERROR_OUT_OF_DEVICE_MEMORY
-                     : vkAllocateMemory(ctx->device, &ai, NULL, mem);
+    VkResult r = vkAllocateMemory(ctx->device, &ai, NULL, mem);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
         return vkfx_fail(VKFX_E_NOMEM,
                          "out of %s memory allocating %.1f MiB (vkfx holds %.1f MiB there)",

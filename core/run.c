@@ -438,40 +438,35 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
      * edge moves inwards by its own reach, and the borders are cut away. They
      * start on multiples of every filter's alignment, so that each filter's
      * runs of outputs start where they start in the whole image, and a tile
-     * is up to one alignment step larger than its share on each axis. */
-    uint64_t reach = 0;
-    vkfx_align align = {1, 1};
-    for (size_t i = 0; i < chain->count; i++) {
-        const vkfx_filter *f = chain->links[i].filter;
-        uint32_t r = f->reach ? f->reach(chain->links[i].params) : VKFX_REACH_ALL;
-        if (r == VKFX_REACH_ALL)
-            return vkfx_fail(VKFX_E_LIMIT,
-                             "a %ux%u image runs in tiles of at most %u pixels a side on %s, "
-                             "and %s cannot run in tiles: each output pixel depends on the "
-                             "whole image%s",
-                             in->width, in->height, side, ctx->props.deviceName, f->name,
-                             f->passes_through || !f->reach ? "" : " (or on a map of its size)");
-        reach += r;
-        if (f->align)
-            align = vkfx_align_join(align, f->align(chain->links[i].params));
-    }
-    const uint32_t align_most = align.x > align.y ? align.x : align.y;
-    if (side <= 2 * reach + align_most)
+     * is up to one alignment step larger than its share on each axis
+     * (vkfx_tile_share says why the shares are whole steps). */
+    uint64_t reach;
+    vkfx_align align;
+    const vkfx_filter *whole = vkfx_chain_tiling(chain, &reach, &align);
+    if (whole)
+        return vkfx_fail(VKFX_E_LIMIT,
+                         "a %ux%u image runs in tiles of at most %u pixels a side on %s, "
+                         "and %s cannot run in tiles: each output pixel depends on the "
+                         "whole image%s",
+                         in->width, in->height, side, ctx->props.deviceName, whole->name,
+                         whole->passes_through || !whole->reach ? ""
+                                                                : " (or on a map of its size)");
+    if (side < vkfx_tile_side_least(reach, align))
         return vkfx_fail(VKFX_E_LIMIT,
                          "a %ux%u image runs in tiles of at most %u pixels a side on %s, and "
                          "this chain reaches %llu pixels around each one: too far for tiles",
                          in->width, in->height, side, ctx->props.deviceName,
                          (unsigned long long)reach);
     /* The share of each tile, across and down. */
-    uint32_t core_x = side - 2 * (uint32_t)reach - align.x;
-    uint32_t core_y = side - 2 * (uint32_t)reach - align.y;
+    uint32_t core_x = vkfx_tile_share(side, reach, align.x);
+    uint32_t core_y = vkfx_tile_share(side, reach, align.y);
     TRY(vkfx_pixels_alloc(out, in->width, in->height, out->channels, out->sample));
     for (uint32_t cy = 0; cy < in->height; cy += core_y) {
         for (uint32_t cx = 0; cx < in->width; cx += core_x) {
             uint32_t cw = in->width - cx < core_x ? in->width - cx : core_x;
             uint32_t ch = in->height - cy < core_y ? in->height - cy : core_y;
-            uint32_t x0 = cx > reach ? (uint32_t)((cx - reach) / align.x * align.x) : 0;
-            uint32_t y0 = cy > reach ? (uint32_t)((cy - reach) / align.y * align.y) : 0;
+            uint32_t x0 = vkfx_tile_start(cx, reach, align.x);
+            uint32_t y0 = vkfx_tile_start(cy, reach, align.y);
             uint32_t x1 = (uint32_t)(cx + cw + reach < in->width ? cx + cw + reach : in->width);
             uint32_t y1 = (uint32_t)(cy + ch + reach < in->height ? cy + ch + reach : in->height);
             sub_in.data = NULL;

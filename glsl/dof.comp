@@ -13,6 +13,8 @@
 //   leaving one equation per invocation in its last row;
 // - the reduced system of T equations is solved in shared memory by
 //   parallel cyclic reduction (log2 T steps);
+// - every diagonal is kept as its margin over the off-diagonals, so no step
+//   subtracts nearly equal numbers at large strength or maxcoc (see main);
 // - last substitution, 1-to-4 (1-to-L): each invocation recovers its eliminated rows
 //   from the two reduced unknowns around them.
 // Arithmetic is float32; what is stored between the row and the column
@@ -77,18 +79,41 @@ void main()
     // sides, the data and the couplings to the reduced unknowns on either
     // side (X[t-1] before the chunk, X[t] its last row). Afterwards row j
     // is y = u[j] + v[j] X[t-1] + w[j] X[t].
+    //
+    // No quantity is a difference: beta reaches (strength maxcoc)^2, where
+    // 1 + beta(i-1/2) + beta(i+1/2) in float32 loses the 1 that makes the
+    // system regular, and b - a cp, or B - k C in the reduction, cancel to
+    // rounding noise (alpha then drifts from the exact solution). Each row
+    // keeps its margin instead, what the diagonal exceeds the sum of the
+    // off-diagonal magnitudes by (1 at the start, positive throughout), and
+    // the diagonal is rebuilt as margin + off-diagonal magnitudes: sums and
+    // products of positive numbers, each with a small relative error, however
+    // large beta is. e is the margin of row j with its left coupling
+    // eliminated: den = e + beta[j + 1], e(j) = 1 + beta[j] e(j-1) / den(j-1).
+    // s(j), the row's solution for data 1 with X = 0 on both sides, is
+    // 1 - v[j] - w[j] without that subtraction; the kept rows' margins below
+    // need it at the chunk's ends only: s_last is the sweep's last value,
+    // and s_first its back substitution, summed on the way as
+    // s'(0) + (-cp(0)) s'(1) + (-cp(0))(-cp(1)) s'(2) + ... (positive terms).
     vec4 u[MAXL];
     float v[MAXL], w[MAXL], cp[MAXL];
     int m = L - 1;
+    float e = 1.0, den_prev = 1.0;
+    float s_last = 0.0, s_first = 0.0, chain = 1.0;
     for (int j = 0; j < m; j++) {
         int i = first + j;
         vec4 x = i < n ? texelFetch(src, at(i), 0) : vec4(0.0);
-        float a = -beta[j], c = -beta[j + 1], b = 1.0 + beta[j] + beta[j + 1];
-        float den = b - (j > 0 ? a * cp[j - 1] : 0.0);
-        cp[j] = j < m - 1 ? c / den : 0.0;
-        u[j] = (x - (j > 0 ? a * u[j - 1] : vec4(0.0))) / den;
-        v[j] = ((j == 0 ? -a : 0.0) - (j > 0 ? a * v[j - 1] : 0.0)) / den;
-        w[j] = ((j == m - 1 ? -c : 0.0) - (j > 0 ? a * w[j - 1] : 0.0)) / den;
+        e = 1.0 + beta[j] * (j > 0 ? e / den_prev : 1.0);
+        float den = e + beta[j + 1];
+        den_prev = den;
+        float left = j > 0 ? beta[j] : 0.0;
+        cp[j] = j < m - 1 ? -beta[j + 1] / den : 0.0;
+        u[j] = (x + left * (j > 0 ? u[j - 1] : vec4(0.0))) / den;
+        s_last = (1.0 + left * s_last) / den;
+        chain *= j > 0 ? -cp[j - 1] : 1.0;
+        s_first += chain * s_last;
+        v[j] = ((j == 0 ? beta[j] : 0.0) + left * (j > 0 ? v[j - 1] : 0.0)) / den;
+        w[j] = ((j == m - 1 ? beta[j + 1] : 0.0) + left * (j > 0 ? w[j - 1] : 0.0)) / den;
     }
     for (int j = m - 2; j >= 0; j--) {
         u[j] -= cp[j] * u[j + 1];
@@ -97,60 +122,66 @@ void main()
     }
 
     // The kept row k = first + L - 1 with its neighbours substituted:
-    // y(k-1) from this chunk, y(k+1) from the next one's first row.
+    // y(k-1) from this chunk, y(k+1) from the next one's first row. Its
+    // margin E is 1 + beta(k-1/2) s(k-1) + beta(k+1/2) s(k+1).
     if (m > 0) {
         sa[t] = v[0];
         sb[t] = w[0];
+        sc[t] = s_first;
         sd[t] = u[0];
     }
     barrier();
     int k = first + L - 1;
     vec4 xk = k < n ? texelFetch(src, at(k), 0) : vec4(0.0);
-    float ak = -beta[L - 1], ck = -beta[L], bk = 1.0 + beta[L - 1] + beta[L];
-    float A, B, C;
+    float ak = -beta[L - 1], ck = -beta[L];
+    float A, C, E;
     vec4 D;
     if (m > 0) {
         float v_next = t + 1 < T ? sa[t + 1] : 0.0;
         float w_next = t + 1 < T ? sb[t + 1] : 0.0;
+        float s_next = t + 1 < T ? sc[t + 1] : 0.0;
         vec4 u_next = t + 1 < T ? sd[t + 1] : vec4(0.0);
         A = ak * v[m - 1];
-        B = bk + ak * w[m - 1] + ck * v_next;
         C = ck * w_next;
+        E = 1.0 + beta[L - 1] * s_last + beta[L] * s_next;
         D = xk - ak * u[m - 1] - ck * u_next;
     } else {
         A = ak;
-        B = bk;
         C = ck;
+        E = 1.0;
         D = xk;
     }
     barrier();
 
-    // Parallel cyclic reduction of the T reduced equations.
+    // Parallel cyclic reduction of the T reduced equations, each kept as
+    // A, C (not positive), its margin E (positive) and D; its diagonal is
+    // E - A - C. Eliminating a neighbour adds a positive multiple of the
+    // neighbour's margin to the row's: E' = E + |k1| E(lo) + |k2| E(hi).
     sa[t] = A;
-    sb[t] = B;
+    sb[t] = E;
     sc[t] = C;
     sd[t] = D;
     barrier();
-    for (int s = 1; s < T; s <<= 1) {
-        int lo = t - s, hi = t + s;
-        float k1 = lo >= 0 ? A / sb[lo] : 0.0;
-        float k2 = hi < T ? C / sb[hi] : 0.0;
+    for (int st = 1; st < T; st <<= 1) {
+        int lo = t - st, hi = t + st;
+        float k1 = lo >= 0 ? A / (sb[lo] - sa[lo] - sc[lo]) : 0.0;
+        float k2 = hi < T ? C / (sb[hi] - sa[hi] - sc[hi]) : 0.0;
         float na = lo >= 0 ? -k1 * sa[lo] : 0.0;
         float nc = hi < T ? -k2 * sc[hi] : 0.0;
-        float nb = B - (lo >= 0 ? k1 * sc[lo] : 0.0) - (hi < T ? k2 * sa[hi] : 0.0);
+        float ne = E - (lo >= 0 ? k1 * sb[lo] : 0.0) - (hi < T ? k2 * sb[hi] : 0.0);
         vec4 nd = D - (lo >= 0 ? k1 * sd[lo] : vec4(0.0)) - (hi < T ? k2 * sd[hi] : vec4(0.0));
         barrier();
         A = na;
-        B = nb;
         C = nc;
+        E = ne;
         D = nd;
         sa[t] = A;
-        sb[t] = B;
+        sb[t] = E;
         sc[t] = C;
         sd[t] = D;
         barrier();
     }
-    vec4 X = D / B;
+    vec4 X = D / (E - A - C);
     sd[t] = X;
     barrier();
     vec4 X_prev = t > 0 ? sd[t - 1] : vec4(0.0);

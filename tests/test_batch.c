@@ -8,6 +8,7 @@
  * back with libjpeg. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,6 +421,33 @@ Test(batch, pipeline_cache)
     free(good);
 }
 
+/* Puts tests/fault_layer.c between vkfx and the driver with VKFX_FAULT=spec (spec NULL: takes
+ * it away again). It is an implicit layer, found in $XDG_DATA_HOME/vulkan/implicit_layer.d and
+ * enabled by VKFX_FAULT_LAYER=1: the loader puts implicit layers above the validation layer that
+ * vkfx enables, and says nothing of them (a layer enabled through VK_INSTANCE_LAYERS or
+ * VK_LOADER_LAYERS_ENABLE draws a loader warning, which fails a validated run). */
+static void inject(const char *spec)
+{
+    if (!spec) {
+        unsetenv("XDG_DATA_HOME");
+        unsetenv("VKFX_FAULT_LAYER");
+        unsetenv("VKFX_FAULT");
+        return;
+    }
+    const char *dirs[] = {"layer", "layer/vulkan", "layer/vulkan/implicit_layer.d"};
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+        cr_assert(mkdir(tc_tpath(dirs[i]), 0777) == 0 || errno == EEXIST, "%s", tc_tpath(dirs[i]));
+    size_t n;
+    char *manifest = tc_slurp(VKFX_FAULT_LAYER, &n);
+    cr_assert(manifest, "cannot read %s", VKFX_FAULT_LAYER);
+    FILE *f = fopen(tc_tpath("layer/vulkan/implicit_layer.d/vkfx_fault_layer.json"), "wb");
+    cr_assert(f && fwrite(manifest, 1, n, f) == n && fclose(f) == 0);
+    free(manifest);
+    setenv("XDG_DATA_HOME", tc_tpath("layer"), 1);
+    setenv("VKFX_FAULT_LAYER", "1", 1);
+    setenv("VKFX_FAULT", spec, 1);
+}
+
 /* Runs one small file with VKFX_FAULT=kind:n for n = 1, 2, ... until a run
  * succeeds (the fault then comes after the run's last allocation or
  * submission); each failing run must exit 1 with one line holding want and
@@ -431,7 +459,7 @@ static int fail_at_each(const char *kind, const char *want)
     for (; n < 100; n++) {
         char spec[32];
         snprintf(spec, sizeof(spec), "%s:%d", kind, n);
-        setenv("VKFX_FAULT", spec, 1);
+        inject(spec);
         cli_run r;
         VKFX(&r, tc_tpath("in/f.png"), "-f", "gauss:sigma=2,sobel", "-o", tc_tpath("out/f.png"));
         if (r.status == 0) {
@@ -446,7 +474,7 @@ static int fail_at_each(const char *kind, const char *want)
         list_dir(tc_tpath("out"), names, sizeof(names));
         cr_assert_str_eq(names, "", "%s left %s", spec, names);
     }
-    unsetenv("VKFX_FAULT");
+    inject(NULL);
     cr_assert(n > 2 && n < 100, "%s: the run failed %d times", kind, n - 1);
     return n;
 }
@@ -475,11 +503,11 @@ Test(batch, device_lost_at_every_submission_and_mid_batch, .timeout = 300)
     for (int n = first_ok - 1; n < first_ok * 4; n++) {
         char spec[32];
         snprintf(spec, sizeof(spec), "lost:%d", n);
-        setenv("VKFX_FAULT", spec, 1);
+        inject(spec);
         cli_run r;
         VKFX(&r, "-f", "gauss:sigma=2,sobel", "-o", tc_tpath("out/{stem}.png"), "-j", "1",
              tc_tpath("in"));
-        unsetenv("VKFX_FAULT");
+        inject(NULL);
         if (r.status == 0) {
             run_free(&r);
             break;
@@ -636,8 +664,8 @@ Test(batch, thumbnails_of_a_folder)
         snprintf(path, sizeof(path), "%s/p%zu-thumb.jpg", tc_tpath("out"), i);
         jpeg_size(path, &w, &h, &components);
         unsigned want_h = (unsigned)((double)heights[i] * 64 / widths[i] + 0.5);
-        cr_expect(w == 64 && h == want_h && components == 3, "%s: %ux%u with %d components, not 64x%u",
-                  path, w, h, components, want_h);
+        cr_expect(w == 64 && h == want_h && components == 3,
+                  "%s: %ux%u with %d components, not 64x%u", path, w, h, components, want_h);
         char single[1100], input[1024];
         snprintf(single, sizeof(single), "%s.single.jpg", path);
         snprintf(input, sizeof(input), "%s/p%zu.%s", tc_tpath("in"), i, i == 2 ? "png" : "jpg");

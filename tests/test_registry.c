@@ -69,27 +69,6 @@ static int call_ref(const ref_image *in, ref_image *out, const void *arg, int pr
     return ret;
 }
 
-/* Option limits at which a filter is known to miss its reference, each a defect of the filter,
- * not of the test: they run and are reported, but do not fail the test. */
-static const struct known {
-    const char *filter, *option;
-    bool max;
-    const char *why;
-} known[] = {
-    {"dof", "maxcoc", true, "float32 elimination with beta = 4096^2 loses alpha"},
-    {"dof", "strength", true, "float32 elimination with beta = (100 coc)^2 loses alpha"},
-    {"bokeh", "maxcoc", true, "its dof base, as dof:maxcoc=4096"},
-};
-
-static const struct known *known_at(const vkfx_filter *f, const vkfx_option *o, bool max)
-{
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-        if (strcmp(known[i].filter, f->name) == 0 && strcmp(known[i].option, o->name) == 0 &&
-            known[i].max == max)
-            return &known[i];
-    return NULL;
-}
-
 /* Runs chain (one link) on in at precision against its reference; returns 1 when out of
  * tolerance, REFUSED when refused (every value within an option's range must run, unless
  * outside_ok says otherwise), 0 when within. */
@@ -191,16 +170,12 @@ static int check_filter(th_gpu *g, const vkfx_filter *f, const vkfx_pixels *in, 
             for (int end = 0; end < 2; end++) {
                 snprintf(chain, sizeof(chain), "%s%s:%s=%.17g", base, given, o->name,
                          end ? greatest(f, o, in) : o->min);
-                const struct known *k = known_at(f, o, end);
                 int out = check_chain(g, chain, in, 16);
                 if (out == REFUSED && end && outside_ok(f, o)) {
                     fprintf(stderr, "registry: %s: refused as it should be\n", chain);
                     out = 0;
                 }
-                out = !!out;
-                if (k && out)
-                    fprintf(stderr, "registry: %s: known: %s\n", chain, k->why);
-                failures += k ? 0 : out;
+                failures += !!out;
             }
             break;
         case VKFX_OPT_BOOL:

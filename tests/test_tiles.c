@@ -4,12 +4,15 @@
  * 8-bit RGBA, 16-bit gray+alpha and float RGB (Radiance HDR) inputs at an
  * odd size. Filters whose output depends on the whole image are refused
  * with a message naming them, and so is a chain that reaches too far for
- * the tile. Validation is on for every run. */
+ * the tile. Validation is on for every run. Every tile size here is derived
+ * from the chain's own declarations (vkfx_chain_tiling: the filters' reach
+ * and alignment), none is written down. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain.h"
 #include "common.h"
 #include "error.h"
 #include "fileio.h"
@@ -65,6 +68,54 @@ static int tiled_differs(const char *in_path, const char *name, const char *ext,
     return differs;
 }
 
+/* The tiler's numbers for chain, from its filters' declarations; the filter that cannot run in
+ * tiles, or NULL. */
+static const vkfx_filter *tiling_of(const char *chain, uint64_t *reach, vkfx_align *align)
+{
+    vkfx_chain *parsed = NULL;
+    cr_assert_eq(vkfx_chain_parse(chain, &parsed), VKFX_OK, "%s: %s", chain, vkfx_error_message());
+    const vkfx_filter *whole = vkfx_chain_tiling(parsed, reach, align);
+    vkfx_chain_free(parsed);
+    return whole;
+}
+
+/* Whether tiles of side pixels split an axis of n pixels awkwardly: into several tiles, the
+ * last share cut short, and a tile after the first starting on an odd multiple of the
+ * alignment (a filter whose runs started every two alignment steps, or anywhere else than on
+ * its declared stride, then gives other bytes there). */
+static bool awkward_axis(uint32_t n, uint32_t side, uint64_t reach, uint32_t align)
+{
+    uint32_t share = vkfx_tile_share(side, reach, align);
+    if (share >= n || n % share == 0)
+        return false;
+    for (uint32_t c = share; c < n; c += share) {
+        uint32_t start = vkfx_tile_start(c, reach, align);
+        if (start > 0 && start / align % 2 == 1)
+            return true;
+    }
+    return false;
+}
+
+/* The largest tile side (fewest tiles) that splits a w x h image awkwardly on both axes for
+ * chain, written into tile; for a chain that cannot run in tiles, any side that asks for
+ * tiles. */
+static void awkward_side(const char *chain, uint32_t w, uint32_t h, char *tile, size_t size)
+{
+    uint64_t reach;
+    vkfx_align align;
+    uint32_t most = (w > h ? w : h) - 1, side = most;
+    if (!tiling_of(chain, &reach, &align)) {
+        uint32_t least = (uint32_t)vkfx_tile_side_least(reach, align);
+        while (side >= least &&
+               !(awkward_axis(w, side, reach, align.x) && awkward_axis(h, side, reach, align.y)))
+            side--;
+        cr_assert_geq(side, least,
+                      "%s (reach %llu, alignment %ux%u): no tile side splits %ux%u awkwardly",
+                      chain, (unsigned long long)reach, align.x, align.y, w, h);
+    }
+    snprintf(tile, size, "%u", side);
+}
+
 Test(tiles, tiled_equals_untiled, .timeout = 600)
 {
     cr_assert_eq(tc_tmpdir_make("tiles"), 0);
@@ -90,12 +141,16 @@ Test(tiles, tiled_equals_untiled, .timeout = 600)
         "cartoon",
         "bilateral:sigma_s=2:sigma_r=0.1",
         "satblur:radius=7:shape=smooth",
+        "unsharp:sigma=2",
+        "grayscale",
         "gauss:sigma=1,sobel,box:radius=2,histogram",
     };
+    /* Odd sides: no stride divides them. */
+    const uint32_t w = 333, h = 217;
     int failures = 0;
     for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
         vkfx_pixels px;
-        tc_random_pixels(&px, 333, 217, inputs[i].channels, inputs[i].sample, 40 + i);
+        tc_random_pixels(&px, w, h, inputs[i].channels, inputs[i].sample, 40 + i);
         const char *in = tc_tpath(inputs[i].name);
         char in_path[1024];
         snprintf(in_path, sizeof(in_path), "%s", in);
@@ -105,23 +160,20 @@ Test(tiles, tiled_equals_untiled, .timeout = 600)
         for (size_t c = 0; c < sizeof(chains) / sizeof(chains[0]); c++) {
             if (strstr(chains[c], "histogram") && i > 0)
                 continue; /* histogram passes through: once is enough */
-            /* Tiles of 320: several across and down at 333x217 for every chain. */
-            failures += tiled_differs(in_path, inputs[i].name, inputs[i].ext, chains[c], "320");
+            char tile[16];
+            awkward_side(chains[c], w, h, tile, sizeof(tile));
+            failures += tiled_differs(in_path, inputs[i].name, inputs[i].ext, chains[c], tile);
         }
-        /* Tiles start on multiples of 112 across at radius 1, where the rolling box sums
-         * (runs of 16 in the one-pass kernel, 7 in the row pass) start their runs as in the
-         * whole image. Tiles of 300 would start one at 168, not a multiple of 16, were that
-         * alignment 56, and this 16-bit input then shows it. */
-        if (inputs[i].sample == VKFX_SAMPLE_U16)
-            failures +=
-                tiled_differs(in_path, inputs[i].name, inputs[i].ext, "box:radius=1", "300");
     }
-    /* And on multiples of 80 down at radius 15, where the one-pass box's runs down a column
-     * start (every 10 rows) and the column pass's (every 16): half-float output of a photo,
-     * whose rolling sums round, shows a tile started anywhere else (tiles of 400 started on
-     * multiples of 48 rows, one at 96, and it did). */
+    /* Half-float output of a photo, whose rolling sums round, shows a run of the box's started
+     * anywhere but on its declared strides down a column (its random inputs may not). */
+    vkfx_pixels photo;
+    cr_assert_eq(vkfx_file_load(VKFX_TEST_IMAGES "/astronaut.png", &photo), VKFX_OK);
+    char tile[16];
+    awkward_side("box:radius=15", photo.width, photo.height, tile, sizeof(tile));
+    vkfx_pixels_free(&photo);
     failures += tiled_differs(VKFX_TEST_IMAGES "/astronaut.png", "astronaut.png", "exr",
-                              "box:radius=15", "400");
+                              "box:radius=15", tile);
     tc_tmpdir_remove();
     cr_assert_eq(failures, 0, "%d tiled runs differ (above)", failures);
 }
@@ -153,17 +205,27 @@ Test(tiles, whole_image_filters_are_refused)
                   "%s: exit %d: %s", r.cmd, r.status, r.err);
         run_free(&r);
     }
-    cli_run r;
-    /* Reach 75 + 15, and the box's tiles start on multiples of 112 across: 2 x 90 + 112 > 280. */
-    run_tile("280", in, "gauss:sigma=25,box:radius=15", tc_tpath("out.png"), &r);
-    cr_assert(r.status == 1 && strstr(r.err, "reaches 90 pixels"), "%s: exit %d: %s", r.cmd,
-              r.status, r.err);
-    run_free(&r);
-    /* A Gaussian beyond the one-pass kernel starts tiles anywhere: 2 x 120 + 1 > 200. */
-    run_tile("200", in, "gauss:sigma=40", tc_tpath("out.png"), &r);
-    cr_assert(r.status == 1 && strstr(r.err, "reaches 120 pixels"), "%s: exit %d: %s", r.cmd,
-              r.status, r.err);
-    run_free(&r);
+    /* Chains that reach too far for the tile, at the largest side refused (a chain of two, and
+     * one Gaussian too wide for its one-pass kernel). */
+    static const char *const far[] = {"gauss:sigma=25,box:radius=15", "gauss:sigma=40"};
+    for (size_t i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
+        uint64_t reach;
+        vkfx_align align;
+        cr_assert_null(tiling_of(far[i], &reach, &align), "%s", far[i]);
+        uint32_t side = (uint32_t)vkfx_tile_side_least(reach, align) - 1;
+        char tile[32], want[64];
+        snprintf(tile, sizeof(tile), "%u", side);
+        snprintf(want, sizeof(want), "reaches %llu pixels", (unsigned long long)reach);
+        /* Wider than the tile, so that it must run in tiles. */
+        tc_random_pixels(&px, side + 1, 31, 3, VKFX_SAMPLE_U8, 52);
+        cr_assert_eq(vkfx_file_save(in, VKFX_FILE_PNG, &px, NULL), VKFX_OK);
+        vkfx_pixels_free(&px);
+        cli_run r;
+        run_tile(tile, in, far[i], tc_tpath("out.png"), &r);
+        cr_assert(r.status == 1 && strstr(r.err, want), "%s, tiles of %s: exit %d: %s", r.cmd, tile,
+                  r.status, r.err);
+        run_free(&r);
+    }
     FILE *f = fopen(tc_tpath("out.png"), "rb");
     cr_assert_null(f, "a refused run wrote its output");
     tc_tmpdir_remove();
