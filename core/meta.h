@@ -59,7 +59,7 @@ typedef struct vkfx_meta {
 
 void vkfx_meta_free(vkfx_meta *m);
 /* The orientation an output declares: 1 once the pixels were turned, else
- * what the input stored (1 for NULL or none). */
+ * what the input stored, else what its EXIF says (1 for NULL or none). */
 int vkfx_meta_out_orientation(const vkfx_meta *m);
 /* The kinds m holds (VKFX_META_*). */
 unsigned vkfx_meta_kinds(const vkfx_meta *m);
@@ -75,6 +75,15 @@ int vkfx_blob_append(vkfx_blob *b, const void *data, size_t size, const char *na
 /* Adds a text chunk (copies both; past VKFX_META_MAX_TEXTS it is dropped). */
 int vkfx_meta_add_text(vkfx_meta *m, const char *key, size_t key_len, const char *text,
                        size_t text_len);
+
+/* The text key vkfx uses for a date (PNG's "Creation Time"), and dates
+ * between EXIF's form ("YYYY:MM:DD HH:MM:SS", also TIFF's and OpenEXR's)
+ * and ISO 8601's ("YYYY-MM-DDTHH:MM:SS"), which the text holds. to_exif
+ * takes either form (a space for the T too, anything after the seconds
+ * ignored); false where the text is no such date. */
+#define VKFX_META_DATE_KEY "Creation Time"
+bool vkfx_meta_date_to_exif(const char *text, size_t len, char out[20]);
+bool vkfx_meta_date_from_exif(const char *exif, size_t len, char out[20]);
 
 /* zlib-compressed data (PNG iCCP, zTXt, compressed iTXt) inflated into b,
  * at most VKFX_META_MAX_BYTES. */

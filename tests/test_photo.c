@@ -44,9 +44,21 @@ typedef struct blob {
     size_t size;
 } blob;
 
+/* What the tests put into EXIF, as each format's reader finds it. */
+typedef struct exif_facts {
+    int orientation; /* 0: none */
+    char artist[32];
+    double exposure; /* the Exif directory's ExposureTime, ISO and DateTimeOriginal */
+    unsigned iso;
+    char original[24];
+} exif_facts;
+
 typedef struct tmeta {
     blob icc, exif, xmp; /* exif without "Exif\0\0" */
+    exif_facts facts;    /* of exif, or of a TIFF's tags and Exif directory */
     char comment[64];    /* a PNG text chunk "Comment" */
+    char description[64]; /* text "Description", TIFF's ImageDescription */
+    char date[24];        /* text "Creation Time", TIFF's DateTime */
     bool res;
     unsigned res_x, res_y; /* dots per inch */
     int tiff_orientation;  /* TIFF's own tag; 0 none */
@@ -87,24 +99,100 @@ static void put32(uint8_t *p, uint32_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* EXIF as cameras write it: IFD0 with Orientation = o and Artist. */
+static void put_entry(uint8_t *e, uint32_t tag, uint32_t type, uint32_t count, uint32_t value)
+{
+    put16(e, tag);
+    put16(e + 2, type);
+    put32(e + 4, count);
+    put32(e + 8, value);
+}
+
+/* EXIF as cameras write it: IFD0 with Orientation = o, Artist and the Exif
+ * directory (ExposureTime 1/250, ISO 200, DateTimeOriginal). */
 static blob make_exif(int o)
 {
-    uint8_t b[64] = {0};
+    uint8_t b[136] = {0};
     memcpy(b, "II*\0", 4);
     put32(b + 4, 8);
-    put16(b + 8, 2);
-    put16(b + 10, 0x0112);
-    put16(b + 12, 3);
-    put32(b + 14, 1);
-    put16(b + 18, (uint32_t)o);
-    put16(b + 22, 0x013b); /* Artist, ASCII */
-    put16(b + 24, 2);
-    put32(b + 26, 10);
-    put32(b + 30, 40);
-    put32(b + 34, 0); /* no next IFD */
-    memcpy(b + 40, "Photo Cat", 10);
-    return copy_blob(b, 50);
+    put16(b + 8, 3);
+    put_entry(b + 10, 0x0112, 3, 1, (uint32_t)o);
+    put_entry(b + 22, 0x013b, 2, 10, 50); /* Artist */
+    put_entry(b + 34, 0x8769, 4, 1, 60);  /* the Exif directory */
+    memcpy(b + 50, "Photo Cat", 10);
+    put16(b + 60, 3);
+    put_entry(b + 62, 0x829a, 5, 1, 104); /* ExposureTime */
+    put_entry(b + 74, 0x8827, 3, 1, 200); /* ISOSpeedRatings */
+    put_entry(b + 86, 0x9003, 2, 20, 112); /* DateTimeOriginal */
+    put32(b + 104, 1);
+    put32(b + 108, 250);
+    memcpy(b + 112, "2024:05:06 07:08:09", 20);
+    return copy_blob(b, 132);
+}
+
+/* A test's own reading of an EXIF block: the entry tag of the directory at
+ * ifd, its type, count and values (NULL where absent or out of the block). */
+static const uint8_t *exif_entry(const blob *e, uint32_t ifd, uint32_t tag, uint32_t *type,
+                                 uint32_t *count)
+{
+    const uint8_t *d = e->data;
+    bool big = e->size >= 8 && !memcmp(d, "MM", 2);
+#define G16(p) (big ? (uint32_t)(p)[0] << 8 | (p)[1] : (uint32_t)(p)[1] << 8 | (p)[0])
+#define G32(p) (big ? G16(p) << 16 | G16((p) + 2) : G16((p) + 2) << 16 | G16(p))
+    if (e->size < 8 || ifd + 2 > e->size)
+        return NULL;
+    for (uint32_t i = 0, n = G16(d + ifd); i < n && ifd + 14 + 12 * i <= e->size; i++) {
+        const uint8_t *x = d + ifd + 2 + 12 * i;
+        if (G16(x) != tag)
+            continue;
+        static const uint32_t sizes[14] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4};
+        *type = G16(x + 2);
+        *count = G32(x + 4);
+        size_t bytes = (size_t)(*type < 14 ? sizes[*type] : 0) * *count;
+        if (bytes <= 4)
+            return x + 8;
+        return G32(x + 8) + bytes <= e->size ? d + G32(x + 8) : NULL;
+    }
+    return NULL;
+}
+
+static uint32_t exif_u32(const blob *e, const uint8_t *p, int bytes)
+{
+    bool big = !memcmp(e->data, "MM", 2);
+    return bytes == 2 ? G16(p) : G32(p);
+#undef G16
+#undef G32
+}
+
+/* The facts of an EXIF block (zero where absent). */
+static exif_facts exif_read(const blob *e)
+{
+    exif_facts f = {0};
+    uint32_t type, count;
+    const uint8_t *v;
+    if (!e->data || e->size < 8)
+        return f;
+    uint32_t ifd0 = exif_u32(e, e->data + 4, 4);
+    if ((v = exif_entry(e, ifd0, 0x0112, &type, &count)) && type == 3)
+        f.orientation = (int)exif_u32(e, v, 2);
+    if ((v = exif_entry(e, ifd0, 0x013b, &type, &count)) && type == 2)
+        snprintf(f.artist, sizeof(f.artist), "%.*s", (int)count, (const char *)v);
+    if (!(v = exif_entry(e, ifd0, 0x8769, &type, &count)))
+        return f;
+    uint32_t ifd = exif_u32(e, v, 4);
+    if ((v = exif_entry(e, ifd, 0x829a, &type, &count)) && type == 5)
+        f.exposure = (double)exif_u32(e, v, 4) / exif_u32(e, v + 4, 4);
+    if ((v = exif_entry(e, ifd, 0x8827, &type, &count)) && type == 3)
+        f.iso = exif_u32(e, v, 2);
+    if ((v = exif_entry(e, ifd, 0x9003, &type, &count)) && type == 2)
+        snprintf(f.original, sizeof(f.original), "%.*s", (int)count, (const char *)v);
+    return f;
+}
+
+static bool same_facts(const exif_facts *a, const exif_facts *b)
+{
+    return a->orientation == b->orientation && !strcmp(a->artist, b->artist) &&
+           fabs(a->exposure - b->exposure) <= 1e-7 * b->exposure && a->iso == b->iso &&
+           !strcmp(a->original, b->original);
 }
 
 /* The Orientation of our own EXIF layout above (0 if it is not ours). */
@@ -153,8 +241,11 @@ static tmeta full_meta(int o)
     tmeta m = {0};
     m.icc = save_profile(cmsCreate_sRGBProfile());
     m.exif = make_exif(o);
+    m.facts = exif_read(&m.exif);
     m.xmp = copy_blob(xmp_text, strlen(xmp_text));
     snprintf(m.comment, sizeof(m.comment), "a cat on a sofa");
+    snprintf(m.description, sizeof(m.description), "Chelsea, asleep");
+    snprintf(m.date, sizeof(m.date), "2024-05-06T07:08:09");
     m.res = true;
     m.res_x = m.res_y = 300;
     return m;
@@ -183,7 +274,7 @@ static void write_png(const char *path, const vkfx_pixels *px, const tmeta *m)
     if (m->res)
         png_set_pHYs(png, info, (png_uint_32)lround(m->res_x / 0.0254),
                      (png_uint_32)lround(m->res_y / 0.0254), PNG_RESOLUTION_METER);
-    png_text texts[2];
+    png_text texts[4];
     int nt = 0;
     if (m->xmp.data)
         texts[nt++] = (png_text){.compression = PNG_ITXT_COMPRESSION_NONE,
@@ -195,6 +286,16 @@ static void write_png(const char *path, const vkfx_pixels *px, const tmeta *m)
                                  .key = "Comment",
                                  .text = (char *)m->comment,
                                  .text_length = strlen(m->comment)};
+    if (m->description[0])
+        texts[nt++] = (png_text){.compression = PNG_TEXT_COMPRESSION_NONE,
+                                 .key = "Description",
+                                 .text = (char *)m->description,
+                                 .text_length = strlen(m->description)};
+    if (m->date[0])
+        texts[nt++] = (png_text){.compression = PNG_TEXT_COMPRESSION_NONE,
+                                 .key = "Creation Time",
+                                 .text = (char *)m->date,
+                                 .text_length = strlen(m->date)};
     if (nt)
         png_set_text(png, info, texts, nt);
     png_write_info(png, info);
@@ -244,7 +345,12 @@ static void read_png(const char *path, tmeta *m, vkfx_pixels *px)
             m->xmp = copy_blob(texts[i].text, n);
         else if (!strcmp(texts[i].key, "Comment"))
             snprintf(m->comment, sizeof(m->comment), "%s", texts[i].text);
+        else if (!strcmp(texts[i].key, "Description"))
+            snprintf(m->description, sizeof(m->description), "%s", texts[i].text);
+        else if (!strcmp(texts[i].key, "Creation Time"))
+            snprintf(m->date, sizeof(m->date), "%s", texts[i].text);
     }
+    m->facts = exif_read(&m->exif);
     if (px) {
         png_uint_32 w, h;
         int depth, type;
@@ -344,6 +450,7 @@ static void read_jpeg(const char *path, tmeta *m, vkfx_pixels *px)
         m->res_x = d.X_density;
         m->res_y = d.Y_density;
     }
+    m->facts = exif_read(&m->exif);
     if (px) {
         jpeg_start_decompress(&d);
         cr_assert_eq(vkfx_pixels_alloc(px, d.output_width, d.output_height,
@@ -360,9 +467,12 @@ static void read_jpeg(const char *path, tmeta *m, vkfx_pixels *px)
     fclose(f);
 }
 
+/* The TIFF with its EXIF as libtiff writes it (its custom-directory API):
+ * Orientation and Artist in the image's directory, the rest in the Exif
+ * directory; the texts as ImageDescription and DateTime. */
 static void write_tiff(const char *path, const vkfx_pixels *px, const tmeta *m)
 {
-    TIFF *t = TIFFOpen(path, "w");
+    TIFF *t = TIFFOpen(path, "w+");
     cr_assert(t);
     TIFFSetField(t, TIFFTAG_IMAGEWIDTH, px->width);
     TIFFSetField(t, TIFFTAG_IMAGELENGTH, px->height);
@@ -370,8 +480,20 @@ static void write_tiff(const char *path, const vkfx_pixels *px, const tmeta *m)
     TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
     TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
     TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    if (m->tiff_orientation)
-        TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)m->tiff_orientation);
+    int o = m->tiff_orientation ? m->tiff_orientation : m->facts.orientation;
+    if (o)
+        TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)o);
+    if (m->facts.artist[0])
+        TIFFSetField(t, TIFFTAG_ARTIST, m->facts.artist);
+    if (m->description[0])
+        TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, m->description);
+    if (m->date[0]) {
+        char date[24];
+        snprintf(date, sizeof(date), "%s", m->date);
+        date[4] = date[7] = ':';
+        date[10] = ' ';
+        TIFFSetField(t, TIFFTAG_DATETIME, date);
+    }
     if (m->icc.data)
         TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)m->icc.size, m->icc.data);
     if (m->xmp.data)
@@ -384,6 +506,18 @@ static void write_tiff(const char *path, const vkfx_pixels *px, const tmeta *m)
     for (uint32_t y = 0; y < px->height; y++)
         cr_assert(TIFFWriteScanline(t, (unsigned char *)px->data + (size_t)y * px->width * 3, y,
                                     0) >= 0);
+    if (m->facts.exposure > 0) {
+        cr_assert(TIFFWriteDirectory(t));
+        cr_assert_eq(TIFFCreateEXIFDirectory(t), 0);
+        uint16_t iso = (uint16_t)m->facts.iso;
+        cr_assert(TIFFSetField(t, EXIFTAG_EXPOSURETIME, m->facts.exposure));
+        cr_assert(TIFFSetField(t, EXIFTAG_ISOSPEEDRATINGS, 1, &iso));
+        cr_assert(TIFFSetField(t, EXIFTAG_DATETIMEORIGINAL, m->facts.original));
+        uint64_t off = 0;
+        cr_assert(TIFFWriteCustomDirectory(t, &off));
+        cr_assert(TIFFSetDirectory(t, 0));
+        cr_assert(TIFFSetField(t, TIFFTAG_EXIFIFD, off));
+    }
     TIFFClose(t);
 }
 
@@ -407,6 +541,33 @@ static void read_tiff(const char *path, tmeta *m)
         m->res = true;
         m->res_x = (unsigned)lroundf(x);
         m->res_y = (unsigned)lroundf(y);
+    }
+    const char *text;
+    if (TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &text))
+        snprintf(m->description, sizeof(m->description), "%s", text);
+    if (TIFFGetField(t, TIFFTAG_DATETIME, &text))
+        snprintf(m->date, sizeof(m->date), "%s", text);
+    if (TIFFGetField(t, TIFFTAG_ARTIST, &text))
+        snprintf(m->facts.artist, sizeof(m->facts.artist), "%s", text);
+    m->facts.orientation = m->tiff_orientation;
+    toff_t exif;
+    if (TIFFGetField(t, TIFFTAG_EXIFIFD, &exif)) {
+        cr_assert(TIFFReadEXIFDirectory(t, exif), "%s: libtiff cannot read its Exif directory",
+                  path);
+        /* libtiff keeps this rational as a float or a double, as its field table says */
+        union {
+            float f;
+            double d;
+        } exposure;
+        uint16_t count, *iso;
+        if (TIFFGetField(t, EXIFTAG_EXPOSURETIME, &exposure))
+            m->facts.exposure =
+                TIFFFieldSetGetSize(TIFFFieldWithTag(t, EXIFTAG_EXPOSURETIME)) == 4 ? exposure.f
+                                                                                   : exposure.d;
+        if (TIFFGetField(t, EXIFTAG_ISOSPEEDRATINGS, &count, &iso) && count == 1)
+            m->facts.iso = iso[0];
+        if (TIFFGetField(t, EXIFTAG_DATETIMEORIGINAL, &text))
+            snprintf(m->facts.original, sizeof(m->facts.original), "%s", text);
     }
     TIFFClose(t);
 }
@@ -455,16 +616,20 @@ static void read_webp(const char *path, tmeta *m)
     }
     WebPDemuxDelete(dmx);
     free(data);
+    m->facts = exif_read(&m->exif);
 }
 
 typedef enum fmt { PNG, JPEG, TIFF_, WEBP, NFMT } fmt;
 static const char *const ext[NFMT] = {"png", "jpg", "tif", "webp"};
-/* What each format holds of full_meta's kinds: ICC, EXIF, XMP, text, resolution. */
-static const bool holds[NFMT][5] = {
-    {1, 1, 1, 1, 1},
-    {1, 1, 1, 0, 1},
-    {1, 0, 1, 0, 1},
-    {1, 1, 1, 0, 0},
+/* What each format holds of full_meta's kinds: ICC, EXIF, XMP, the texts
+ * TIFF has tags for (description, date), other text (the comment),
+ * resolution. */
+enum { KINDS = 6 };
+static const bool holds[NFMT][KINDS] = {
+    {1, 1, 1, 1, 1, 1},
+    {1, 1, 1, 0, 0, 1},
+    {1, 1, 1, 1, 0, 1},
+    {1, 1, 1, 0, 0, 0},
 };
 
 static void write_any(fmt f, const char *path, const vkfx_pixels *px, const tmeta *m)
@@ -702,20 +867,37 @@ Test(photo, depth_map_follows_its_own_orientation)
 
 static void expect_meta(const tmeta *got, const tmeta *want, fmt in, fmt out, bool strip)
 {
-    bool k[5];
-    for (int i = 0; i < 5; i++)
+    bool k[KINDS];
+    for (int i = 0; i < KINDS; i++)
         k[i] = !strip && holds[in][i] && holds[out][i];
-    /* the input's EXIF says 1 already: it comes out the same */
+    /* the input's EXIF says 1 already: it comes out the same, byte for byte
+     * where neither side is a TIFF (whose tags and directories it becomes) */
     const char *what = strip ? " --strip" : "";
+    exif_facts facts = {0};
+    if (k[1])
+        facts = want->facts;
+    if (out == TIFF_) /* every TIFF vkfx writes has the tag */
+        facts.orientation = 1;
     cr_expect(k[0] ? same_blob(&got->icc, &want->icc) : !got->icc.data,
               "%s to %s%s: ICC profile of %zu bytes", ext[in], ext[out], what, got->icc.size);
-    cr_expect(k[1] ? same_blob(&got->exif, &want->exif) : !got->exif.data,
-              "%s to %s%s: EXIF of %zu bytes", ext[in], ext[out], what, got->exif.size);
+    cr_expect(same_facts(&got->facts, &facts),
+              "%s to %s%s: EXIF orientation %d, artist '%s', exposure %g, ISO %u, taken '%s'",
+              ext[in], ext[out], what, got->facts.orientation, got->facts.artist,
+              got->facts.exposure, got->facts.iso, got->facts.original);
+    if (in != TIFF_ && out != TIFF_)
+        cr_expect(k[1] ? same_blob(&got->exif, &want->exif) : !got->exif.data,
+                  "%s to %s%s: EXIF of %zu bytes", ext[in], ext[out], what, got->exif.size);
     cr_expect(k[2] ? same_blob(&got->xmp, &want->xmp) : !got->xmp.data,
               "%s to %s%s: XMP of %zu bytes", ext[in], ext[out], what, got->xmp.size);
-    cr_expect(k[3] ? !strcmp(got->comment, want->comment) : !got->comment[0],
+    /* TIFF keeps the date in its own form */
+    const char *date = out == TIFF_ ? "2024:05:06 07:08:09" : want->date;
+    cr_expect(k[3] ? !strcmp(got->description, want->description) && !strcmp(got->date, date)
+                   : !got->description[0] && !got->date[0],
+              "%s to %s%s: description '%s', date '%s'", ext[in], ext[out], what,
+              got->description, got->date);
+    cr_expect(k[4] ? !strcmp(got->comment, want->comment) : !got->comment[0],
               "%s to %s%s: text '%s'", ext[in], ext[out], what, got->comment);
-    cr_expect(k[4] ? got->res && got->res_x == 300 && got->res_y == 300 : !got->res,
+    cr_expect(k[5] ? got->res && got->res_x == 300 && got->res_y == 300 : !got->res,
               "%s to %s%s: resolution %u x %u", ext[in], ext[out], what, got->res_x, got->res_y);
 }
 
@@ -739,7 +921,7 @@ static void pairs(bool strip)
         /* a format that cannot hold some of it says so, once a run */
         bool drops = false;
         for (int in = 0; in < NFMT; in++)
-            for (int k = 0; k < 5; k++)
+            for (int k = 0; k < KINDS; k++)
                 drops |= !strip && holds[in][k] && !holds[out][k];
         cr_expect(drops == (strstr(r.err, "dropped (noted once a run)") != NULL), "%s: stderr:\n%s",
                   r.cmd, r.err);

@@ -314,5 +314,6 @@ const vkfx_codec vkfx_codec_jpeg = {
     .options = "-q, --jpeg-subsampling, --jpeg-progressive",
     .read_meta = vkfx_jpeg_read_meta,
     .meta_kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP | VKFX_META_RES,
+    .meta_fits = vkfx_jpeg_meta_fits,
     .put_meta = vkfx_jpeg_put_meta,
 };
