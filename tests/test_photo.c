@@ -417,20 +417,29 @@ static void write_jpeg(const char *path, const vkfx_pixels *px, const tmeta *m)
     fclose(f);
 }
 
+/* libjpeg reading path's header, its APP1 and APP2 segments kept; the
+ * caller closes the file returned and destroys d. */
+static FILE *jpeg_open(const char *path, struct jpeg_decompress_struct *d,
+                       struct jpeg_error_mgr *err)
+{
+    d->err = jpeg_std_error(err);
+    jpeg_create_decompress(d);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s: %s", path, strerror(errno));
+    jpeg_stdio_src(d, f);
+    jpeg_save_markers(d, JPEG_APP0 + 1, 0xffff);
+    jpeg_save_markers(d, JPEG_APP0 + 2, 0xffff);
+    jpeg_read_header(d, TRUE);
+    return f;
+}
+
 /* The JPEG's metadata, and its stored pixels when px is given. */
 static void read_jpeg(const char *path, tmeta *m, vkfx_pixels *px)
 {
     memset(m, 0, sizeof(*m));
     struct jpeg_decompress_struct d;
     struct jpeg_error_mgr err;
-    d.err = jpeg_std_error(&err);
-    jpeg_create_decompress(&d);
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "%s: %s", path, strerror(errno));
-    jpeg_stdio_src(&d, f);
-    jpeg_save_markers(&d, JPEG_APP0 + 1, 0xffff);
-    jpeg_save_markers(&d, JPEG_APP0 + 2, 0xffff);
-    jpeg_read_header(&d, TRUE);
+    FILE *f = jpeg_open(path, &d, &err);
     static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/";
     for (jpeg_saved_marker_ptr s = d.marker_list; s; s = s->next) {
         if (s->marker == JPEG_APP0 + 1 && s->data_length >= 6 && !memcmp(s->data, "Exif\0\0", 6))
@@ -1250,5 +1259,197 @@ Test(photo, unusable_profile_and_to_srgb)
     vkfx_pixels_free(&conv);
     vkfx_pixels_free(&kept);
     vkfx_pixels_free(&want);
+    vkfx_pixels_free(&px);
+}
+
+/* ------------------------------------------------------------------------ */
+/* What JPEG holds in more than one segment, and what it cannot hold */
+
+static const char big_xmp_head[] =
+    "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/"
+    "22-rdf-syntax-ns#\"><rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/"
+    "1.1/\" dc:creator=\"Photo Cat\"/><rdf:Description rdf:about=\"\" xmlns:photoshop=\"http://"
+    "ns.adobe.com/photoshop/1.0/\"><photoshop:History>";
+static const char big_xmp_tail[] = "</photoshop:History></rdf:Description></rdf:RDF></x:xmpmeta>";
+#define BIG_XMP_BODY 150000
+/* MD5 of the packet below, from Python's hashlib */
+#define BIG_XMP_GUID "51CC7D2BCE97C0111982E8998B9F88DC"
+
+/* An XMP packet of 150361 bytes: over two segments' worth. */
+static blob big_xmp(void)
+{
+    size_t h = strlen(big_xmp_head), t = strlen(big_xmp_tail);
+    char *x = malloc(h + BIG_XMP_BODY + t + 1);
+    cr_assert(x);
+    memcpy(x, big_xmp_head, h);
+    for (size_t i = 0; i < BIG_XMP_BODY; i++)
+        x[h + i] = (char)('a' + i * 7 % 26);
+    memcpy(x + h + BIG_XMP_BODY, big_xmp_tail, t + 1);
+    blob b = copy_blob(x, h + BIG_XMP_BODY + t);
+    free(x);
+    return b;
+}
+
+/* A JPEG's APP1 segments as libjpeg reads them. */
+typedef struct app1s {
+    unsigned n;
+    blob seg[16];
+} app1s;
+
+static app1s read_app1(const char *path)
+{
+    app1s a = {0};
+    struct jpeg_decompress_struct d;
+    struct jpeg_error_mgr err;
+    FILE *f = jpeg_open(path, &d, &err);
+    for (jpeg_saved_marker_ptr s = d.marker_list; s && a.n < 16; s = s->next)
+        if (s->marker == JPEG_APP0 + 1)
+            a.seg[a.n++] = copy_blob(s->data, s->data_length);
+    jpeg_destroy_decompress(&d);
+    fclose(f);
+    return a;
+}
+
+static void app1s_free(app1s *a)
+{
+    for (unsigned i = 0; i < a->n; i++)
+        free(a->seg[i].data);
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* XMP over one segment is Adobe's extended XMP: a standard packet naming the
+ * MD5 of the extension, the extension in pieces that reassemble into the
+ * packet; read back into one packet with every description; with a piece
+ * gone, the standard packet alone. */
+Test(photo, jpeg_extended_xmp)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 12);
+    tmeta m = {.xmp = big_xmp()};
+    write_png(tc_tpath("big.png"), &px, &m);
+    cli_run r;
+    VKFX(&r, tc_tpath("big.png"), "-f", "box:radius=0", "-o", tc_tpath("big.jpg"));
+    expect_ok(&r);
+    cr_expect(!strstr(r.err, "dropped"), "stderr: %s", r.err);
+    run_free(&r);
+    app1s a = read_app1(tc_tpath("big.jpg"));
+    static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/";
+    static const char ext_id[] = "http://ns.adobe.com/xmp/extension/";
+    unsigned char *whole = calloc(1, m.xmp.size);
+    size_t covered = 0;
+    bool standard = false;
+    for (unsigned i = 0; i < a.n; i++) {
+        const blob *s = &a.seg[i];
+        if (s->size >= sizeof(xmp_id) && !memcmp(s->data, xmp_id, sizeof(xmp_id))) {
+            cr_expect_leq(s->size - sizeof(xmp_id), 65502);
+            cr_expect(strstr((const char *)s->data + sizeof(xmp_id),
+                             "xmpNote:HasExtendedXMP=\"" BIG_XMP_GUID "\""),
+                      "standard packet: %s", (const char *)s->data + sizeof(xmp_id));
+            standard = true;
+        } else if (s->size >= sizeof(ext_id) + 40 && !memcmp(s->data, ext_id, sizeof(ext_id))) {
+            const unsigned char *h = s->data + sizeof(ext_id);
+            cr_expect_eq(memcmp(h, BIG_XMP_GUID, 32), 0, "GUID %.32s", (const char *)h);
+            cr_expect_eq(be32(h + 32), m.xmp.size);
+            uint32_t off = be32(h + 36);
+            size_t n = s->size - sizeof(ext_id) - 40;
+            cr_assert_leq(off + n, m.xmp.size);
+            memcpy(whole + off, h + 40, n);
+            covered += n;
+        }
+    }
+    cr_expect(standard, "no standard XMP packet");
+    cr_expect_eq(covered, m.xmp.size);
+    cr_expect_eq(memcmp(whole, m.xmp.data, m.xmp.size), 0, "the extension is not the packet");
+    free(whole);
+    app1s_free(&a);
+
+    /* back to PNG: one packet holding both descriptions, the note gone */
+    VKFX(&r, tc_tpath("big.jpg"), "-f", "box:radius=0", "-o", tc_tpath("back.png"));
+    expect_ok(&r);
+    run_free(&r);
+    tmeta got;
+    read_png(tc_tpath("back.png"), &got, NULL);
+    cr_assert(got.xmp.data);
+    const char *x = (const char *)got.xmp.data;
+    const char *body = strstr((const char *)m.xmp.data, "<rdf:Description");
+    size_t body_n = (size_t)(strstr((const char *)m.xmp.data, "</rdf:RDF>") - body);
+    const char *found = strstr(x, "<rdf:Description rdf:about=\"\" xmlns:dc");
+    cr_expect(found && !strncmp(found, body, body_n) && !strncmp(found + body_n, "</rdf:RDF>", 10),
+              "the descriptions are not all there");
+    cr_expect(!strstr(x, "HasExtendedXMP"), "the note stayed");
+    cr_expect(!strncmp(x, "<?xpacket", 9) && strstr(x, "<?xpacket end="), "not one packet");
+    tmeta_free(&got);
+
+    /* a piece gone: the standard packet, as it was */
+    size_t size;
+    unsigned char *jpg = (unsigned char *)tc_slurp(tc_tpath("big.jpg"), &size);
+    cr_assert(jpg);
+    size_t at = 2;
+    bool cut = false;
+    while (at + 4 < size && jpg[at] == 0xff && jpg[at + 1] != 0xda) {
+        size_t len = (size_t)jpg[at + 2] << 8 | jpg[at + 3];
+        if (jpg[at + 1] == 0xe1 && !memcmp(jpg + at + 4, ext_id, sizeof(ext_id)) &&
+            be32(jpg + at + 4 + sizeof(ext_id) + 36) > 0) {
+            memmove(jpg + at, jpg + at + 2 + len, size - at - 2 - len);
+            size -= 2 + len;
+            cut = true;
+            break;
+        }
+        at += 2 + len;
+    }
+    cr_assert(cut);
+    FILE *f = fopen(tc_tpath("cut.jpg"), "wb");
+    cr_assert(f && fwrite(jpg, 1, size, f) == size);
+    fclose(f);
+    free(jpg);
+    VKFX(&r, tc_tpath("cut.jpg"), "-f", "box:radius=0", "-o", tc_tpath("cut.png"));
+    expect_ok(&r);
+    run_free(&r);
+    read_png(tc_tpath("cut.png"), &got, NULL);
+    cr_assert(got.xmp.data);
+    cr_expect(strstr((const char *)got.xmp.data, "HasExtendedXMP=\"" BIG_XMP_GUID "\"") &&
+                  !strstr((const char *)got.xmp.data, "History"),
+              "cut: %s", (const char *)got.xmp.data);
+    tmeta_free(&got);
+    tmeta_free(&m);
+    vkfx_pixels_free(&px);
+}
+
+/* EXIF is one APP1 segment (the EXIF standard): more than 64 KiB of it
+ * cannot go into a JPEG and is dropped with the note; PNG keeps it. */
+Test(photo, jpeg_drops_exif_over_one_segment)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 13);
+    blob small = make_exif(1);
+    unsigned char *e = calloc(1, 70000);
+    cr_assert(e);
+    memcpy(e, small.data, small.size);
+    tmeta m = {.exif = copy_blob(e, 70000)};
+    free(e);
+    free(small.data);
+    write_png(tc_tpath("bigexif.png"), &px, &m);
+    cli_run r;
+    VKFX(&r, tc_tpath("bigexif.png"), "-f", "box:radius=0", "-o", tc_tpath("bigexif.jpg"));
+    expect_ok(&r);
+    cr_expect(strstr(r.err, "JPEG cannot hold EXIF of") && strstr(r.err, "dropped"), "stderr: %s",
+              r.err);
+    run_free(&r);
+    tmeta got;
+    read_jpeg(tc_tpath("bigexif.jpg"), &got, NULL);
+    cr_expect_null(got.exif.data);
+    tmeta_free(&got);
+    VKFX(&r, tc_tpath("bigexif.png"), "-f", "box:radius=0", "-o", tc_tpath("bigexif-out.png"));
+    expect_ok(&r);
+    cr_expect(!strstr(r.err, "dropped"), "stderr: %s", r.err);
+    run_free(&r);
+    read_png(tc_tpath("bigexif-out.png"), &got, NULL);
+    cr_expect(same_blob(&got.exif, &m.exif));
+    tmeta_free(&got);
+    tmeta_free(&m);
     vkfx_pixels_free(&px);
 }
