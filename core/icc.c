@@ -340,12 +340,71 @@ done:
     return ret;
 }
 
+struct vkfx_cmyk {
+    cmsContext ctx;
+    cmsHTRANSFORM xf;
+    char last[256];
+};
+
+void vkfx_cmyk_close(vkfx_cmyk *x)
+{
+    if (!x)
+        return;
+    if (x->xf)
+        cmsDeleteTransform(x->xf);
+    if (x->ctx)
+        cmsDeleteContext(x->ctx);
+    free(x);
+}
+
+vkfx_cmyk *vkfx_cmyk_open(const void *icc, size_t size, bool inverted)
+{
+    vkfx_cmyk *x = calloc(1, sizeof *x);
+    if (!x || size > UINT32_MAX)
+        goto fail;
+    x->ctx = cmsCreateContext(NULL, x->last);
+    if (!x->ctx)
+        goto fail;
+    cmsSetLogErrorHandlerTHR(x->ctx, log_error);
+    cmsHPROFILE src = cmsOpenProfileFromMemTHR(x->ctx, icc, (cmsUInt32Number)size);
+    cmsHPROFILE dst = cmsCreate_sRGBProfileTHR(x->ctx);
+    if (src && dst && cmsGetColorSpace(src) == cmsSigCmykData)
+        x->xf = cmsCreateTransformTHR(x->ctx, src, inverted ? TYPE_CMYK_8_REV : TYPE_CMYK_8, dst,
+                                      TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC, 0);
+    if (src)
+        cmsCloseProfile(src);
+    if (dst)
+        cmsCloseProfile(dst);
+    if (x->xf)
+        return x;
+fail:
+    vkfx_cmyk_close(x);
+    return NULL;
+}
+
+void vkfx_cmyk_to_srgb(vkfx_cmyk *x, const uint8_t *cmyk, uint8_t *rgb, uint32_t width)
+{
+    cmsDoTransform(x->xf, cmyk, rgb, width);
+}
+
 int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool srgb, const char *name,
                      vkfx_tone **tone, const char **how)
 {
     *tone = NULL;
     bool coded = px->sample != VKFX_SAMPLE_F32 && !px->linear;
     *how = !coded ? "linear" : linear ? "as stored" : "srgb";
+    if (meta->cmyk && !srgb)
+        return vkfx_fail(VKFX_E_FORMAT,
+                         "%s: a CMYK JPEG with a CMYK ICC profile; vkfx filters RGB (--to-srgb "
+                         "converts it to sRGB through its profile)",
+                         name);
+    if (meta->cmyk) {
+        /* converted on decode: the pixels are sRGB, which no profile means */
+        free(meta->icc.data);
+        meta->icc = (vkfx_blob){0};
+        *how = "icc converted to srgb";
+        return VKFX_OK;
+    }
     if (!meta->icc.data || !coded)
         return VKFX_OK;
     if (linear) {

@@ -50,12 +50,22 @@ int vkfx_tone_linearise(const vkfx_tone *t, const vkfx_pixels *in, vkfx_pixels *
 int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_sample sample,
                             vkfx_pixels *out);
 
+/* CMYK to sRGB through a CMYK profile (relative colorimetric, lcms2), for
+ * a CMYK JPEG: 8-bit inks, inverted where the file says so (Adobe's: 255
+ * no ink), to 8-bit sRGB. NULL where icc is no CMYK profile lcms2 can use. */
+typedef struct vkfx_cmyk vkfx_cmyk;
+vkfx_cmyk *vkfx_cmyk_open(const void *icc, size_t size, bool inverted);
+void vkfx_cmyk_to_srgb(vkfx_cmyk *x, const uint8_t *cmyk, uint8_t *rgb, uint32_t width);
+void vkfx_cmyk_close(vkfx_cmyk *x);
+
 /* A decoded file's colour as vkfx_run takes it: no profile, float or
  * linear samples, or linear (--no-linearize, the profile kept): *tone NULL.
  * to_srgb (--to-srgb): px converted to sRGB through lcms2 (relative
  * colorimetric), the profile dropped from meta. Otherwise *tone holds the
  * profile's curves (NULL where they are sRGB's curve: the exact curve is
- * used), or the profile is refused (vkfx_tone_from_icc). *how
+ * used), or the profile is refused (vkfx_tone_from_icc). Pixels the decoder
+ * converted from CMYK through the profile (meta->cmyk) need to_srgb: they
+ * are sRGB then, and the profile goes; without it they are refused. *how
  * says which, for the report. */
 int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool to_srgb, const char *name,
                      vkfx_tone **tone, const char **how);

@@ -370,21 +370,30 @@ static void read_png(const char *path, tmeta *m, vkfx_pixels *px)
     fclose(f);
 }
 
+/* libjpeg writing a width x height image of colour space cs to path at
+ * quality 95; the caller closes the file returned and destroys c. */
+static FILE *jpeg_create(const char *path, struct jpeg_compress_struct *c,
+                         struct jpeg_error_mgr *err, const vkfx_pixels *px, J_COLOR_SPACE cs)
+{
+    c->err = jpeg_std_error(err);
+    jpeg_create_compress(c);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "%s: %s", path, strerror(errno));
+    jpeg_stdio_dest(c, f);
+    c->image_width = px->width;
+    c->image_height = px->height;
+    c->input_components = cs == JCS_CMYK ? 4 : 3;
+    c->in_color_space = cs;
+    jpeg_set_defaults(c);
+    jpeg_set_quality(c, 95, TRUE);
+    return f;
+}
+
 static void write_jpeg(const char *path, const vkfx_pixels *px, const tmeta *m)
 {
     struct jpeg_compress_struct c;
     struct jpeg_error_mgr err;
-    c.err = jpeg_std_error(&err);
-    jpeg_create_compress(&c);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f);
-    jpeg_stdio_dest(&c, f);
-    c.image_width = px->width;
-    c.image_height = px->height;
-    c.input_components = 3;
-    c.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, 95, TRUE);
+    FILE *f = jpeg_create(path, &c, &err, px, JCS_RGB);
     if (m->res) {
         c.density_unit = 1;
         c.X_density = (UINT16)m->res_x;
@@ -1452,4 +1461,150 @@ Test(photo, jpeg_drops_exif_over_one_segment)
     tmeta_free(&got);
     tmeta_free(&m);
     vkfx_pixels_free(&px);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CMYK JPEGs under a CMYK profile */
+
+static cmsHTRANSFORM cmyk_sampler_srgb_to_lab;
+
+/* The test profile's inks: C, M, Y at power 1.6 under K, which no plain
+ * CMYK-to-RGB formula gives, through sRGB into Lab (ICC's 16-bit encoding). */
+static cmsInt32Number cmyk_sample(const cmsUInt16Number in[], cmsUInt16Number out[], void *user)
+{
+    (void)user;
+    cmsFloat32Number rgb[3];
+    cmsCIELab lab;
+    for (int c = 0; c < 3; c++)
+        rgb[c] = (cmsFloat32Number)(pow(1 - in[c] / 65535.0, 1.6) * (1 - in[3] / 65535.0));
+    cmsDoTransform(cmyk_sampler_srgb_to_lab, rgb, &lab, 1);
+    cmsFloat2LabEncoded(out, &lab);
+    return TRUE;
+}
+
+/* An output-class CMYK profile with an AToB0 table (9 points a side). */
+static blob cmyk_profile(void)
+{
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile(), lab = cmsCreateLab4Profile(NULL);
+    cmyk_sampler_srgb_to_lab =
+        cmsCreateTransform(srgb, TYPE_RGB_FLT, lab, TYPE_Lab_DBL, INTENT_RELATIVE_COLORIMETRIC, 0);
+    cmsHPROFILE p = cmsCreateProfilePlaceholder(NULL);
+    cr_assert(p && cmyk_sampler_srgb_to_lab);
+    cmsSetProfileVersion(p, 4.3);
+    cmsSetDeviceClass(p, cmsSigOutputClass);
+    cmsSetColorSpace(p, cmsSigCmykData);
+    cmsSetPCS(p, cmsSigLabData);
+    cmsPipeline *lut = cmsPipelineAlloc(NULL, 4, 3);
+    cmsStage *clut = cmsStageAllocCLut16bit(NULL, 9, 4, 3, NULL);
+    cr_assert(lut && clut && cmsStageSampleCLut16bit(clut, cmyk_sample, NULL, 0));
+    /* lutAtoBType holds A curves, the table, B curves: identities around it */
+    cmsPipelineInsertStage(lut, cmsAT_END, cmsStageAllocToneCurves(NULL, 4, NULL));
+    cmsPipelineInsertStage(lut, cmsAT_END, clut);
+    cmsPipelineInsertStage(lut, cmsAT_END, cmsStageAllocToneCurves(NULL, 3, NULL));
+    cr_assert(cmsWriteTag(p, cmsSigAToB0Tag, lut));
+    cr_assert(cmsWriteTag(p, cmsSigMediaWhitePointTag, cmsD50_XYZ()));
+    cmsPipelineFree(lut);
+    cmsDeleteTransform(cmyk_sampler_srgb_to_lab);
+    cmsCloseProfile(srgb);
+    cmsCloseProfile(lab);
+    return save_profile(p);
+}
+
+/* A CMYK JPEG of inks (inverted as Adobe's marker says where adobe), with
+ * icc in APP2; returns the samples libjpeg decodes, as stored. */
+static void write_cmyk_jpeg(const char *path, const vkfx_pixels *inks, bool adobe, const blob *icc,
+                            vkfx_pixels *stored)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr err;
+    FILE *f = jpeg_create(path, &c, &err, inks, JCS_CMYK);
+    jpeg_set_colorspace(&c, JCS_CMYK);
+    c.write_Adobe_marker = adobe;
+    jpeg_start_compress(&c, TRUE);
+    jpeg_write_icc_profile(&c, icc->data, (unsigned)icc->size);
+    unsigned char *row = malloc((size_t)inks->width * 4);
+    for (uint32_t y = 0; y < inks->height; y++) {
+        for (size_t i = 0; i < (size_t)inks->width * 4; i++) {
+            uint8_t v = ((uint8_t *)inks->data)[(size_t)y * inks->width * 4 + i];
+            row[i] = adobe ? (uint8_t)(255 - v) : v;
+        }
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    free(row);
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    fclose(f);
+    struct jpeg_decompress_struct d;
+    f = jpeg_open(path, &d, &err);
+    cr_assert_eq(d.jpeg_color_space, JCS_CMYK);
+    cr_assert_eq((bool)d.saw_Adobe_marker, adobe);
+    d.out_color_space = JCS_CMYK;
+    jpeg_start_decompress(&d);
+    cr_assert_eq(vkfx_pixels_alloc(stored, d.output_width, d.output_height, 4, VKFX_SAMPLE_U8),
+                 VKFX_OK);
+    while (d.output_scanline < d.output_height) {
+        JSAMPROW r = (unsigned char *)stored->data + (size_t)d.output_scanline * d.output_width * 4;
+        jpeg_read_scanlines(&d, &r, 1);
+    }
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    fclose(f);
+}
+
+/* With --to-srgb a CMYK JPEG's inks go through its CMYK profile to sRGB
+ * (lcms2, relative colorimetric, inverted inks where Adobe's marker says),
+ * the output without a profile; without --to-srgb it is an error naming it. */
+Test(photo, cmyk_jpeg_through_its_profile)
+{
+    blob icc = cmyk_profile();
+    vkfx_pixels inks;
+    tc_random_pixels(&inks, 13, 9, 4, VKFX_SAMPLE_U8, 21);
+    for (int adobe = 0; adobe < 2; adobe++) {
+        vkfx_pixels stored, want, got;
+        write_cmyk_jpeg(tc_tpath("cmyk.jpg"), &inks, adobe, &icc, &stored);
+        cmsHPROFILE src = cmsOpenProfileFromMem(icc.data, (cmsUInt32Number)icc.size),
+                    dst = cmsCreate_sRGBProfile();
+        cmsHTRANSFORM xf = cmsCreateTransform(src, adobe ? TYPE_CMYK_8_REV : TYPE_CMYK_8, dst,
+                                              TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC, 0);
+        cr_assert(xf);
+        cr_assert_eq(vkfx_pixels_alloc(&want, stored.width, stored.height, 3, VKFX_SAMPLE_U8),
+                     VKFX_OK);
+        cmsDoTransform(xf, stored.data, want.data, stored.width * stored.height);
+        cmsDeleteTransform(xf);
+        cmsCloseProfile(src);
+        cmsCloseProfile(dst);
+        cli_run r;
+        VKFX(&r, tc_tpath("cmyk.jpg"), "-f", "box:radius=0", "-o", tc_tpath("cmyk.png"), "--to-srgb",
+             "--precision", "32");
+        expect_ok(&r);
+        run_free(&r);
+        tmeta gm;
+        read_png(tc_tpath("cmyk.png"), &gm, &got);
+        const char *what = adobe ? "CMYK with Adobe's marker" : "CMYK";
+        check_same(&got, &want, 0, what);
+        cr_expect_null(gm.icc.data, "%s: the CMYK profile was written", what);
+        /* the plain formula is far from the profile's inks */
+        uint8_t *s = stored.data, *w = want.data;
+        int far = 0;
+        for (size_t i = 0; i < (size_t)stored.width * stored.height; i++) {
+            unsigned k = adobe ? s[4 * i + 3] : 255u - s[4 * i + 3];
+            for (int ch = 0; ch < 3; ch++) {
+                unsigned v = adobe ? s[4 * i + ch] : 255u - s[4 * i + ch];
+                int plain = (int)((v * k + 127) / 255);
+                far = abs(plain - w[3 * i + ch]) > far ? abs(plain - w[3 * i + ch]) : far;
+            }
+        }
+        cr_expect_gt(far, 10, "%s: the profile changes nothing (%d): the test cannot fail", what,
+                     far);
+        tmeta_free(&gm);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&want);
+        vkfx_pixels_free(&stored);
+        VKFX(&r, tc_tpath("cmyk.jpg"), "-f", "box:radius=0", "-o", tc_tpath("refused.png"));
+        cr_expect_eq(r.status, 1, "%s: exit %d", r.cmd, r.status);
+        cr_expect(strstr(r.err, "CMYK") && strstr(r.err, "--to-srgb"), "stderr: %s", r.err);
+        run_free(&r);
+    }
+    vkfx_pixels_free(&inks);
+    free(icc.data);
 }

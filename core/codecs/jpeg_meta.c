@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../error.h"
+#include "../icc.h"
 #include "codec.h"
 #include "jpeg_meta.h"
 
@@ -289,7 +290,12 @@ int vkfx_jpeg_read_meta(const unsigned char *data, size_t size, const char *name
     size_t at = 2, n;
     unsigned marker;
     const unsigned char *d;
+    unsigned components = 0;
     while (ret == VKFX_OK && next_segment(data, size, &at, &marker, &d, &n)) {
+        /* a frame header (SOF0..15, not DHT, JPG or DAC): its component count */
+        if (marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 &&
+            marker != 0xcc && n >= 6)
+            components = d[5];
         if (marker == 0xe0 && n >= 12 && !memcmp(d, "JFIF\0", 5)) {
             unsigned units = d[7], x = (unsigned)d[8] << 8 | d[9], y = (unsigned)d[10] << 8 | d[11];
             /* units 0 with 1:1 is what encoders write when they know nothing */
@@ -321,6 +327,11 @@ int vkfx_jpeg_read_meta(const unsigned char *data, size_t size, const char *name
     /* A profile with a piece missing is no profile: the file is read as sRGB. */
     for (unsigned s = 1; whole && ret == VKFX_OK && s <= icc_count; s++)
         ret = vkfx_blob_append(&m->icc, icc_part[s], icc_len[s], name, "ICC profile");
+    /* the decoder converts such a file through its profile (core/codecs/jpeg.c) */
+    vkfx_cmyk *cmyk = components == 4 && m->icc.data ? vkfx_cmyk_open(m->icc.data, m->icc.size, false)
+                                                     : NULL;
+    m->cmyk = cmyk != NULL;
+    vkfx_cmyk_close(cmyk);
     return ret;
 }
 
