@@ -340,6 +340,113 @@ done:
     return ret;
 }
 
+/* The solution of m x = b (Cramer's rule); false where m is singular. */
+static bool solve3(const double m[3][3], const double b[3], double x[3])
+{
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (!(fabs(det) > 1e-12))
+        return false;
+    for (int k = 0; k < 3; k++) {
+        double a[3][3];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                a[r][c] = c == k ? b[r] : m[r][c];
+        x[k] = (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+                a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+                a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])) /
+               det;
+    }
+    return true;
+}
+
+static bool xy_of(const cmsCIEXYZ *v, double *x, double *y)
+{
+    double s = v->X + v->Y + v->Z;
+    if (!(s > 1e-9) || !isfinite(s))
+        return false;
+    *x = v->X / s;
+    *y = v->Y / s;
+    return true;
+}
+
+bool vkfx_icc_primaries(const void *icc, size_t size, double xy[8])
+{
+    char last[256] = "";
+    cmsContext ctx;
+    cmsHPROFILE p;
+    bool ok = false;
+    if (open_profile(icc, size, "", last, &ctx, &p) == VKFX_OK && cmsGetColorSpace(p) == cmsSigRgbData) {
+        static const cmsTagSignature tags[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag,
+                                                cmsSigBlueColorantTag};
+        const cmsFloat64Number *chad = cmsReadTag(p, cmsSigChromaticAdaptationTag); /* 3x3, by rows */
+        const cmsCIEXYZ *wtpt = cmsReadTag(p, cmsSigMediaWhitePointTag);
+        cmsCIEXYZ white = *cmsD50_XYZ();
+        double w[3], d50[3] = {white.X, white.Y, white.Z};
+        if (chad) {
+            double m[3][3];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    m[r][c] = chad[3 * r + c];
+            if (solve3(m, d50, w))
+                white = (cmsCIEXYZ){w[0], w[1], w[2]};
+        } else if (wtpt) {
+            white = *wtpt;
+        }
+        ok = xy_of(&white, &xy[6], &xy[7]);
+        for (int c = 0; ok && c < 3; c++) {
+            const cmsCIEXYZ *col = cmsReadTag(p, tags[c]);
+            cmsCIEXYZ back;
+            ok = col && cmsAdaptToIlluminant(&back, cmsD50_XYZ(), &white, col) &&
+                 xy_of(&back, &xy[2 * c], &xy[2 * c + 1]);
+        }
+    }
+    if (p)
+        cmsCloseProfile(p);
+    if (ctx)
+        cmsDeleteContext(ctx);
+    vkfx_error_clear();
+    return ok;
+}
+
+int vkfx_icc_from_primaries(const double xy[8], const char *name, vkfx_blob *icc)
+{
+    static const double rec709[8] = {0.64, 0.33, 0.30, 0.60, 0.15, 0.06, 0.3127, 0.3290};
+    bool same = true, sane = true;
+    for (int i = 0; i < 8; i++) {
+        same = same && fabs(xy[i] - rec709[i]) < 1e-4;
+        sane = sane && xy[i] > 0 && xy[i] < 1;
+    }
+    if (same || !sane)
+        return VKFX_OK;
+    char last[256] = "";
+    cmsContext ctx = cmsCreateContext(NULL, last);
+    if (!ctx)
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory for its chromaticities", name);
+    cmsSetLogErrorHandlerTHR(ctx, log_error);
+    static const double srgb[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
+    cmsToneCurve *curve = cmsBuildParametricToneCurve(ctx, 4, srgb);
+    cmsToneCurve *curves[3] = {curve, curve, curve};
+    cmsCIExyY white = {xy[6], xy[7], 1};
+    cmsCIExyYTRIPLE prim = {{xy[0], xy[1], 1}, {xy[2], xy[3], 1}, {xy[4], xy[5], 1}};
+    cmsHPROFILE p = curve ? cmsCreateRGBProfileTHR(ctx, &white, &prim, curves) : NULL;
+    cmsUInt32Number n = 0;
+    int ret = VKFX_OK;
+    void *buf = NULL;
+    /* primaries that make no profile (all on a line) give none */
+    if (p && cmsSaveProfileToMem(p, NULL, &n) && (buf = malloc(n)) &&
+        cmsSaveProfileToMem(p, buf, &n))
+        ret = vkfx_blob_set(icc, buf, n, name, "ICC profile");
+    free(buf);
+    if (p)
+        cmsCloseProfile(p);
+    if (curve)
+        cmsFreeToneCurve(curve);
+    cmsDeleteContext(ctx);
+    return ret;
+}
+
 struct vkfx_cmyk {
     cmsContext ctx;
     cmsHTRANSFORM xf;

@@ -58,6 +58,16 @@ vkfx_cmyk *vkfx_cmyk_open(const void *icc, size_t size, bool inverted);
 void vkfx_cmyk_to_srgb(vkfx_cmyk *x, const uint8_t *cmyk, uint8_t *rgb, uint32_t width);
 void vkfx_cmyk_close(vkfx_cmyk *x);
 
+/* An RGB matrix profile's primaries and white as CIE xy (red, green, blue,
+ * white: x then y), the colorants adapted back from D50 to the white its
+ * chromatic adaptation tag (or, without one, its white point) gives; false
+ * for any other profile. */
+bool vkfx_icc_primaries(const void *icc, size_t size, double xy[8]);
+/* A profile of those primaries and white with sRGB's curve into icc, or
+ * nothing where they are Rec. 709's (sRGB's own: no profile says it) or
+ * make no profile. */
+int vkfx_icc_from_primaries(const double xy[8], const char *name, vkfx_blob *icc);
+
 /* A decoded file's colour as vkfx_run takes it: no profile, float or
  * linear samples, or linear (--no-linearize, the profile kept): *tone NULL.
  * to_srgb (--to-srgb): px converted to sRGB through lcms2 (relative

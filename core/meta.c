@@ -144,6 +144,44 @@ bool vkfx_meta_date_from_exif(const char *exif, size_t len, char out[20])
     return true;
 }
 
+int vkfx_meta_field_of(const vkfx_text *t, const char *const *keys, size_t nkeys,
+                       const char **value, char date[20])
+{
+    for (size_t i = 0; i < nkeys; i++) {
+        if (strcmp(t->key, keys[i]))
+            continue;
+        *value = t->text;
+        if (strcmp(keys[i], VKFX_META_DATE_KEY))
+            return (int)i;
+        *value = date;
+        return vkfx_meta_date_to_exif(t->text, strlen(t->text), date) ? (int)i : -1;
+    }
+    return -1;
+}
+
+bool vkfx_meta_fields_hold(const vkfx_meta *m, const char *const *keys, size_t nkeys)
+{
+    for (uint32_t i = 0; m && i < m->ntexts; i++) {
+        const char *v;
+        char date[20];
+        if (vkfx_meta_field_of(&m->texts[i], keys, nkeys, &v, date) < 0)
+            return false;
+    }
+    return true;
+}
+
+int vkfx_meta_add_field(vkfx_meta *m, const char *key, const char *v, size_t n)
+{
+    char date[20];
+    if (!strcmp(key, VKFX_META_DATE_KEY)) {
+        if (!vkfx_meta_date_from_exif(v, n, date))
+            return VKFX_OK;
+        v = date;
+        n = 19;
+    }
+    return vkfx_meta_add_text(m, key, strlen(key), v, n);
+}
+
 int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char *name,
                       const char *what)
 {

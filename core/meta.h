@@ -88,6 +88,17 @@ int vkfx_meta_add_text(vkfx_meta *m, const char *key, size_t key_len, const char
 bool vkfx_meta_date_to_exif(const char *text, size_t len, char out[20]);
 bool vkfx_meta_date_from_exif(const char *exif, size_t len, char out[20]);
 
+/* Text as a format's own fields hold it (TIFF tags, OpenEXR attributes),
+ * keys[i] naming field i. field_of: the field t goes to, its value in
+ * *value (the date in EXIF's form, in date), or -1 where no field holds it.
+ * hold: whether fields hold every text of m. add_field: a field's value (n
+ * bytes) as text under key, a date turned into ISO 8601 (nothing where it
+ * is no date). */
+int vkfx_meta_field_of(const vkfx_text *t, const char *const *keys, size_t nkeys,
+                       const char **value, char date[20]);
+bool vkfx_meta_fields_hold(const vkfx_meta *m, const char *const *keys, size_t nkeys);
+int vkfx_meta_add_field(vkfx_meta *m, const char *key, const char *v, size_t n);
+
 /* zlib-compressed data (PNG iCCP, zTXt, compressed iTXt) inflated into b,
  * at most VKFX_META_MAX_BYTES. */
 int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char *name,

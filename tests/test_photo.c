@@ -17,6 +17,7 @@
 
 #include <jpeglib.h>
 #include <lcms2.h>
+#include <openexr.h>
 #include <png.h>
 #include <tiffio.h>
 #include <webp/demux.h>
@@ -1607,4 +1608,54 @@ Test(photo, cmyk_jpeg_through_its_profile)
     }
     vkfx_pixels_free(&inks);
     free(icc.data);
+}
+
+/* ------------------------------------------------------------------------ */
+/* OpenEXR's standard attributes */
+
+/* A PNG's description, date, resolution and Adobe RGB profile become an
+ * EXR's comments, capDate, xDensity and chromaticities (read by the OpenEXR
+ * library); its comment, EXIF and XMP have no attribute: the note says so. */
+Test(photo, openexr_standard_attributes)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 14);
+    tmeta m = full_meta(1);
+    free(m.icc.data);
+    size_t n;
+    m.icc.data = (unsigned char *)tc_slurp(VKFX_SOURCE_ROOT "/tests/data/compatibleWithAdobeRGB1998.icc", &n);
+    m.icc.size = n;
+    write_png(tc_tpath("attrs.png"), &px, &m);
+    cli_run r;
+    VKFX(&r, tc_tpath("attrs.png"), "-f", "box:radius=0", "-o", tc_tpath("attrs.exr"));
+    expect_ok(&r);
+    cr_expect(strstr(r.err, "OpenEXR cannot hold EXIF, XMP, text chunks of"), "stderr: %s", r.err);
+    run_free(&r);
+    exr_context_t ctxt = NULL;
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    cr_assert_eq(exr_start_read(&ctxt, tc_tpath("attrs.exr"), &init), EXR_ERR_SUCCESS);
+    int32_t len;
+    const char *s = NULL;
+    cr_expect(exr_attr_get_string(ctxt, 0, "comments", &len, &s) == EXR_ERR_SUCCESS &&
+                  !strncmp(s, m.description, (size_t)len) && len == (int32_t)strlen(m.description),
+              "comments");
+    cr_expect(exr_attr_get_string(ctxt, 0, "capDate", &len, &s) == EXR_ERR_SUCCESS &&
+                  len == 19 && !strncmp(s, "2024:05:06 07:08:09", 19),
+              "capDate");
+    float density = 0, aspect = 0;
+    cr_expect(exr_attr_get_float(ctxt, 0, "xDensity", &density) == EXR_ERR_SUCCESS &&
+                  exr_get_pixel_aspect_ratio(ctxt, 0, &aspect) == EXR_ERR_SUCCESS &&
+                  fabsf(density - 300) < 0.01f && aspect == 1,
+              "xDensity %g, pixelAspectRatio %g", density, aspect);
+    exr_attr_chromaticities_t c;
+    cr_assert_eq(exr_attr_get_chromaticities(ctxt, 0, "chromaticities", &c), EXR_ERR_SUCCESS);
+    /* Adobe RGB (1998): its primaries and D65, as the profile's s15Fixed16 colorants give them */
+    static const float adobe[8] = {0.64f, 0.33f, 0.21f, 0.71f, 0.15f, 0.06f, 0.3127f, 0.3290f};
+    const float *got = &c.red_x;
+    for (int i = 0; i < 8; i++)
+        cr_expect(fabsf(got[i] - adobe[i]) < 5e-4f, "chromaticity %d is %g, want %g", i, got[i],
+                  adobe[i]);
+    exr_finish(&ctxt);
+    tmeta_free(&m);
+    vkfx_pixels_free(&px);
 }

@@ -415,48 +415,19 @@ static bool fits_tiff(uint32_t width, uint32_t height)
 
 /* The text tags and the text keys (PNG's) they are read as and written
  * from; the date goes between EXIF's form and ISO 8601's. */
-static const struct {
-    uint32_t tag;
-    const char *key;
-} tiff_texts[] = {
-    {TIFFTAG_IMAGEDESCRIPTION, "Description"}, {TIFFTAG_ARTIST, "Author"},
-    {TIFFTAG_COPYRIGHT, "Copyright"},          {TIFFTAG_SOFTWARE, "Software"},
-    {TIFFTAG_DATETIME, VKFX_META_DATE_KEY},
-};
-#define TIFF_TEXTS (sizeof(tiff_texts) / sizeof(tiff_texts[0]))
-
-/* The tag text t goes to (0: none), its value in *value (a date rewritten
- * into date). */
-static uint32_t tiff_text_tag(const vkfx_text *t, const char **value, char date[20])
-{
-    for (size_t i = 0; i < TIFF_TEXTS; i++) {
-        if (strcmp(t->key, tiff_texts[i].key))
-            continue;
-        *value = t->text;
-        if (tiff_texts[i].tag != TIFFTAG_DATETIME)
-            return tiff_texts[i].tag;
-        *value = date;
-        return vkfx_meta_date_to_exif(t->text, strlen(t->text), date) ? TIFFTAG_DATETIME : 0;
-    }
-    return 0;
-}
+static const uint32_t tiff_text_tags[] = {TIFFTAG_IMAGEDESCRIPTION, TIFFTAG_ARTIST, TIFFTAG_COPYRIGHT,
+                                          TIFFTAG_SOFTWARE, TIFFTAG_DATETIME};
+static const char *const tiff_text_keys[] = {"Description", "Author", "Copyright", "Software",
+                                             VKFX_META_DATE_KEY};
+#define TIFF_TEXTS (sizeof(tiff_text_tags) / sizeof(tiff_text_tags[0]))
 
 static int tiff_read_texts(TIFF *tif, vkfx_meta *m)
 {
     int ret = VKFX_OK;
     for (size_t i = 0; ret == VKFX_OK && i < TIFF_TEXTS; i++) {
         const char *v = NULL;
-        if (!TIFFGetField(tif, tiff_texts[i].tag, &v) || !v)
-            continue;
-        size_t n = strnlen(v, VKFX_META_MAX_BYTES);
-        char date[20];
-        if (tiff_texts[i].tag == TIFFTAG_DATETIME) {
-            if (!vkfx_meta_date_from_exif(v, n, date))
-                continue;
-            v = date;
-            n = 19;
-        }
-        ret = vkfx_meta_add_text(m, tiff_texts[i].key, strlen(tiff_texts[i].key), v, n);
+        if (TIFFGetField(tif, tiff_text_tags[i], &v) && v)
+            ret = vkfx_meta_add_field(m, tiff_text_keys[i], v, strnlen(v, VKFX_META_MAX_BYTES));
     }
     return ret;
 }
@@ -501,15 +472,8 @@ static int read_meta_tiff(const unsigned char *data, size_t size, const char *na
 /* The kinds of m a TIFF holds: all but text under keys no tag holds. */
 static unsigned meta_fits_tiff(const vkfx_meta *m)
 {
-    unsigned kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP | VKFX_META_RES |
-                     VKFX_META_TEXT;
-    for (uint32_t i = 0; m && i < m->ntexts; i++) {
-        const char *v;
-        char date[20];
-        if (!tiff_text_tag(&m->texts[i], &v, date))
-            kinds &= ~(unsigned)VKFX_META_TEXT;
-    }
-    return kinds;
+    unsigned kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP | VKFX_META_RES;
+    return kinds | (vkfx_meta_fields_hold(m, tiff_text_keys, TIFF_TEXTS) ? VKFX_META_TEXT : 0u);
 }
 
 /* The text tags: from the EXIF's IFD0 where the text keys do not give
@@ -532,9 +496,9 @@ static int tiff_put_texts(TIFF *tif, const vkfx_meta *m)
     for (uint32_t i = 0; i < m->ntexts; i++) {
         const char *v;
         char date[20];
-        uint32_t tag = tiff_text_tag(&m->texts[i], &v, date);
-        if (tag)
-            TIFFSetField(tif, tag, v);
+        int k = vkfx_meta_field_of(&m->texts[i], tiff_text_keys, TIFF_TEXTS, &v, date);
+        if (k >= 0)
+            TIFFSetField(tif, tiff_text_tags[k], v);
     }
     return 0;
 }
