@@ -374,10 +374,15 @@ static bool xy_of(const cmsCIEXYZ *v, double *x, double *y)
 bool vkfx_icc_primaries(const void *icc, size_t size, double xy[8])
 {
     char last[256] = "";
-    cmsContext ctx;
-    cmsHPROFILE p;
+    cmsContext ctx = cmsCreateContext(NULL, last);
+    cmsHPROFILE p = NULL;
     bool ok = false;
-    if (open_profile(icc, size, "", last, &ctx, &p) == VKFX_OK && cmsGetColorSpace(p) == cmsSigRgbData) {
+    if (ctx) {
+        cmsSetLogErrorHandlerTHR(ctx, log_error);
+        if (size <= UINT32_MAX)
+            p = cmsOpenProfileFromMemTHR(ctx, icc, (cmsUInt32Number)size);
+    }
+    if (p && cmsGetColorSpace(p) == cmsSigRgbData) {
         static const cmsTagSignature tags[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag,
                                                 cmsSigBlueColorantTag};
         const cmsFloat64Number *chad = cmsReadTag(p, cmsSigChromaticAdaptationTag); /* 3x3, by rows */
@@ -406,7 +411,6 @@ bool vkfx_icc_primaries(const void *icc, size_t size, double xy[8])
         cmsCloseProfile(p);
     if (ctx)
         cmsDeleteContext(ctx);
-    vkfx_error_clear();
     return ok;
 }
 

@@ -772,3 +772,89 @@ Test(meta, exif_directory_copy_stays_in_bounds)
         free(exact);
     }
 }
+
+/* A TIFF takes a big-endian EXIF's byte order: 16-bit and float samples
+ * (through the predictors) read back as they were written. */
+Test(meta, big_endian_tiff_keeps_deep_samples)
+{
+    vkfx_meta m = {0};
+    uint8_t exif[88];
+    size_t n = make_exif_dirs(exif, true, 1);
+    cr_assert_eq(vkfx_blob_set(&m.exif, exif, n, "t", "EXIF"), VKFX_OK);
+    const vkfx_sample samples[2] = {VKFX_SAMPLE_U16, VKFX_SAMPLE_F32};
+    for (int s = 0; s < 2; s++) {
+        vkfx_pixels px, got;
+        tc_random_pixels(&px, 13, 5, 4, samples[s], 40 + s);
+        char path[] = "/tmp/vkfx-meta-XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert(fd >= 0);
+        vkfx_save_opts opts = {.meta = &m};
+        cr_assert_eq(vkfx_file_save_fd(fd, path, VKFX_FILE_TIFF, &px, &opts), VKFX_OK, "%s",
+                     vkfx_error_message());
+        close(fd);
+        size_t size;
+        unsigned char *data = (unsigned char *)tc_slurp(path, &size);
+        unlink(path);
+        cr_assert(data && !memcmp(data, "MM", 2));
+        cr_assert_eq(vkfx_file_load_memory(data, size, "x.tif", &got), VKFX_OK, "%s",
+                     vkfx_error_message());
+        cr_expect(got.sample == px.sample && got.channels == 4 &&
+                      !memcmp(got.data, px.data, vkfx_pixels_bytes(&px)),
+                  "sample %d: the pixels changed", s);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&px);
+        free(data);
+    }
+    vkfx_meta_free(&m);
+}
+
+/* Extension segments whose GUID, full length or offset lie (random bytes in
+ * their heads): every load ends, nothing read outside the file (the ASan
+ * build checks), the XMP within the limit. */
+Test(meta, jpeg_extended_xmp_that_lies)
+{
+    vkfx_meta m = {0};
+    size_t big = 140000;
+    char *x = malloc(big);
+    cr_assert(x);
+    memset(x, 'x', big);
+    static const char head[] = "<x:xmpmeta><rdf:RDF>", tail[] = "</rdf:RDF></x:xmpmeta>";
+    memcpy(x, head, sizeof(head) - 1);
+    memcpy(x + big - sizeof(tail) + 1, tail, sizeof(tail) - 1);
+    cr_assert_eq(vkfx_blob_set(&m.xmp, x, big, "t", "XMP"), VKFX_OK);
+    free(x);
+    size_t size;
+    unsigned char *jpg = encoded(VKFX_FILE_JPEG, &m, &size);
+    vkfx_pixels px;
+    vkfx_meta got;
+    cr_assert_eq(vkfx_file_load_memory_meta(jpg, size, "x.jpg", &px, &got), VKFX_OK);
+    cr_expect(strstr((const char *)got.xmp.data, "xxxxx</rdf:RDF>"), "not reassembled");
+    vkfx_meta_free(&got);
+    vkfx_pixels_free(&px);
+    /* where the extension segments' heads are */
+    size_t heads[8], nheads = 0, at = 2;
+    while (at + 4 < size && jpg[at + 1] != 0xda && nheads < 8) {
+        size_t len = (size_t)jpg[at + 2] << 8 | jpg[at + 3];
+        if (jpg[at + 1] == 0xe1 && !memcmp(jpg + at + 4, "http://ns.adobe.com/xmp/extension/", 35))
+            heads[nheads++] = at + 4 + 35;
+        at += 2 + len;
+    }
+    cr_assert_eq(nheads, 3);
+    unsigned char *copy = malloc(size);
+    uint64_t state = 5;
+    for (int round = 0; round < 300; round++) {
+        memcpy(copy, jpg, size);
+        for (int k = 0; k < 3; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            copy[heads[(state >> 20) % nheads] + (state >> 33) % 40] = (unsigned char)(state >> 50);
+        }
+        if (vkfx_file_load_memory_meta(copy, size, "lie.jpg", &px, &got) == VKFX_OK) {
+            cr_expect(got.xmp.size <= VKFX_META_MAX_BYTES);
+            vkfx_pixels_free(&px);
+        }
+        vkfx_meta_free(&got);
+    }
+    free(copy);
+    free(jpg);
+    vkfx_meta_free(&m);
+}

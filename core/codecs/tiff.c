@@ -552,8 +552,11 @@ static int tiff_encode_body(TIFF *tif, const vkfx_pixels *px, const vkfx_save_op
         TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
     }
     TIFFSetField(tif, TIFFTAG_COMPRESSION, compressions[which]);
-    /* Differences between neighbours compress better than the samples. */
-    if (which != VKFX_TIFF_NONE)
+    /* Differences between neighbours compress better than the samples. Float
+     * samples written through the floating-point predictor into a file of
+     * the other byte order (a big-endian EXIF's) do not read back as written
+     * (libtiff 4.5): those go without it. */
+    if (which != VKFX_TIFF_NONE && !(fl && TIFFIsByteSwapped(tif)))
         TIFFSetField(tif, TIFFTAG_PREDICTOR, fl ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
     TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
     /* libtiff applies the predictor (and byte swapping) in the buffer it is
