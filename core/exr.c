@@ -15,11 +15,27 @@
 
 #include "error.h"
 #include "fileio.h"
+#include "icc.h"
 
 bool vkfx_exr_is(const void *data, size_t size)
 {
     static const unsigned char magic[4] = {0x76, 0x2f, 0x31, 0x01};
     return size >= 4 && memcmp(data, magic, 4) == 0;
+}
+
+/* The text keys with a standard attribute; the date in EXIF's form. */
+static const char *const exr_text_attrs[] = {"comments", "owner", "capDate"};
+static const char *const exr_text_keys[] = {"Description", "Copyright", VKFX_META_DATE_KEY};
+#define EXR_TEXTS (sizeof(exr_text_attrs) / sizeof(exr_text_attrs[0]))
+
+unsigned vkfx_exr_meta_fits(const vkfx_meta *meta)
+{
+    /* linear colour needs no curve: a matrix profile is its primaries and white */
+    double xy[8];
+    unsigned kinds = VKFX_META_RES;
+    if (meta && meta->icc.data && vkfx_icc_primaries(meta->icc.data, meta->icc.size, xy))
+        kinds |= VKFX_META_ICC;
+    return kinds | (vkfx_meta_fields_hold(meta, exr_text_keys, EXR_TEXTS) ? VKFX_META_TEXT : 0u);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -87,16 +103,22 @@ typedef struct exr_file {
     const exr_attr_chlist_t *channels;
 } exr_file;
 
-static int open_file(mem_stream *m, exr_file *f)
+/* A context reading m's header, errors kept in m. */
+static exr_result_t start_read(mem_stream *m, exr_context_t *ctxt)
 {
-    int ret = VKFX_OK;
     exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
     init.user_data = m;
     init.read_fn = mem_read;
     init.size_fn = mem_size;
     init.error_handler_fn = keep_error;
+    return exr_start_read(ctxt, m->name, &init);
+}
+
+static int open_file(mem_stream *m, exr_file *f)
+{
+    int ret = VKFX_OK;
     memset(f, 0, sizeof(*f));
-    EXR_TRY(exr_start_read(&f->ctxt, m->name, &init), "reading the header");
+    EXR_TRY(start_read(m, &f->ctxt), "reading the header");
     int parts = 0;
     EXR_TRY(exr_get_count(f->ctxt, &parts), "counting parts");
     EXR_TRY(exr_get_storage(f->ctxt, 0, &f->storage), "reading the storage type");
@@ -511,6 +533,70 @@ done:
     return ret;
 }
 
+int vkfx_exr_read_meta(const void *data, size_t size, const char *name, vkfx_meta *meta)
+{
+    int ret = VKFX_OK;
+    mem_stream ms = {data, size, name, {0}};
+    mem_stream *m = &ms;
+    exr_context_t ctxt = NULL;
+    EXR_TRY(start_read(m, &ctxt), "reading the header");
+    for (size_t i = 0; ret == VKFX_OK && i < EXR_TEXTS; i++) {
+        int32_t len = 0;
+        const char *s = NULL;
+        if (exr_attr_get_string(ctxt, 0, exr_text_attrs[i], &len, &s) == EXR_ERR_SUCCESS && s &&
+            len > 0)
+            ret = vkfx_meta_add_field(meta, exr_text_keys[i], s, strnlen(s, (size_t)len));
+    }
+    float density = 0, aspect = 1;
+    if (ret == VKFX_OK && exr_attr_get_float(ctxt, 0, "xDensity", &density) == EXR_ERR_SUCCESS &&
+        exr_get_pixel_aspect_ratio(ctxt, 0, &aspect) == EXR_ERR_SUCCESS && density > 0 &&
+        density < 1e9f && aspect > 1e-6f && aspect < 1e6f) {
+        meta->has_res = true;
+        meta->res_unit = VKFX_RES_PER_INCH;
+        meta->res_x = density;
+        meta->res_y = (double)density * aspect;
+    }
+    exr_attr_chromaticities_t c;
+    if (ret == VKFX_OK &&
+        exr_attr_get_chromaticities(ctxt, 0, "chromaticities", &c) == EXR_ERR_SUCCESS) {
+        const double xy[8] = {c.red_x, c.red_y, c.green_x, c.green_y,
+                              c.blue_x, c.blue_y, c.white_x, c.white_y};
+        ret = vkfx_icc_from_primaries(xy, name, &meta->icc);
+    }
+fail:
+    if (ctxt)
+        exr_finish(&ctxt);
+    return ret;
+}
+
+/* meta's attributes (vkfx_exr_read_meta) into the part's header. */
+static exr_result_t put_meta(exr_context_t ctxt, int part, const vkfx_meta *meta)
+{
+    exr_result_t rv = EXR_ERR_SUCCESS;
+    for (uint32_t i = 0; rv == EXR_ERR_SUCCESS && i < meta->ntexts; i++) {
+        const char *v;
+        char date[20];
+        int k = vkfx_meta_field_of(&meta->texts[i], exr_text_keys, EXR_TEXTS, &v, date);
+        if (k >= 0)
+            rv = exr_attr_set_string(ctxt, part, exr_text_attrs[k], v);
+    }
+    if (rv == EXR_ERR_SUCCESS && meta->has_res && meta->res_unit != VKFX_RES_NONE &&
+        meta->res_x > 0 && meta->res_y > 0) {
+        double per_inch = meta->res_unit == VKFX_RES_PER_CM ? 2.54 : 1;
+        rv = exr_attr_set_float(ctxt, part, "xDensity", (float)(meta->res_x * per_inch));
+        if (rv == EXR_ERR_SUCCESS)
+            rv = exr_set_pixel_aspect_ratio(ctxt, part, (float)(meta->res_y / meta->res_x));
+    }
+    double xy[8];
+    if (rv == EXR_ERR_SUCCESS && meta->icc.data &&
+        vkfx_icc_primaries(meta->icc.data, meta->icc.size, xy)) {
+        exr_attr_chromaticities_t c = {(float)xy[0], (float)xy[1], (float)xy[2], (float)xy[3],
+                                       (float)xy[4], (float)xy[5], (float)xy[6], (float)xy[7]};
+        rv = exr_attr_set_chromaticities(ctxt, part, "chromaticities", &c);
+    }
+    return rv;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Writing */
 
@@ -594,6 +680,8 @@ int vkfx_exr_write(int fd, const char *name, const vkfx_pixels *px, const vkfx_e
                                  1, 1),
                  "adding a channel");
     }
+    if (opts && opts->meta)
+        EXR_WTRY(put_meta(ctxt, part, opts->meta), "writing the metadata attributes");
     EXR_WTRY(exr_write_header(ctxt), "writing the header");
     int32_t lines = 0;
     EXR_WTRY(exr_get_scanlines_per_chunk(ctxt, part, &lines), "reading lines per chunk");

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "meta.h"
 #include "pixels.h"
 
 /* The four magic bytes of an OpenEXR file. */
@@ -27,8 +28,21 @@ int vkfx_exr_load_channel_memory(const void *data, size_t size, const char *name
                                  const char *channel, vkfx_pixels *out);
 
 typedef struct vkfx_exr_opts {
-    bool float_samples; /* float channels instead of half */
+    bool float_samples;     /* float channels instead of half */
+    const vkfx_meta *meta; /* written as the standard attributes below; NULL: none */
 } vkfx_exr_opts;
+
+/* Metadata that has a standard OpenEXR attribute: the text keys
+ * Description (comments), Copyright (owner) and Creation Time (capDate,
+ * EXIF's date form), the resolution (xDensity in dots per inch and the
+ * pixel aspect ratio), and an RGB profile's primaries and white
+ * (chromaticities). Reading makes a profile of the chromaticities (with
+ * sRGB's curve, as vkfx encodes integer outputs) where they are not
+ * Rec. 709's. */
+int vkfx_exr_read_meta(const void *data, size_t size, const char *name, vkfx_meta *meta);
+/* The kinds of meta an OpenEXR file holds whole: text under the keys above,
+ * the profile where it is an RGB matrix profile. */
+unsigned vkfx_exr_meta_fits(const vkfx_meta *meta);
 
 /* Writes px (F32, 1-4 channels: Y, YA, RGB, RGBA; linear, premultiplied as
  * EXR expects) as a ZIP-compressed scanline file to fd; name is for

@@ -16,7 +16,6 @@
 #include "exif.h"
 #include "exr.h"
 #include "orient.h"
-#include "codecs/jpeg_meta.h"
 #include "safefile.h"
 
 /* ------------------------------------------------------------------------ */
@@ -179,8 +178,8 @@ int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_
 unsigned vkfx_file_meta_dropped(vkfx_file_format fmt, const vkfx_meta *meta)
 {
     unsigned holds = fmt->meta_kinds;
-    if (fmt == VKFX_FILE_JPEG)
-        holds &= vkfx_jpeg_meta_fits(meta);
+    if (fmt->meta_fits)
+        holds &= fmt->meta_fits(meta);
     return vkfx_meta_kinds(meta) & ~holds;
 }
 

@@ -340,12 +340,182 @@ done:
     return ret;
 }
 
+/* The solution of m x = b (Cramer's rule); false where m is singular. */
+static bool solve3(const double m[3][3], const double b[3], double x[3])
+{
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (!(fabs(det) > 1e-12))
+        return false;
+    for (int k = 0; k < 3; k++) {
+        double a[3][3];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                a[r][c] = c == k ? b[r] : m[r][c];
+        x[k] = (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+                a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+                a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])) /
+               det;
+    }
+    return true;
+}
+
+static bool xy_of(const cmsCIEXYZ *v, double *x, double *y)
+{
+    double s = v->X + v->Y + v->Z;
+    if (!(s > 1e-9) || !isfinite(s))
+        return false;
+    *x = v->X / s;
+    *y = v->Y / s;
+    return true;
+}
+
+bool vkfx_icc_primaries(const void *icc, size_t size, double xy[8])
+{
+    char last[256] = "";
+    cmsContext ctx = cmsCreateContext(NULL, last);
+    cmsHPROFILE p = NULL;
+    bool ok = false;
+    if (ctx) {
+        cmsSetLogErrorHandlerTHR(ctx, log_error);
+        if (size <= UINT32_MAX)
+            p = cmsOpenProfileFromMemTHR(ctx, icc, (cmsUInt32Number)size);
+    }
+    if (p && cmsGetColorSpace(p) == cmsSigRgbData) {
+        static const cmsTagSignature tags[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag,
+                                                cmsSigBlueColorantTag};
+        const cmsFloat64Number *chad = cmsReadTag(p, cmsSigChromaticAdaptationTag); /* 3x3, by rows */
+        const cmsCIEXYZ *wtpt = cmsReadTag(p, cmsSigMediaWhitePointTag);
+        cmsCIEXYZ white = *cmsD50_XYZ();
+        double w[3], d50[3] = {white.X, white.Y, white.Z};
+        if (chad) {
+            double m[3][3];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    m[r][c] = chad[3 * r + c];
+            if (solve3(m, d50, w))
+                white = (cmsCIEXYZ){w[0], w[1], w[2]};
+        } else if (wtpt) {
+            white = *wtpt;
+        }
+        ok = xy_of(&white, &xy[6], &xy[7]);
+        for (int c = 0; ok && c < 3; c++) {
+            const cmsCIEXYZ *col = cmsReadTag(p, tags[c]);
+            cmsCIEXYZ back;
+            ok = col && cmsAdaptToIlluminant(&back, cmsD50_XYZ(), &white, col) &&
+                 xy_of(&back, &xy[2 * c], &xy[2 * c + 1]);
+        }
+    }
+    if (p)
+        cmsCloseProfile(p);
+    if (ctx)
+        cmsDeleteContext(ctx);
+    return ok;
+}
+
+int vkfx_icc_from_primaries(const double xy[8], const char *name, vkfx_blob *icc)
+{
+    static const double rec709[8] = {0.64, 0.33, 0.30, 0.60, 0.15, 0.06, 0.3127, 0.3290};
+    bool same = true, sane = true;
+    for (int i = 0; i < 8; i++) {
+        same = same && fabs(xy[i] - rec709[i]) < 1e-4;
+        sane = sane && xy[i] > 0 && xy[i] < 1;
+    }
+    if (same || !sane)
+        return VKFX_OK;
+    char last[256] = "";
+    cmsContext ctx = cmsCreateContext(NULL, last);
+    if (!ctx)
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory for its chromaticities", name);
+    cmsSetLogErrorHandlerTHR(ctx, log_error);
+    static const double srgb[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
+    cmsToneCurve *curve = cmsBuildParametricToneCurve(ctx, 4, srgb);
+    cmsToneCurve *curves[3] = {curve, curve, curve};
+    cmsCIExyY white = {xy[6], xy[7], 1};
+    cmsCIExyYTRIPLE prim = {{xy[0], xy[1], 1}, {xy[2], xy[3], 1}, {xy[4], xy[5], 1}};
+    cmsHPROFILE p = curve ? cmsCreateRGBProfileTHR(ctx, &white, &prim, curves) : NULL;
+    cmsUInt32Number n = 0;
+    int ret = VKFX_OK;
+    void *buf = NULL;
+    /* primaries that make no profile (all on a line) give none */
+    if (p && cmsSaveProfileToMem(p, NULL, &n) && (buf = malloc(n)) &&
+        cmsSaveProfileToMem(p, buf, &n))
+        ret = vkfx_blob_set(icc, buf, n, name, "ICC profile");
+    free(buf);
+    if (p)
+        cmsCloseProfile(p);
+    if (curve)
+        cmsFreeToneCurve(curve);
+    cmsDeleteContext(ctx);
+    return ret;
+}
+
+struct vkfx_cmyk {
+    cmsContext ctx;
+    cmsHTRANSFORM xf;
+    char last[256];
+};
+
+void vkfx_cmyk_close(vkfx_cmyk *x)
+{
+    if (!x)
+        return;
+    if (x->xf)
+        cmsDeleteTransform(x->xf);
+    if (x->ctx)
+        cmsDeleteContext(x->ctx);
+    free(x);
+}
+
+vkfx_cmyk *vkfx_cmyk_open(const void *icc, size_t size, bool inverted)
+{
+    vkfx_cmyk *x = calloc(1, sizeof *x);
+    if (!x || size > UINT32_MAX)
+        goto fail;
+    x->ctx = cmsCreateContext(NULL, x->last);
+    if (!x->ctx)
+        goto fail;
+    cmsSetLogErrorHandlerTHR(x->ctx, log_error);
+    cmsHPROFILE src = cmsOpenProfileFromMemTHR(x->ctx, icc, (cmsUInt32Number)size);
+    cmsHPROFILE dst = cmsCreate_sRGBProfileTHR(x->ctx);
+    if (src && dst && cmsGetColorSpace(src) == cmsSigCmykData)
+        x->xf = cmsCreateTransformTHR(x->ctx, src, inverted ? TYPE_CMYK_8_REV : TYPE_CMYK_8, dst,
+                                      TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC, 0);
+    if (src)
+        cmsCloseProfile(src);
+    if (dst)
+        cmsCloseProfile(dst);
+    if (x->xf)
+        return x;
+fail:
+    vkfx_cmyk_close(x);
+    return NULL;
+}
+
+void vkfx_cmyk_to_srgb(vkfx_cmyk *x, const uint8_t *cmyk, uint8_t *rgb, uint32_t width)
+{
+    cmsDoTransform(x->xf, cmyk, rgb, width);
+}
+
 int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool srgb, const char *name,
                      vkfx_tone **tone, const char **how)
 {
     *tone = NULL;
     bool coded = px->sample != VKFX_SAMPLE_F32 && !px->linear;
     *how = !coded ? "linear" : linear ? "as stored" : "srgb";
+    if (meta->cmyk && !srgb)
+        return vkfx_fail(VKFX_E_FORMAT,
+                         "%s: a CMYK JPEG with a CMYK ICC profile; vkfx filters RGB (--to-srgb "
+                         "converts it to sRGB through its profile)",
+                         name);
+    if (meta->cmyk) {
+        /* converted on decode: the pixels are sRGB, which no profile means */
+        free(meta->icc.data);
+        meta->icc = (vkfx_blob){0};
+        *how = "icc converted to srgb";
+        return VKFX_OK;
+    }
     if (!meta->icc.data || !coded)
         return VKFX_OK;
     if (linear) {

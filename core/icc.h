@@ -50,12 +50,32 @@ int vkfx_tone_linearise(const vkfx_tone *t, const vkfx_pixels *in, vkfx_pixels *
 int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_sample sample,
                             vkfx_pixels *out);
 
+/* CMYK to sRGB through a CMYK profile (relative colorimetric, lcms2), for
+ * a CMYK JPEG: 8-bit inks, inverted where the file says so (Adobe's: 255
+ * no ink), to 8-bit sRGB. NULL where icc is no CMYK profile lcms2 can use. */
+typedef struct vkfx_cmyk vkfx_cmyk;
+vkfx_cmyk *vkfx_cmyk_open(const void *icc, size_t size, bool inverted);
+void vkfx_cmyk_to_srgb(vkfx_cmyk *x, const uint8_t *cmyk, uint8_t *rgb, uint32_t width);
+void vkfx_cmyk_close(vkfx_cmyk *x);
+
+/* An RGB matrix profile's primaries and white as CIE xy (red, green, blue,
+ * white: x then y), the colorants adapted back from D50 to the white its
+ * chromatic adaptation tag (or, without one, its white point) gives; false
+ * for any other profile. */
+bool vkfx_icc_primaries(const void *icc, size_t size, double xy[8]);
+/* A profile of those primaries and white with sRGB's curve into icc, or
+ * nothing where they are Rec. 709's (sRGB's own: no profile says it) or
+ * make no profile. */
+int vkfx_icc_from_primaries(const double xy[8], const char *name, vkfx_blob *icc);
+
 /* A decoded file's colour as vkfx_run takes it: no profile, float or
  * linear samples, or linear (--no-linearize, the profile kept): *tone NULL.
  * to_srgb (--to-srgb): px converted to sRGB through lcms2 (relative
  * colorimetric), the profile dropped from meta. Otherwise *tone holds the
  * profile's curves (NULL where they are sRGB's curve: the exact curve is
- * used), or the profile is refused (vkfx_tone_from_icc). *how
+ * used), or the profile is refused (vkfx_tone_from_icc). Pixels the decoder
+ * converted from CMYK through the profile (meta->cmyk) need to_srgb: they
+ * are sRGB then, and the profile goes; without it they are refused. *how
  * says which, for the report. */
 int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool to_srgb, const char *name,
                      vkfx_tone **tone, const char **how);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "exif.h"
 
 void vkfx_meta_free(vkfx_meta *m)
 {
@@ -23,9 +24,12 @@ void vkfx_meta_free(vkfx_meta *m)
 
 int vkfx_meta_out_orientation(const vkfx_meta *m)
 {
-    if (!m || m->applied_orientation > 1 || m->stored_orientation < 1)
+    if (!m || m->applied_orientation > 1)
         return 1;
-    return m->stored_orientation;
+    if (m->stored_orientation >= 1)
+        return m->stored_orientation;
+    int o = vkfx_exif_orientation(m->exif.data, m->exif.size);
+    return o ? o : 1;
 }
 
 unsigned vkfx_meta_kinds(const vkfx_meta *m)
@@ -102,6 +106,84 @@ int vkfx_meta_add_text(vkfx_meta *m, const char *key, size_t key_len, const char
     m->texts[m->ntexts++] = (vkfx_text){k, t};
     m->text_bytes += key_len + text_len;
     return VKFX_OK;
+}
+
+/* Whether text holds "YYYY?MM?DD?HH:MM:SS" with date separator sep and one
+ * of the separators in mid between date and time. */
+static bool date_shape(const char *text, size_t len, char sep, const char *mid)
+{
+    static const char shape[] = "dddd-dd-dd_dd:dd:dd";
+    if (len < 19)
+        return false;
+    for (int i = 0; i < 19; i++) {
+        char c = text[i], s = shape[i];
+        bool ok = s == 'd' ? c >= '0' && c <= '9' : s == '-' ? c == sep : s == '_' ? strchr(mid, c) && c : c == s;
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static void date_write(const char *in, char out[20], char sep, char mid)
+{
+    memcpy(out, in, 19);
+    out[4] = out[7] = sep;
+    out[10] = mid;
+    out[19] = 0;
+}
+
+bool vkfx_meta_date_to_exif(const char *text, size_t len, char out[20])
+{
+    if (!date_shape(text, len, ':', " ") && !date_shape(text, len, '-', "T "))
+        return false;
+    date_write(text, out, ':', ' ');
+    return true;
+}
+
+bool vkfx_meta_date_from_exif(const char *exif, size_t len, char out[20])
+{
+    if (!date_shape(exif, len, ':', " "))
+        return false;
+    date_write(exif, out, '-', 'T');
+    return true;
+}
+
+int vkfx_meta_field_of(const vkfx_text *t, const char *const *keys, size_t nkeys,
+                       const char **value, char date[20])
+{
+    for (size_t i = 0; i < nkeys; i++) {
+        if (strcmp(t->key, keys[i]))
+            continue;
+        *value = t->text;
+        if (strcmp(keys[i], VKFX_META_DATE_KEY))
+            return (int)i;
+        *value = date;
+        return vkfx_meta_date_to_exif(t->text, strlen(t->text), date) ? (int)i : -1;
+    }
+    return -1;
+}
+
+bool vkfx_meta_fields_hold(const vkfx_meta *m, const char *const *keys, size_t nkeys)
+{
+    for (uint32_t i = 0; m && i < m->ntexts; i++) {
+        const char *v;
+        char date[20];
+        if (vkfx_meta_field_of(&m->texts[i], keys, nkeys, &v, date) < 0)
+            return false;
+    }
+    return true;
+}
+
+int vkfx_meta_add_field(vkfx_meta *m, const char *key, const char *v, size_t n)
+{
+    char date[20];
+    if (!strcmp(key, VKFX_META_DATE_KEY)) {
+        if (!vkfx_meta_date_from_exif(v, n, date))
+            return VKFX_OK;
+        v = date;
+        n = 19;
+    }
+    return vkfx_meta_add_text(m, key, strlen(key), v, n);
 }
 
 int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char *name,

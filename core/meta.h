@@ -57,11 +57,14 @@ typedef struct vkfx_meta {
     /* The orientation the file stored (1..8; 0 none: EXIF's, or a TIFF's
      * own tag) and the one applied to the pixels (0 or 1: none). */
     int stored_orientation, applied_orientation;
+    /* The decoder turned CMYK into sRGB through the ICC profile (a CMYK JPEG
+     * whose profile is a CMYK one lcms2 can use). */
+    bool cmyk;
 } vkfx_meta;
 
 void vkfx_meta_free(vkfx_meta *m);
 /* The orientation an output declares: 1 once the pixels were turned, else
- * what the input stored (1 for NULL or none). */
+ * what the input stored, else what its EXIF says (1 for NULL or none). */
 int vkfx_meta_out_orientation(const vkfx_meta *m);
 /* The kinds m holds (VKFX_META_*). */
 unsigned vkfx_meta_kinds(const vkfx_meta *m);
@@ -78,6 +81,26 @@ int vkfx_blob_append(vkfx_blob *b, const void *data, size_t size, const char *na
  * VKFX_META_MAX_BYTES of text it is dropped). */
 int vkfx_meta_add_text(vkfx_meta *m, const char *key, size_t key_len, const char *text,
                        size_t text_len);
+
+/* The text key vkfx uses for a date (PNG's "Creation Time"), and dates
+ * between EXIF's form ("YYYY:MM:DD HH:MM:SS", also TIFF's and OpenEXR's)
+ * and ISO 8601's ("YYYY-MM-DDTHH:MM:SS"), which the text holds. to_exif
+ * takes either form (a space for the T too, anything after the seconds
+ * ignored); false where the text is no such date. */
+#define VKFX_META_DATE_KEY "Creation Time"
+bool vkfx_meta_date_to_exif(const char *text, size_t len, char out[20]);
+bool vkfx_meta_date_from_exif(const char *exif, size_t len, char out[20]);
+
+/* Text as a format's own fields hold it (TIFF tags, OpenEXR attributes),
+ * keys[i] naming field i. field_of: the field t goes to, its value in
+ * *value (the date in EXIF's form, in date), or -1 where no field holds it.
+ * hold: whether fields hold every text of m. add_field: a field's value (n
+ * bytes) as text under key, a date turned into ISO 8601 (nothing where it
+ * is no date). */
+int vkfx_meta_field_of(const vkfx_text *t, const char *const *keys, size_t nkeys,
+                       const char **value, char date[20]);
+bool vkfx_meta_fields_hold(const vkfx_meta *m, const char *const *keys, size_t nkeys);
+int vkfx_meta_add_field(vkfx_meta *m, const char *key, const char *v, size_t n);
 
 /* zlib-compressed data (PNG iCCP, zTXt, compressed iTXt) inflated into b,
  * at most VKFX_META_MAX_BYTES. */

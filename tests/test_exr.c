@@ -47,6 +47,9 @@ typedef struct test_exr {
     const float *samples;
 } test_exr;
 
+/* Sets more header attributes of the files write_test_exr writes; NULL: none. */
+static void (*test_exr_attributes)(exr_context_t ctxt, int part);
+
 static exr_attr_box2i_t box(int32_t x0, int32_t y0, int32_t x1, int32_t y1)
 {
     exr_attr_box2i_t b;
@@ -81,6 +84,8 @@ static void write_test_exr(const char *path, const test_exr *t)
         cr_assert_eq(exr_set_tile_descriptor(ctxt, part, (uint32_t)tw, (uint32_t)th,
                                              EXR_TILE_ONE_LEVEL, EXR_TILE_ROUND_DOWN),
                      EXR_ERR_SUCCESS);
+    if (test_exr_attributes)
+        test_exr_attributes(ctxt, part);
     cr_assert_eq(exr_write_header(ctxt), EXR_ERR_SUCCESS);
     int32_t dw = data.max.x - data.min.x + 1, dh = data.max.y - data.min.y + 1;
     /* uint channels take integer copies of the samples. */
@@ -703,5 +708,98 @@ Test(exr, corrupt_b44_block_is_a_format_error)
         }
     cr_assert(formats > 0, "no damage was noticed");
     free(buf);
+    tc_tmpdir_remove();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Standard attributes as metadata */
+
+/* Rec. 2020's primaries and D65 */
+static const exr_attr_chromaticities_t rec2020 = {0.708f, 0.292f, 0.170f, 0.797f,
+                                                  0.131f, 0.046f, 0.3127f, 0.3290f};
+
+static void photo_attributes(exr_context_t ctxt, int part)
+{
+    cr_assert_eq(exr_attr_set_string(ctxt, part, "comments", "Chelsea, asleep"), EXR_ERR_SUCCESS);
+    cr_assert_eq(exr_attr_set_string(ctxt, part, "owner", "Photo Cat"), EXR_ERR_SUCCESS);
+    cr_assert_eq(exr_attr_set_string(ctxt, part, "capDate", "2024:05:06 07:08:09"),
+                 EXR_ERR_SUCCESS);
+    cr_assert_eq(exr_attr_set_float(ctxt, part, "xDensity", 150), EXR_ERR_SUCCESS);
+    cr_assert_eq(exr_set_pixel_aspect_ratio(ctxt, part, 2), EXR_ERR_SUCCESS);
+    cr_assert_eq(exr_attr_set_chromaticities(ctxt, part, "chromaticities", &rec2020),
+                 EXR_ERR_SUCCESS);
+}
+
+/* The attributes of an EXR file, read by the library. */
+static void expect_attributes(const char *path, const char *what)
+{
+    exr_context_t ctxt = NULL;
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    cr_assert_eq(exr_start_read(&ctxt, path, &init), EXR_ERR_SUCCESS, "%s", what);
+    static const char *const attrs[3][2] = {
+        {"comments", "Chelsea, asleep"}, {"owner", "Photo Cat"}, {"capDate", "2024:05:06 07:08:09"}};
+    for (int i = 0; i < 3; i++) {
+        int32_t len = 0;
+        const char *s = NULL;
+        cr_expect(exr_attr_get_string(ctxt, 0, attrs[i][0], &len, &s) == EXR_ERR_SUCCESS &&
+                      len == (int32_t)strlen(attrs[i][1]) && !strncmp(s, attrs[i][1], (size_t)len),
+                  "%s: %s is '%.*s'", what, attrs[i][0], s ? (int)len : 0, s ? s : "");
+    }
+    float density = 0, aspect = 0;
+    cr_expect_eq(exr_attr_get_float(ctxt, 0, "xDensity", &density), EXR_ERR_SUCCESS, "%s", what);
+    cr_expect_eq(exr_get_pixel_aspect_ratio(ctxt, 0, &aspect), EXR_ERR_SUCCESS);
+    cr_expect(density == 150 && aspect == 2, "%s: xDensity %g, pixelAspectRatio %g", what,
+              density, aspect);
+    exr_attr_chromaticities_t c;
+    cr_assert_eq(exr_attr_get_chromaticities(ctxt, 0, "chromaticities", &c), EXR_ERR_SUCCESS,
+                 "%s: no chromaticities", what);
+    const float *got = &c.red_x, *want = &rec2020.red_x;
+    /* through an ICC profile: colorants in s15Fixed16 after a Bradford adaptation to D50 and
+     * back, good to a few units in the fourth decimal */
+    for (int i = 0; i < 8; i++)
+        cr_expect(fabsf(got[i] - want[i]) < 5e-4f, "%s: chromaticity %d is %g, want %g", what, i,
+                  got[i], want[i]);
+    exr_finish(&ctxt);
+}
+
+/* comments, owner, capDate, xDensity with the pixel aspect ratio, and
+ * chromaticities pass from an EXR to an EXR (through the text keys, the
+ * resolution and a profile of the primaries) and into a PNG as those. */
+Test(exr, standard_attributes_are_metadata)
+{
+    cr_assert_eq(tc_tmpdir_make("exr"), 0);
+    float *s = test_samples(6 * 4, 3, 5);
+    test_exr t = {EXR_STORAGE_SCANLINE, EXR_COMPRESSION_ZIP, 6, 4, box(0, 0, 0, 0), 3,
+                  {{"B", EXR_PIXEL_HALF}, {"G", EXR_PIXEL_HALF}, {"R", EXR_PIXEL_HALF}}, s};
+    test_exr_attributes = photo_attributes;
+    write_test_exr(tc_tpath("in.exr"), &t);
+    test_exr_attributes = NULL;
+    expect_attributes(tc_tpath("in.exr"), "the input");
+    static const char *const outs[2] = {"in-out.exr", "in-out.png"};
+    for (int i = 0; i < 2; i++) {
+        cli_run r;
+        VKFX(&r, tc_tpath("in.exr"), "-f", "box:radius=0", "-o", tc_tpath(outs[i]));
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        cr_expect(!strstr(r.err, "dropped"), "stderr: %s", r.err);
+        run_free(&r);
+    }
+    expect_attributes(tc_tpath("in-out.exr"), "EXR to EXR");
+    vkfx_pixels px;
+    vkfx_meta m;
+    cr_assert_eq(vkfx_file_load_meta(tc_tpath("in-out.png"), &px, &m), VKFX_OK, "%s",
+                 vkfx_error_message());
+    static const char *const texts[3][2] = {
+        {"Description", "Chelsea, asleep"}, {"Copyright", "Photo Cat"},
+        {"Creation Time", "2024-05-06T07:08:09"}};
+    cr_expect_eq(m.ntexts, 3);
+    for (uint32_t i = 0; i < m.ntexts && i < 3; i++)
+        cr_expect(!strcmp(m.texts[i].key, texts[i][0]) && !strcmp(m.texts[i].text, texts[i][1]),
+                  "PNG text %u: %s = %s", i, m.texts[i].key, m.texts[i].text);
+    cr_expect(m.has_res && fabs(m.res_x - 150) < 0.5 && fabs(m.res_y - 300) < 0.5,
+              "PNG resolution %g x %g", m.res_x, m.res_y);
+    cr_expect_not_null(m.icc.data, "the PNG has no profile of the primaries");
+    vkfx_meta_free(&m);
+    vkfx_pixels_free(&px);
+    free(s);
     tc_tmpdir_remove();
 }

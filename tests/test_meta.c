@@ -476,11 +476,41 @@ static unsigned char *encoded(vkfx_file_format fmt, const vkfx_meta *meta, size_
     return data;
 }
 
+/* EXIF with IFD0 (Orientation = o, the Exif pointer) and an Exif directory
+ * (ISOSpeedRatings 400, its Interoperability pointer) and an
+ * Interoperability directory (index "R98"), in either byte order: 88 bytes. */
+static size_t make_exif_dirs(uint8_t *buf, bool big, uint32_t o)
+{
+    memset(buf, 0, 88);
+    memcpy(buf, big ? "MM\0*" : "II*\0", 4);
+    put32(buf + 4, 8, big);
+    const uint32_t entries[][5] = {
+        /* at, tag, type, count, value */
+        {8, 0x0112, 3, 1, o},    {8, 0x8769, 4, 1, 38},  {38, 0x8827, 3, 1, 400},
+        {38, 0xa005, 4, 1, 68},  {68, 0x0001, 2, 4, 0},
+    };
+    for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+        uint8_t *d = buf + entries[i][0];
+        uint32_t k = d[big ? 1 : 0]++; /* the directory's count, one more */
+        uint8_t *e = d + 2 + 12 * k;
+        put16(e, entries[i][1], big);
+        put16(e + 2, entries[i][2], big);
+        put32(e + 4, entries[i][3], big);
+        if (entries[i][2] == 3)
+            put16(e + 8, entries[i][4], big);
+        else if (entries[i][2] == 2)
+            memcpy(e + 8, "R98", 4);
+        else
+            put32(e + 8, entries[i][4], big);
+    }
+    return 88;
+}
+
 static vkfx_meta sample_meta(void)
 {
     vkfx_meta m = {0};
     uint8_t exif[128];
-    size_t n = make_exif(exif, false, false, 6, 3);
+    size_t n = make_exif_dirs(exif, false, 6);
     cr_assert_eq(vkfx_blob_set(&m.exif, exif, n, "t", "EXIF"), VKFX_OK);
     cmsHPROFILE p = cmsCreate_sRGBProfile();
     size_t icc_n;
@@ -723,5 +753,156 @@ Test(meta, damaged_files_with_metadata)
         free(copy);
         free(data);
     }
+    vkfx_meta_free(&m);
+}
+
+/* EXIF with Exif and Interoperability directories, in either byte order,
+ * through a TIFF: the file takes the EXIF's byte order, libtiff reads the
+ * directories vkfx appended, and the EXIF read back is the one written, byte
+ * for byte, its orientation 1 once the pixels are turned. */
+Test(meta, tiff_exif_directories_in_both_byte_orders)
+{
+    for (int big = 0; big < 2; big++) {
+        vkfx_meta m = {0};
+        uint8_t exif[88], want[88];
+        size_t n = make_exif_dirs(exif, big, 6);
+        cr_assert_eq(vkfx_blob_set(&m.exif, exif, n, "t", "EXIF"), VKFX_OK);
+        size_t size;
+        unsigned char *tif = encoded(VKFX_FILE_TIFF, &m, &size);
+        cr_expect_eq(memcmp(tif, big ? "MM" : "II", 2), 0, "big %d: the file's byte order", big);
+        vkfx_pixels px;
+        vkfx_meta got;
+        cr_assert_eq(vkfx_file_load_memory_meta(tif, size, "x.tif", &px, &got), VKFX_OK, "%s",
+                     vkfx_error_message());
+        make_exif_dirs(want, big, 1);
+        cr_expect(got.exif.size == 86 && !memcmp(got.exif.data, want, 86),
+                  "big %d: EXIF of %zu bytes read back", big, got.exif.size);
+        cr_expect_eq(px.width, 7, "big %d: not turned", big);
+        vkfx_meta_free(&got);
+        vkfx_pixels_free(&px);
+        vkfx_meta_free(&m);
+        free(tif);
+    }
+}
+
+/* Directories that point at themselves or at each other, and random damage:
+ * the copy ends, reads nothing outside the block (the ASan build checks) and
+ * follows pointers no deeper than Interoperability. */
+Test(meta, exif_directory_copy_stays_in_bounds)
+{
+    uint8_t buf[88];
+    size_t n = make_exif_dirs(buf, false, 1);
+    put32(buf + 10 + 12 + 8, 8, false); /* the Exif pointer leads back to IFD0 */
+    vkfx_blob out = {0};
+    uint32_t kept;
+    cr_assert_eq(vkfx_exif_copy_ifd(buf, n, 8, 0, NULL, 0, 8, &out, &kept, "t"), VKFX_OK);
+    cr_expect_eq(kept, 2);
+    /* IFD0, then IFD0 again as the Exif directory without the pointer, which
+     * is not followed (nor kept) from there */
+    cr_expect_eq(out.size, 30 + 18, "%zu bytes", out.size);
+    free(out.data);
+    uint64_t state = 7;
+    for (int round = 0; round < 20000; round++) {
+        uint8_t copy[88];
+        make_exif_dirs(copy, round & 1, 3);
+        for (int k = 0; k < 1 + round % 6; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            copy[(state >> 33) % n] = (uint8_t)(state >> 20);
+        }
+        size_t cut = (state >> 40) % (n + 1);
+        uint8_t *exact = malloc(cut ? cut : 1);
+        memcpy(exact, copy, cut);
+        vkfx_blob b = {0};
+        int ret = vkfx_exif_from_tiff(exact, cut, "t", &b);
+        cr_expect(ret == VKFX_OK || ret == VKFX_E_FORMAT);
+        cr_expect(b.size <= VKFX_META_MAX_BYTES);
+        free(b.data);
+        free(exact);
+    }
+}
+
+/* A TIFF takes a big-endian EXIF's byte order: 16-bit and float samples
+ * (through the predictors) read back as they were written. */
+Test(meta, big_endian_tiff_keeps_deep_samples)
+{
+    vkfx_meta m = {0};
+    uint8_t exif[88];
+    size_t n = make_exif_dirs(exif, true, 1);
+    cr_assert_eq(vkfx_blob_set(&m.exif, exif, n, "t", "EXIF"), VKFX_OK);
+    const vkfx_sample samples[2] = {VKFX_SAMPLE_U16, VKFX_SAMPLE_F32};
+    for (int s = 0; s < 2; s++) {
+        vkfx_pixels px, got;
+        tc_random_pixels(&px, 13, 5, 4, samples[s], 40 + s);
+        char path[] = "/tmp/vkfx-meta-XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert(fd >= 0);
+        vkfx_save_opts opts = {.meta = &m};
+        cr_assert_eq(vkfx_file_save_fd(fd, path, VKFX_FILE_TIFF, &px, &opts), VKFX_OK, "%s",
+                     vkfx_error_message());
+        close(fd);
+        size_t size;
+        unsigned char *data = (unsigned char *)tc_slurp(path, &size);
+        unlink(path);
+        cr_assert(data && !memcmp(data, "MM", 2));
+        cr_assert_eq(vkfx_file_load_memory(data, size, "x.tif", &got), VKFX_OK, "%s",
+                     vkfx_error_message());
+        cr_expect(got.sample == px.sample && got.channels == 4 &&
+                      !memcmp(got.data, px.data, vkfx_pixels_bytes(&px)),
+                  "sample %d: the pixels changed", s);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&px);
+        free(data);
+    }
+    vkfx_meta_free(&m);
+}
+
+/* Extension segments whose GUID, full length or offset lie (random bytes in
+ * their heads): every load ends, nothing read outside the file (the ASan
+ * build checks), the XMP within the limit. */
+Test(meta, jpeg_extended_xmp_that_lies)
+{
+    vkfx_meta m = {0};
+    size_t big = 140000;
+    char *x = malloc(big);
+    cr_assert(x);
+    memset(x, 'x', big);
+    static const char head[] = "<x:xmpmeta><rdf:RDF>", tail[] = "</rdf:RDF></x:xmpmeta>";
+    memcpy(x, head, sizeof(head) - 1);
+    memcpy(x + big - sizeof(tail) + 1, tail, sizeof(tail) - 1);
+    cr_assert_eq(vkfx_blob_set(&m.xmp, x, big, "t", "XMP"), VKFX_OK);
+    free(x);
+    size_t size;
+    unsigned char *jpg = encoded(VKFX_FILE_JPEG, &m, &size);
+    vkfx_pixels px;
+    vkfx_meta got;
+    cr_assert_eq(vkfx_file_load_memory_meta(jpg, size, "x.jpg", &px, &got), VKFX_OK);
+    cr_expect(strstr((const char *)got.xmp.data, "xxxxx</rdf:RDF>"), "not reassembled");
+    vkfx_meta_free(&got);
+    vkfx_pixels_free(&px);
+    /* where the extension segments' heads are */
+    size_t heads[8], nheads = 0, at = 2;
+    while (at + 4 < size && jpg[at + 1] != 0xda && nheads < 8) {
+        size_t len = (size_t)jpg[at + 2] << 8 | jpg[at + 3];
+        if (jpg[at + 1] == 0xe1 && !memcmp(jpg + at + 4, "http://ns.adobe.com/xmp/extension/", 35))
+            heads[nheads++] = at + 4 + 35;
+        at += 2 + len;
+    }
+    cr_assert_eq(nheads, 3);
+    unsigned char *copy = malloc(size);
+    uint64_t state = 5;
+    for (int round = 0; round < 300; round++) {
+        memcpy(copy, jpg, size);
+        for (int k = 0; k < 3; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            copy[heads[(state >> 20) % nheads] + (state >> 33) % 40] = (unsigned char)(state >> 50);
+        }
+        if (vkfx_file_load_memory_meta(copy, size, "lie.jpg", &px, &got) == VKFX_OK) {
+            cr_expect(got.xmp.size <= VKFX_META_MAX_BYTES);
+            vkfx_pixels_free(&px);
+        }
+        vkfx_meta_free(&got);
+    }
+    free(copy);
+    free(jpg);
     vkfx_meta_free(&m);
 }

@@ -17,6 +17,7 @@
 
 #include <jpeglib.h>
 #include <lcms2.h>
+#include <openexr.h>
 #include <png.h>
 #include <tiffio.h>
 #include <webp/demux.h>
@@ -44,9 +45,21 @@ typedef struct blob {
     size_t size;
 } blob;
 
+/* What the tests put into EXIF, as each format's reader finds it. */
+typedef struct exif_facts {
+    int orientation; /* 0: none */
+    char artist[32];
+    double exposure; /* the Exif directory's ExposureTime, ISO and DateTimeOriginal */
+    unsigned iso;
+    char original[24];
+} exif_facts;
+
 typedef struct tmeta {
     blob icc, exif, xmp; /* exif without "Exif\0\0" */
+    exif_facts facts;    /* of exif, or of a TIFF's tags and Exif directory */
     char comment[64];    /* a PNG text chunk "Comment" */
+    char description[64]; /* text "Description", TIFF's ImageDescription */
+    char date[24];        /* text "Creation Time", TIFF's DateTime */
     bool res;
     unsigned res_x, res_y; /* dots per inch */
     int tiff_orientation;  /* TIFF's own tag; 0 none */
@@ -87,24 +100,100 @@ static void put32(uint8_t *p, uint32_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* EXIF as cameras write it: IFD0 with Orientation = o and Artist. */
+static void put_entry(uint8_t *e, uint32_t tag, uint32_t type, uint32_t count, uint32_t value)
+{
+    put16(e, tag);
+    put16(e + 2, type);
+    put32(e + 4, count);
+    put32(e + 8, value);
+}
+
+/* EXIF as cameras write it: IFD0 with Orientation = o, Artist and the Exif
+ * directory (ExposureTime 1/250, ISO 200, DateTimeOriginal). */
 static blob make_exif(int o)
 {
-    uint8_t b[64] = {0};
+    uint8_t b[136] = {0};
     memcpy(b, "II*\0", 4);
     put32(b + 4, 8);
-    put16(b + 8, 2);
-    put16(b + 10, 0x0112);
-    put16(b + 12, 3);
-    put32(b + 14, 1);
-    put16(b + 18, (uint32_t)o);
-    put16(b + 22, 0x013b); /* Artist, ASCII */
-    put16(b + 24, 2);
-    put32(b + 26, 10);
-    put32(b + 30, 40);
-    put32(b + 34, 0); /* no next IFD */
-    memcpy(b + 40, "Photo Cat", 10);
-    return copy_blob(b, 50);
+    put16(b + 8, 3);
+    put_entry(b + 10, 0x0112, 3, 1, (uint32_t)o);
+    put_entry(b + 22, 0x013b, 2, 10, 50); /* Artist */
+    put_entry(b + 34, 0x8769, 4, 1, 60);  /* the Exif directory */
+    memcpy(b + 50, "Photo Cat", 10);
+    put16(b + 60, 3);
+    put_entry(b + 62, 0x829a, 5, 1, 104); /* ExposureTime */
+    put_entry(b + 74, 0x8827, 3, 1, 200); /* ISOSpeedRatings */
+    put_entry(b + 86, 0x9003, 2, 20, 112); /* DateTimeOriginal */
+    put32(b + 104, 1);
+    put32(b + 108, 250);
+    memcpy(b + 112, "2024:05:06 07:08:09", 20);
+    return copy_blob(b, 132);
+}
+
+/* A test's own reading of an EXIF block: the entry tag of the directory at
+ * ifd, its type, count and values (NULL where absent or out of the block). */
+static const uint8_t *exif_entry(const blob *e, uint32_t ifd, uint32_t tag, uint32_t *type,
+                                 uint32_t *count)
+{
+    const uint8_t *d = e->data;
+    bool big = e->size >= 8 && !memcmp(d, "MM", 2);
+#define G16(p) (big ? (uint32_t)(p)[0] << 8 | (p)[1] : (uint32_t)(p)[1] << 8 | (p)[0])
+#define G32(p) (big ? G16(p) << 16 | G16((p) + 2) : G16((p) + 2) << 16 | G16(p))
+    if (e->size < 8 || ifd + 2 > e->size)
+        return NULL;
+    for (uint32_t i = 0, n = G16(d + ifd); i < n && ifd + 14 + 12 * i <= e->size; i++) {
+        const uint8_t *x = d + ifd + 2 + 12 * i;
+        if (G16(x) != tag)
+            continue;
+        static const uint32_t sizes[14] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4};
+        *type = G16(x + 2);
+        *count = G32(x + 4);
+        size_t bytes = (size_t)(*type < 14 ? sizes[*type] : 0) * *count;
+        if (bytes <= 4)
+            return x + 8;
+        return G32(x + 8) + bytes <= e->size ? d + G32(x + 8) : NULL;
+    }
+    return NULL;
+}
+
+static uint32_t exif_u32(const blob *e, const uint8_t *p, int bytes)
+{
+    bool big = !memcmp(e->data, "MM", 2);
+    return bytes == 2 ? G16(p) : G32(p);
+#undef G16
+#undef G32
+}
+
+/* The facts of an EXIF block (zero where absent). */
+static exif_facts exif_read(const blob *e)
+{
+    exif_facts f = {0};
+    uint32_t type, count;
+    const uint8_t *v;
+    if (!e->data || e->size < 8)
+        return f;
+    uint32_t ifd0 = exif_u32(e, e->data + 4, 4);
+    if ((v = exif_entry(e, ifd0, 0x0112, &type, &count)) && type == 3)
+        f.orientation = (int)exif_u32(e, v, 2);
+    if ((v = exif_entry(e, ifd0, 0x013b, &type, &count)) && type == 2)
+        snprintf(f.artist, sizeof(f.artist), "%.*s", (int)count, (const char *)v);
+    if (!(v = exif_entry(e, ifd0, 0x8769, &type, &count)))
+        return f;
+    uint32_t ifd = exif_u32(e, v, 4);
+    if ((v = exif_entry(e, ifd, 0x829a, &type, &count)) && type == 5)
+        f.exposure = (double)exif_u32(e, v, 4) / exif_u32(e, v + 4, 4);
+    if ((v = exif_entry(e, ifd, 0x8827, &type, &count)) && type == 3)
+        f.iso = exif_u32(e, v, 2);
+    if ((v = exif_entry(e, ifd, 0x9003, &type, &count)) && type == 2)
+        snprintf(f.original, sizeof(f.original), "%.*s", (int)count, (const char *)v);
+    return f;
+}
+
+static bool same_facts(const exif_facts *a, const exif_facts *b)
+{
+    return a->orientation == b->orientation && !strcmp(a->artist, b->artist) &&
+           fabs(a->exposure - b->exposure) <= 1e-7 * b->exposure && a->iso == b->iso &&
+           !strcmp(a->original, b->original);
 }
 
 /* The Orientation of our own EXIF layout above (0 if it is not ours). */
@@ -153,8 +242,11 @@ static tmeta full_meta(int o)
     tmeta m = {0};
     m.icc = save_profile(cmsCreate_sRGBProfile());
     m.exif = make_exif(o);
+    m.facts = exif_read(&m.exif);
     m.xmp = copy_blob(xmp_text, strlen(xmp_text));
     snprintf(m.comment, sizeof(m.comment), "a cat on a sofa");
+    snprintf(m.description, sizeof(m.description), "Chelsea, asleep");
+    snprintf(m.date, sizeof(m.date), "2024-05-06T07:08:09");
     m.res = true;
     m.res_x = m.res_y = 300;
     return m;
@@ -183,7 +275,7 @@ static void write_png(const char *path, const vkfx_pixels *px, const tmeta *m)
     if (m->res)
         png_set_pHYs(png, info, (png_uint_32)lround(m->res_x / 0.0254),
                      (png_uint_32)lround(m->res_y / 0.0254), PNG_RESOLUTION_METER);
-    png_text texts[2];
+    png_text texts[4];
     int nt = 0;
     if (m->xmp.data)
         texts[nt++] = (png_text){.compression = PNG_ITXT_COMPRESSION_NONE,
@@ -195,6 +287,16 @@ static void write_png(const char *path, const vkfx_pixels *px, const tmeta *m)
                                  .key = "Comment",
                                  .text = (char *)m->comment,
                                  .text_length = strlen(m->comment)};
+    if (m->description[0])
+        texts[nt++] = (png_text){.compression = PNG_TEXT_COMPRESSION_NONE,
+                                 .key = "Description",
+                                 .text = (char *)m->description,
+                                 .text_length = strlen(m->description)};
+    if (m->date[0])
+        texts[nt++] = (png_text){.compression = PNG_TEXT_COMPRESSION_NONE,
+                                 .key = "Creation Time",
+                                 .text = (char *)m->date,
+                                 .text_length = strlen(m->date)};
     if (nt)
         png_set_text(png, info, texts, nt);
     png_write_info(png, info);
@@ -244,7 +346,12 @@ static void read_png(const char *path, tmeta *m, vkfx_pixels *px)
             m->xmp = copy_blob(texts[i].text, n);
         else if (!strcmp(texts[i].key, "Comment"))
             snprintf(m->comment, sizeof(m->comment), "%s", texts[i].text);
+        else if (!strcmp(texts[i].key, "Description"))
+            snprintf(m->description, sizeof(m->description), "%s", texts[i].text);
+        else if (!strcmp(texts[i].key, "Creation Time"))
+            snprintf(m->date, sizeof(m->date), "%s", texts[i].text);
     }
+    m->facts = exif_read(&m->exif);
     if (px) {
         png_uint_32 w, h;
         int depth, type;
@@ -264,21 +371,30 @@ static void read_png(const char *path, tmeta *m, vkfx_pixels *px)
     fclose(f);
 }
 
+/* libjpeg writing a width x height image of colour space cs to path at
+ * quality 95; the caller closes the file returned and destroys c. */
+static FILE *jpeg_create(const char *path, struct jpeg_compress_struct *c,
+                         struct jpeg_error_mgr *err, const vkfx_pixels *px, J_COLOR_SPACE cs)
+{
+    c->err = jpeg_std_error(err);
+    jpeg_create_compress(c);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "%s: %s", path, strerror(errno));
+    jpeg_stdio_dest(c, f);
+    c->image_width = px->width;
+    c->image_height = px->height;
+    c->input_components = cs == JCS_CMYK ? 4 : 3;
+    c->in_color_space = cs;
+    jpeg_set_defaults(c);
+    jpeg_set_quality(c, 95, TRUE);
+    return f;
+}
+
 static void write_jpeg(const char *path, const vkfx_pixels *px, const tmeta *m)
 {
     struct jpeg_compress_struct c;
     struct jpeg_error_mgr err;
-    c.err = jpeg_std_error(&err);
-    jpeg_create_compress(&c);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f);
-    jpeg_stdio_dest(&c, f);
-    c.image_width = px->width;
-    c.image_height = px->height;
-    c.input_components = 3;
-    c.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, 95, TRUE);
+    FILE *f = jpeg_create(path, &c, &err, px, JCS_RGB);
     if (m->res) {
         c.density_unit = 1;
         c.X_density = (UINT16)m->res_x;
@@ -311,20 +427,29 @@ static void write_jpeg(const char *path, const vkfx_pixels *px, const tmeta *m)
     fclose(f);
 }
 
+/* libjpeg reading path's header, its APP1 and APP2 segments kept; the
+ * caller closes the file returned and destroys d. */
+static FILE *jpeg_open(const char *path, struct jpeg_decompress_struct *d,
+                       struct jpeg_error_mgr *err)
+{
+    d->err = jpeg_std_error(err);
+    jpeg_create_decompress(d);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s: %s", path, strerror(errno));
+    jpeg_stdio_src(d, f);
+    jpeg_save_markers(d, JPEG_APP0 + 1, 0xffff);
+    jpeg_save_markers(d, JPEG_APP0 + 2, 0xffff);
+    jpeg_read_header(d, TRUE);
+    return f;
+}
+
 /* The JPEG's metadata, and its stored pixels when px is given. */
 static void read_jpeg(const char *path, tmeta *m, vkfx_pixels *px)
 {
     memset(m, 0, sizeof(*m));
     struct jpeg_decompress_struct d;
     struct jpeg_error_mgr err;
-    d.err = jpeg_std_error(&err);
-    jpeg_create_decompress(&d);
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "%s: %s", path, strerror(errno));
-    jpeg_stdio_src(&d, f);
-    jpeg_save_markers(&d, JPEG_APP0 + 1, 0xffff);
-    jpeg_save_markers(&d, JPEG_APP0 + 2, 0xffff);
-    jpeg_read_header(&d, TRUE);
+    FILE *f = jpeg_open(path, &d, &err);
     static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/";
     for (jpeg_saved_marker_ptr s = d.marker_list; s; s = s->next) {
         if (s->marker == JPEG_APP0 + 1 && s->data_length >= 6 && !memcmp(s->data, "Exif\0\0", 6))
@@ -344,6 +469,7 @@ static void read_jpeg(const char *path, tmeta *m, vkfx_pixels *px)
         m->res_x = d.X_density;
         m->res_y = d.Y_density;
     }
+    m->facts = exif_read(&m->exif);
     if (px) {
         jpeg_start_decompress(&d);
         cr_assert_eq(vkfx_pixels_alloc(px, d.output_width, d.output_height,
@@ -360,9 +486,12 @@ static void read_jpeg(const char *path, tmeta *m, vkfx_pixels *px)
     fclose(f);
 }
 
+/* The TIFF with its EXIF as libtiff writes it (its custom-directory API):
+ * Orientation and Artist in the image's directory, the rest in the Exif
+ * directory; the texts as ImageDescription and DateTime. */
 static void write_tiff(const char *path, const vkfx_pixels *px, const tmeta *m)
 {
-    TIFF *t = TIFFOpen(path, "w");
+    TIFF *t = TIFFOpen(path, "w+");
     cr_assert(t);
     TIFFSetField(t, TIFFTAG_IMAGEWIDTH, px->width);
     TIFFSetField(t, TIFFTAG_IMAGELENGTH, px->height);
@@ -370,8 +499,20 @@ static void write_tiff(const char *path, const vkfx_pixels *px, const tmeta *m)
     TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
     TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
     TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-    if (m->tiff_orientation)
-        TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)m->tiff_orientation);
+    int o = m->tiff_orientation ? m->tiff_orientation : m->facts.orientation;
+    if (o)
+        TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)o);
+    if (m->facts.artist[0])
+        TIFFSetField(t, TIFFTAG_ARTIST, m->facts.artist);
+    if (m->description[0])
+        TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, m->description);
+    if (m->date[0]) {
+        char date[24];
+        snprintf(date, sizeof(date), "%s", m->date);
+        date[4] = date[7] = ':';
+        date[10] = ' ';
+        TIFFSetField(t, TIFFTAG_DATETIME, date);
+    }
     if (m->icc.data)
         TIFFSetField(t, TIFFTAG_ICCPROFILE, (uint32_t)m->icc.size, m->icc.data);
     if (m->xmp.data)
@@ -384,6 +525,18 @@ static void write_tiff(const char *path, const vkfx_pixels *px, const tmeta *m)
     for (uint32_t y = 0; y < px->height; y++)
         cr_assert(TIFFWriteScanline(t, (unsigned char *)px->data + (size_t)y * px->width * 3, y,
                                     0) >= 0);
+    if (m->facts.exposure > 0) {
+        cr_assert(TIFFWriteDirectory(t));
+        cr_assert_eq(TIFFCreateEXIFDirectory(t), 0);
+        uint16_t iso = (uint16_t)m->facts.iso;
+        cr_assert(TIFFSetField(t, EXIFTAG_EXPOSURETIME, m->facts.exposure));
+        cr_assert(TIFFSetField(t, EXIFTAG_ISOSPEEDRATINGS, 1, &iso));
+        cr_assert(TIFFSetField(t, EXIFTAG_DATETIMEORIGINAL, m->facts.original));
+        uint64_t off = 0;
+        cr_assert(TIFFWriteCustomDirectory(t, &off));
+        cr_assert(TIFFSetDirectory(t, 0));
+        cr_assert(TIFFSetField(t, TIFFTAG_EXIFIFD, off));
+    }
     TIFFClose(t);
 }
 
@@ -407,6 +560,33 @@ static void read_tiff(const char *path, tmeta *m)
         m->res = true;
         m->res_x = (unsigned)lroundf(x);
         m->res_y = (unsigned)lroundf(y);
+    }
+    const char *text;
+    if (TIFFGetField(t, TIFFTAG_IMAGEDESCRIPTION, &text))
+        snprintf(m->description, sizeof(m->description), "%s", text);
+    if (TIFFGetField(t, TIFFTAG_DATETIME, &text))
+        snprintf(m->date, sizeof(m->date), "%s", text);
+    if (TIFFGetField(t, TIFFTAG_ARTIST, &text))
+        snprintf(m->facts.artist, sizeof(m->facts.artist), "%s", text);
+    m->facts.orientation = m->tiff_orientation;
+    toff_t exif;
+    if (TIFFGetField(t, TIFFTAG_EXIFIFD, &exif)) {
+        cr_assert(TIFFReadEXIFDirectory(t, exif), "%s: libtiff cannot read its Exif directory",
+                  path);
+        /* libtiff keeps this rational as a float or a double, as its field table says */
+        union {
+            float f;
+            double d;
+        } exposure;
+        uint16_t count, *iso;
+        if (TIFFGetField(t, EXIFTAG_EXPOSURETIME, &exposure))
+            m->facts.exposure =
+                TIFFFieldSetGetSize(TIFFFieldWithTag(t, EXIFTAG_EXPOSURETIME)) == 4 ? exposure.f
+                                                                                   : exposure.d;
+        if (TIFFGetField(t, EXIFTAG_ISOSPEEDRATINGS, &count, &iso) && count == 1)
+            m->facts.iso = iso[0];
+        if (TIFFGetField(t, EXIFTAG_DATETIMEORIGINAL, &text))
+            snprintf(m->facts.original, sizeof(m->facts.original), "%s", text);
     }
     TIFFClose(t);
 }
@@ -455,16 +635,20 @@ static void read_webp(const char *path, tmeta *m)
     }
     WebPDemuxDelete(dmx);
     free(data);
+    m->facts = exif_read(&m->exif);
 }
 
 typedef enum fmt { PNG, JPEG, TIFF_, WEBP, NFMT } fmt;
 static const char *const ext[NFMT] = {"png", "jpg", "tif", "webp"};
-/* What each format holds of full_meta's kinds: ICC, EXIF, XMP, text, resolution. */
-static const bool holds[NFMT][5] = {
-    {1, 1, 1, 1, 1},
-    {1, 1, 1, 0, 1},
-    {1, 0, 1, 0, 1},
-    {1, 1, 1, 0, 0},
+/* What each format holds of full_meta's kinds: ICC, EXIF, XMP, the texts
+ * TIFF has tags for (description, date), other text (the comment),
+ * resolution. */
+enum { KINDS = 6 };
+static const bool holds[NFMT][KINDS] = {
+    {1, 1, 1, 1, 1, 1},
+    {1, 1, 1, 0, 0, 1},
+    {1, 1, 1, 1, 0, 1},
+    {1, 1, 1, 0, 0, 0},
 };
 
 static void write_any(fmt f, const char *path, const vkfx_pixels *px, const tmeta *m)
@@ -702,20 +886,37 @@ Test(photo, depth_map_follows_its_own_orientation)
 
 static void expect_meta(const tmeta *got, const tmeta *want, fmt in, fmt out, bool strip)
 {
-    bool k[5];
-    for (int i = 0; i < 5; i++)
+    bool k[KINDS];
+    for (int i = 0; i < KINDS; i++)
         k[i] = !strip && holds[in][i] && holds[out][i];
-    /* the input's EXIF says 1 already: it comes out the same */
+    /* the input's EXIF says 1 already: it comes out the same, byte for byte
+     * where neither side is a TIFF (whose tags and directories it becomes) */
     const char *what = strip ? " --strip" : "";
+    exif_facts facts = {0};
+    if (k[1])
+        facts = want->facts;
+    if (out == TIFF_) /* every TIFF vkfx writes has the tag */
+        facts.orientation = 1;
     cr_expect(k[0] ? same_blob(&got->icc, &want->icc) : !got->icc.data,
               "%s to %s%s: ICC profile of %zu bytes", ext[in], ext[out], what, got->icc.size);
-    cr_expect(k[1] ? same_blob(&got->exif, &want->exif) : !got->exif.data,
-              "%s to %s%s: EXIF of %zu bytes", ext[in], ext[out], what, got->exif.size);
+    cr_expect(same_facts(&got->facts, &facts),
+              "%s to %s%s: EXIF orientation %d, artist '%s', exposure %g, ISO %u, taken '%s'",
+              ext[in], ext[out], what, got->facts.orientation, got->facts.artist,
+              got->facts.exposure, got->facts.iso, got->facts.original);
+    if (in != TIFF_ && out != TIFF_)
+        cr_expect(k[1] ? same_blob(&got->exif, &want->exif) : !got->exif.data,
+                  "%s to %s%s: EXIF of %zu bytes", ext[in], ext[out], what, got->exif.size);
     cr_expect(k[2] ? same_blob(&got->xmp, &want->xmp) : !got->xmp.data,
               "%s to %s%s: XMP of %zu bytes", ext[in], ext[out], what, got->xmp.size);
-    cr_expect(k[3] ? !strcmp(got->comment, want->comment) : !got->comment[0],
+    /* TIFF keeps the date in its own form */
+    const char *date = out == TIFF_ ? "2024:05:06 07:08:09" : want->date;
+    cr_expect(k[3] ? !strcmp(got->description, want->description) && !strcmp(got->date, date)
+                   : !got->description[0] && !got->date[0],
+              "%s to %s%s: description '%s', date '%s'", ext[in], ext[out], what,
+              got->description, got->date);
+    cr_expect(k[4] ? !strcmp(got->comment, want->comment) : !got->comment[0],
               "%s to %s%s: text '%s'", ext[in], ext[out], what, got->comment);
-    cr_expect(k[4] ? got->res && got->res_x == 300 && got->res_y == 300 : !got->res,
+    cr_expect(k[5] ? got->res && got->res_x == 300 && got->res_y == 300 : !got->res,
               "%s to %s%s: resolution %u x %u", ext[in], ext[out], what, got->res_x, got->res_y);
 }
 
@@ -739,7 +940,7 @@ static void pairs(bool strip)
         /* a format that cannot hold some of it says so, once a run */
         bool drops = false;
         for (int in = 0; in < NFMT; in++)
-            for (int k = 0; k < 5; k++)
+            for (int k = 0; k < KINDS; k++)
                 drops |= !strip && holds[in][k] && !holds[out][k];
         cr_expect(drops == (strstr(r.err, "dropped (noted once a run)") != NULL), "%s: stderr:\n%s",
                   r.cmd, r.err);
@@ -1068,5 +1269,393 @@ Test(photo, unusable_profile_and_to_srgb)
     vkfx_pixels_free(&conv);
     vkfx_pixels_free(&kept);
     vkfx_pixels_free(&want);
+    vkfx_pixels_free(&px);
+}
+
+/* ------------------------------------------------------------------------ */
+/* What JPEG holds in more than one segment, and what it cannot hold */
+
+static const char big_xmp_head[] =
+    "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/"
+    "22-rdf-syntax-ns#\"><rdf:Description rdf:about=\"\" xmlns:dc=\"http://purl.org/dc/elements/"
+    "1.1/\" dc:creator=\"Photo Cat\"/><rdf:Description rdf:about=\"\" xmlns:photoshop=\"http://"
+    "ns.adobe.com/photoshop/1.0/\"><photoshop:History>";
+static const char big_xmp_tail[] = "</photoshop:History></rdf:Description></rdf:RDF></x:xmpmeta>";
+#define BIG_XMP_BODY 150000
+/* MD5 of the packet below, from Python's hashlib */
+#define BIG_XMP_GUID "51CC7D2BCE97C0111982E8998B9F88DC"
+
+/* An XMP packet of 150361 bytes: over two segments' worth. */
+static blob big_xmp(void)
+{
+    size_t h = strlen(big_xmp_head), t = strlen(big_xmp_tail);
+    char *x = malloc(h + BIG_XMP_BODY + t + 1);
+    cr_assert(x);
+    memcpy(x, big_xmp_head, h);
+    for (size_t i = 0; i < BIG_XMP_BODY; i++)
+        x[h + i] = (char)('a' + i * 7 % 26);
+    memcpy(x + h + BIG_XMP_BODY, big_xmp_tail, t + 1);
+    blob b = copy_blob(x, h + BIG_XMP_BODY + t);
+    free(x);
+    return b;
+}
+
+/* A JPEG's APP1 segments as libjpeg reads them. */
+typedef struct app1s {
+    unsigned n;
+    blob seg[16];
+} app1s;
+
+static app1s read_app1(const char *path)
+{
+    app1s a = {0};
+    struct jpeg_decompress_struct d;
+    struct jpeg_error_mgr err;
+    FILE *f = jpeg_open(path, &d, &err);
+    for (jpeg_saved_marker_ptr s = d.marker_list; s && a.n < 16; s = s->next)
+        if (s->marker == JPEG_APP0 + 1)
+            a.seg[a.n++] = copy_blob(s->data, s->data_length);
+    jpeg_destroy_decompress(&d);
+    fclose(f);
+    return a;
+}
+
+static void app1s_free(app1s *a)
+{
+    for (unsigned i = 0; i < a->n; i++)
+        free(a->seg[i].data);
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* XMP over one segment is Adobe's extended XMP: a standard packet naming the
+ * MD5 of the extension, the extension in pieces that reassemble into the
+ * packet; read back into one packet with every description; with a piece
+ * gone, the standard packet alone. */
+Test(photo, jpeg_extended_xmp)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 12);
+    tmeta m = {.xmp = big_xmp()};
+    write_png(tc_tpath("big.png"), &px, &m);
+    cli_run r;
+    VKFX(&r, tc_tpath("big.png"), "-f", "box:radius=0", "-o", tc_tpath("big.jpg"));
+    expect_ok(&r);
+    cr_expect(!strstr(r.err, "dropped"), "stderr: %s", r.err);
+    run_free(&r);
+    app1s a = read_app1(tc_tpath("big.jpg"));
+    static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/";
+    static const char ext_id[] = "http://ns.adobe.com/xmp/extension/";
+    unsigned char *whole = calloc(1, m.xmp.size);
+    size_t covered = 0;
+    bool standard = false;
+    for (unsigned i = 0; i < a.n; i++) {
+        const blob *s = &a.seg[i];
+        if (s->size >= sizeof(xmp_id) && !memcmp(s->data, xmp_id, sizeof(xmp_id))) {
+            cr_expect_leq(s->size - sizeof(xmp_id), 65502);
+            cr_expect(strstr((const char *)s->data + sizeof(xmp_id),
+                             "xmpNote:HasExtendedXMP=\"" BIG_XMP_GUID "\""),
+                      "standard packet: %s", (const char *)s->data + sizeof(xmp_id));
+            standard = true;
+        } else if (s->size >= sizeof(ext_id) + 40 && !memcmp(s->data, ext_id, sizeof(ext_id))) {
+            const unsigned char *h = s->data + sizeof(ext_id);
+            cr_expect_eq(memcmp(h, BIG_XMP_GUID, 32), 0, "GUID %.32s", (const char *)h);
+            cr_expect_eq(be32(h + 32), m.xmp.size);
+            uint32_t off = be32(h + 36);
+            size_t n = s->size - sizeof(ext_id) - 40;
+            cr_assert_leq(off + n, m.xmp.size);
+            memcpy(whole + off, h + 40, n);
+            covered += n;
+        }
+    }
+    cr_expect(standard, "no standard XMP packet");
+    cr_expect_eq(covered, m.xmp.size);
+    cr_expect_eq(memcmp(whole, m.xmp.data, m.xmp.size), 0, "the extension is not the packet");
+    free(whole);
+    app1s_free(&a);
+
+    /* back to PNG: one packet holding both descriptions, the note gone */
+    VKFX(&r, tc_tpath("big.jpg"), "-f", "box:radius=0", "-o", tc_tpath("back.png"));
+    expect_ok(&r);
+    run_free(&r);
+    tmeta got;
+    read_png(tc_tpath("back.png"), &got, NULL);
+    cr_assert(got.xmp.data);
+    const char *x = (const char *)got.xmp.data;
+    const char *body = strstr((const char *)m.xmp.data, "<rdf:Description");
+    size_t body_n = (size_t)(strstr((const char *)m.xmp.data, "</rdf:RDF>") - body);
+    const char *found = strstr(x, "<rdf:Description rdf:about=\"\" xmlns:dc");
+    cr_expect(found && !strncmp(found, body, body_n) && !strncmp(found + body_n, "</rdf:RDF>", 10),
+              "the descriptions are not all there");
+    cr_expect(!strstr(x, "HasExtendedXMP"), "the note stayed");
+    cr_expect(!strncmp(x, "<?xpacket", 9) && strstr(x, "<?xpacket end="), "not one packet");
+    tmeta_free(&got);
+
+    /* a piece gone: the standard packet, as it was */
+    size_t size;
+    unsigned char *jpg = (unsigned char *)tc_slurp(tc_tpath("big.jpg"), &size);
+    cr_assert(jpg);
+    size_t at = 2;
+    bool cut = false;
+    while (at + 4 < size && jpg[at] == 0xff && jpg[at + 1] != 0xda) {
+        size_t len = (size_t)jpg[at + 2] << 8 | jpg[at + 3];
+        if (jpg[at + 1] == 0xe1 && !memcmp(jpg + at + 4, ext_id, sizeof(ext_id)) &&
+            be32(jpg + at + 4 + sizeof(ext_id) + 36) > 0) {
+            memmove(jpg + at, jpg + at + 2 + len, size - at - 2 - len);
+            size -= 2 + len;
+            cut = true;
+            break;
+        }
+        at += 2 + len;
+    }
+    cr_assert(cut);
+    FILE *f = fopen(tc_tpath("cut.jpg"), "wb");
+    cr_assert(f && fwrite(jpg, 1, size, f) == size);
+    fclose(f);
+    free(jpg);
+    VKFX(&r, tc_tpath("cut.jpg"), "-f", "box:radius=0", "-o", tc_tpath("cut.png"));
+    expect_ok(&r);
+    run_free(&r);
+    read_png(tc_tpath("cut.png"), &got, NULL);
+    cr_assert(got.xmp.data);
+    cr_expect(strstr((const char *)got.xmp.data, "HasExtendedXMP=\"" BIG_XMP_GUID "\"") &&
+                  !strstr((const char *)got.xmp.data, "History"),
+              "cut: %s", (const char *)got.xmp.data);
+    tmeta_free(&got);
+    tmeta_free(&m);
+    vkfx_pixels_free(&px);
+}
+
+/* EXIF is one APP1 segment (the EXIF standard): more than 64 KiB of it
+ * cannot go into a JPEG and is dropped with the note; PNG keeps it. */
+Test(photo, jpeg_drops_exif_over_one_segment)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 13);
+    blob small = make_exif(1);
+    unsigned char *e = calloc(1, 70000);
+    cr_assert(e);
+    memcpy(e, small.data, small.size);
+    tmeta m = {.exif = copy_blob(e, 70000)};
+    free(e);
+    free(small.data);
+    write_png(tc_tpath("bigexif.png"), &px, &m);
+    cli_run r;
+    VKFX(&r, tc_tpath("bigexif.png"), "-f", "box:radius=0", "-o", tc_tpath("bigexif.jpg"));
+    expect_ok(&r);
+    cr_expect(strstr(r.err, "JPEG cannot hold EXIF of") && strstr(r.err, "dropped"), "stderr: %s",
+              r.err);
+    run_free(&r);
+    tmeta got;
+    read_jpeg(tc_tpath("bigexif.jpg"), &got, NULL);
+    cr_expect_null(got.exif.data);
+    tmeta_free(&got);
+    VKFX(&r, tc_tpath("bigexif.png"), "-f", "box:radius=0", "-o", tc_tpath("bigexif-out.png"));
+    expect_ok(&r);
+    cr_expect(!strstr(r.err, "dropped"), "stderr: %s", r.err);
+    run_free(&r);
+    read_png(tc_tpath("bigexif-out.png"), &got, NULL);
+    cr_expect(same_blob(&got.exif, &m.exif));
+    tmeta_free(&got);
+    tmeta_free(&m);
+    vkfx_pixels_free(&px);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CMYK JPEGs under a CMYK profile */
+
+static cmsHTRANSFORM cmyk_sampler_srgb_to_lab;
+
+/* The test profile's inks: C, M, Y at power 1.6 under K, which no plain
+ * CMYK-to-RGB formula gives, through sRGB into Lab (ICC's 16-bit encoding). */
+static cmsInt32Number cmyk_sample(const cmsUInt16Number in[], cmsUInt16Number out[], void *user)
+{
+    (void)user;
+    cmsFloat32Number rgb[3];
+    cmsCIELab lab;
+    for (int c = 0; c < 3; c++)
+        rgb[c] = (cmsFloat32Number)(pow(1 - in[c] / 65535.0, 1.6) * (1 - in[3] / 65535.0));
+    cmsDoTransform(cmyk_sampler_srgb_to_lab, rgb, &lab, 1);
+    cmsFloat2LabEncoded(out, &lab);
+    return TRUE;
+}
+
+/* An output-class CMYK profile with an AToB0 table (9 points a side). */
+static blob cmyk_profile(void)
+{
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile(), lab = cmsCreateLab4Profile(NULL);
+    cmyk_sampler_srgb_to_lab =
+        cmsCreateTransform(srgb, TYPE_RGB_FLT, lab, TYPE_Lab_DBL, INTENT_RELATIVE_COLORIMETRIC, 0);
+    cmsHPROFILE p = cmsCreateProfilePlaceholder(NULL);
+    cr_assert(p && cmyk_sampler_srgb_to_lab);
+    cmsSetProfileVersion(p, 4.3);
+    cmsSetDeviceClass(p, cmsSigOutputClass);
+    cmsSetColorSpace(p, cmsSigCmykData);
+    cmsSetPCS(p, cmsSigLabData);
+    cmsPipeline *lut = cmsPipelineAlloc(NULL, 4, 3);
+    cmsStage *clut = cmsStageAllocCLut16bit(NULL, 9, 4, 3, NULL);
+    cr_assert(lut && clut && cmsStageSampleCLut16bit(clut, cmyk_sample, NULL, 0));
+    /* lutAtoBType holds A curves, the table, B curves: identities around it */
+    cmsPipelineInsertStage(lut, cmsAT_END, cmsStageAllocToneCurves(NULL, 4, NULL));
+    cmsPipelineInsertStage(lut, cmsAT_END, clut);
+    cmsPipelineInsertStage(lut, cmsAT_END, cmsStageAllocToneCurves(NULL, 3, NULL));
+    cr_assert(cmsWriteTag(p, cmsSigAToB0Tag, lut));
+    cr_assert(cmsWriteTag(p, cmsSigMediaWhitePointTag, cmsD50_XYZ()));
+    cmsPipelineFree(lut);
+    cmsDeleteTransform(cmyk_sampler_srgb_to_lab);
+    cmsCloseProfile(srgb);
+    cmsCloseProfile(lab);
+    return save_profile(p);
+}
+
+/* A CMYK JPEG of inks (inverted as Adobe's marker says where adobe), with
+ * icc in APP2; returns the samples libjpeg decodes, as stored. */
+static void write_cmyk_jpeg(const char *path, const vkfx_pixels *inks, bool adobe, const blob *icc,
+                            vkfx_pixels *stored)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr err;
+    FILE *f = jpeg_create(path, &c, &err, inks, JCS_CMYK);
+    jpeg_set_colorspace(&c, JCS_CMYK);
+    c.write_Adobe_marker = adobe;
+    jpeg_start_compress(&c, TRUE);
+    jpeg_write_icc_profile(&c, icc->data, (unsigned)icc->size);
+    unsigned char *row = malloc((size_t)inks->width * 4);
+    for (uint32_t y = 0; y < inks->height; y++) {
+        for (size_t i = 0; i < (size_t)inks->width * 4; i++) {
+            uint8_t v = ((uint8_t *)inks->data)[(size_t)y * inks->width * 4 + i];
+            row[i] = adobe ? (uint8_t)(255 - v) : v;
+        }
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    free(row);
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    fclose(f);
+    struct jpeg_decompress_struct d;
+    f = jpeg_open(path, &d, &err);
+    cr_assert_eq(d.jpeg_color_space, JCS_CMYK);
+    cr_assert_eq((bool)d.saw_Adobe_marker, adobe);
+    d.out_color_space = JCS_CMYK;
+    jpeg_start_decompress(&d);
+    cr_assert_eq(vkfx_pixels_alloc(stored, d.output_width, d.output_height, 4, VKFX_SAMPLE_U8),
+                 VKFX_OK);
+    while (d.output_scanline < d.output_height) {
+        JSAMPROW r = (unsigned char *)stored->data + (size_t)d.output_scanline * d.output_width * 4;
+        jpeg_read_scanlines(&d, &r, 1);
+    }
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    fclose(f);
+}
+
+/* With --to-srgb a CMYK JPEG's inks go through its CMYK profile to sRGB
+ * (lcms2, relative colorimetric, inverted inks where Adobe's marker says),
+ * the output without a profile; without --to-srgb it is an error naming it. */
+Test(photo, cmyk_jpeg_through_its_profile)
+{
+    blob icc = cmyk_profile();
+    vkfx_pixels inks;
+    tc_random_pixels(&inks, 13, 9, 4, VKFX_SAMPLE_U8, 21);
+    for (int adobe = 0; adobe < 2; adobe++) {
+        vkfx_pixels stored, want, got;
+        write_cmyk_jpeg(tc_tpath("cmyk.jpg"), &inks, adobe, &icc, &stored);
+        cmsHPROFILE src = cmsOpenProfileFromMem(icc.data, (cmsUInt32Number)icc.size),
+                    dst = cmsCreate_sRGBProfile();
+        cmsHTRANSFORM xf = cmsCreateTransform(src, adobe ? TYPE_CMYK_8_REV : TYPE_CMYK_8, dst,
+                                              TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC, 0);
+        cr_assert(xf);
+        cr_assert_eq(vkfx_pixels_alloc(&want, stored.width, stored.height, 3, VKFX_SAMPLE_U8),
+                     VKFX_OK);
+        cmsDoTransform(xf, stored.data, want.data, stored.width * stored.height);
+        cmsDeleteTransform(xf);
+        cmsCloseProfile(src);
+        cmsCloseProfile(dst);
+        cli_run r;
+        VKFX(&r, tc_tpath("cmyk.jpg"), "-f", "box:radius=0", "-o", tc_tpath("cmyk.png"), "--to-srgb",
+             "--precision", "32");
+        expect_ok(&r);
+        run_free(&r);
+        tmeta gm;
+        read_png(tc_tpath("cmyk.png"), &gm, &got);
+        const char *what = adobe ? "CMYK with Adobe's marker" : "CMYK";
+        check_same(&got, &want, 0, what);
+        cr_expect_null(gm.icc.data, "%s: the CMYK profile was written", what);
+        /* the plain formula is far from the profile's inks */
+        uint8_t *s = stored.data, *w = want.data;
+        int far = 0;
+        for (size_t i = 0; i < (size_t)stored.width * stored.height; i++) {
+            unsigned k = adobe ? s[4 * i + 3] : 255u - s[4 * i + 3];
+            for (int ch = 0; ch < 3; ch++) {
+                unsigned v = adobe ? s[4 * i + ch] : 255u - s[4 * i + ch];
+                int plain = (int)((v * k + 127) / 255);
+                far = abs(plain - w[3 * i + ch]) > far ? abs(plain - w[3 * i + ch]) : far;
+            }
+        }
+        cr_expect_gt(far, 10, "%s: the profile changes nothing (%d): the test cannot fail", what,
+                     far);
+        tmeta_free(&gm);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&want);
+        vkfx_pixels_free(&stored);
+        VKFX(&r, tc_tpath("cmyk.jpg"), "-f", "box:radius=0", "-o", tc_tpath("refused.png"));
+        cr_expect_eq(r.status, 1, "%s: exit %d", r.cmd, r.status);
+        cr_expect(strstr(r.err, "CMYK") && strstr(r.err, "--to-srgb"), "stderr: %s", r.err);
+        run_free(&r);
+    }
+    vkfx_pixels_free(&inks);
+    free(icc.data);
+}
+
+/* ------------------------------------------------------------------------ */
+/* OpenEXR's standard attributes */
+
+/* A PNG's description, date, resolution and Adobe RGB profile become an
+ * EXR's comments, capDate, xDensity and chromaticities (read by the OpenEXR
+ * library); its comment, EXIF and XMP have no attribute: the note says so. */
+Test(photo, openexr_standard_attributes)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 14);
+    tmeta m = full_meta(1);
+    free(m.icc.data);
+    size_t n;
+    m.icc.data = (unsigned char *)tc_slurp(VKFX_SOURCE_ROOT "/tests/data/compatibleWithAdobeRGB1998.icc", &n);
+    m.icc.size = n;
+    write_png(tc_tpath("attrs.png"), &px, &m);
+    cli_run r;
+    VKFX(&r, tc_tpath("attrs.png"), "-f", "box:radius=0", "-o", tc_tpath("attrs.exr"));
+    expect_ok(&r);
+    cr_expect(strstr(r.err, "OpenEXR cannot hold EXIF, XMP, text chunks of"), "stderr: %s", r.err);
+    run_free(&r);
+    exr_context_t ctxt = NULL;
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    cr_assert_eq(exr_start_read(&ctxt, tc_tpath("attrs.exr"), &init), EXR_ERR_SUCCESS);
+    int32_t len;
+    const char *s = NULL;
+    cr_expect(exr_attr_get_string(ctxt, 0, "comments", &len, &s) == EXR_ERR_SUCCESS &&
+                  !strncmp(s, m.description, (size_t)len) && len == (int32_t)strlen(m.description),
+              "comments");
+    cr_expect(exr_attr_get_string(ctxt, 0, "capDate", &len, &s) == EXR_ERR_SUCCESS &&
+                  len == 19 && !strncmp(s, "2024:05:06 07:08:09", 19),
+              "capDate");
+    float density = 0, aspect = 0;
+    cr_expect(exr_attr_get_float(ctxt, 0, "xDensity", &density) == EXR_ERR_SUCCESS &&
+                  exr_get_pixel_aspect_ratio(ctxt, 0, &aspect) == EXR_ERR_SUCCESS &&
+                  fabsf(density - 300) < 0.01f && aspect == 1,
+              "xDensity %g, pixelAspectRatio %g", density, aspect);
+    exr_attr_chromaticities_t c;
+    cr_assert_eq(exr_attr_get_chromaticities(ctxt, 0, "chromaticities", &c), EXR_ERR_SUCCESS);
+    /* Adobe RGB (1998): its primaries and D65, as the profile's s15Fixed16 colorants give them */
+    static const float adobe[8] = {0.64f, 0.33f, 0.21f, 0.71f, 0.15f, 0.06f, 0.3127f, 0.3290f};
+    const float *got = &c.red_x;
+    for (int i = 0; i < 8; i++)
+        cr_expect(fabsf(got[i] - adobe[i]) < 5e-4f, "chromaticity %d is %g, want %g", i, got[i],
+                  adobe[i]);
+    exr_finish(&ctxt);
+    tmeta_free(&m);
     vkfx_pixels_free(&px);
 }

@@ -93,6 +93,10 @@ typedef struct vkfx_codec {
     int (*read_meta)(const unsigned char *data, size_t size, const char *name, vkfx_meta *meta);
     /* The VKFX_META_* kinds the encoder writes from opts->meta. */
     unsigned meta_kinds;
+    /* NULL where meta_kinds says all. Otherwise the kinds of m that the
+     * format holds whole (JPEG's EXIF of one segment, the text keys TIFF has
+     * tags for). */
+    unsigned (*meta_fits)(const vkfx_meta *m);
     /* Where the encoder does not write metadata itself: copies an encoded
      * file (data, size) to f with meta added. */
     int (*put_meta)(FILE *f, const char *path, const unsigned char *data, size_t size,

@@ -1,7 +1,8 @@
 /* JPEG through libjpeg-turbo's libjpeg API, the decoder Pillow, OpenCV,
  * libvips and browsers share, with its default output: the accurate
  * integer IDCT and fancy upsampling. Gray files decode to gray, YCbCr and
- * RGB to RGB, CMYK and YCCK to RGB as below. Every libjpeg warning (data
+ * RGB to RGB, CMYK and YCCK to sRGB through their CMYK profile where they
+ * embed one lcms2 can use, else to RGB as below. Every libjpeg warning (data
  * cut short, corrupt entropy data, a bad progression) is an error: a
  * damaged file is refused, not filled in with gray. */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <jpeglib.h>
 
 #include "../error.h"
+#include "../icc.h"
 #include "codec.h"
 #include "jpeg_meta.h"
 
@@ -63,6 +65,7 @@ struct jpeg_read {
     const char *name;
     unsigned denom;     /* decode at 1/denom of the size (0 or 1: the full size) */
     unsigned char *row; /* one CMYK row */
+    vkfx_cmyk *profile; /* the file's CMYK profile, to sRGB; NULL: none */
     vkfx_pixels px;
     bool created;
 };
@@ -112,6 +115,13 @@ static int jpeg_decode_body(struct jpeg_read *r, const unsigned char *data, size
         return -1;
     }
     bool cmyk = d->jpeg_color_space == JCS_CMYK || d->jpeg_color_space == JCS_YCCK;
+    if (cmyk) {
+        /* the profile as the metadata reader assembles it, which decides the same */
+        vkfx_meta meta = {0};
+        if (vkfx_jpeg_read_meta(data, size, r->name, &meta) == VKFX_OK && meta.cmyk)
+            r->profile = vkfx_cmyk_open(meta.icc.data, meta.icc.size, d->saw_Adobe_marker);
+        vkfx_meta_free(&meta);
+    }
     d->out_color_space = d->jpeg_color_space == JCS_GRAYSCALE ? JCS_GRAYSCALE
                          : cmyk                               ? JCS_CMYK
                                                               : JCS_RGB;
@@ -143,7 +153,9 @@ static int jpeg_decode_body(struct jpeg_read *r, const unsigned char *data, size
         unsigned char *dst = (unsigned char *)r->px.data + stride * d->output_scanline;
         JSAMPROW row = cmyk ? r->row : dst;
         jpeg_read_scanlines(d, &row, 1);
-        if (cmyk)
+        if (r->profile)
+            vkfx_cmyk_to_srgb(r->profile, r->row, dst, d->output_width);
+        else if (cmyk)
             cmyk_to_rgb(r->row, dst, d->output_width, d->saw_Adobe_marker);
     }
     /* Reads to the end-of-image marker: a file cut after its last scan is
@@ -186,6 +198,7 @@ fail:
     if (r.created)
         jpeg_destroy_decompress(&r.d);
     free(r.row);
+    vkfx_cmyk_close(r.profile);
     free(r.px.data);
     return ret;
 }
@@ -314,5 +327,6 @@ const vkfx_codec vkfx_codec_jpeg = {
     .options = "-q, --jpeg-subsampling, --jpeg-progressive",
     .read_meta = vkfx_jpeg_read_meta,
     .meta_kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP | VKFX_META_RES,
+    .meta_fits = vkfx_jpeg_meta_fits,
     .put_meta = vkfx_jpeg_put_meta,
 };

@@ -1,5 +1,5 @@
 /* OpenEXR through core/exr.c (OpenEXRCore's C API): linear, premultiplied
- * float colour in and out. */
+ * float colour in and out, and the metadata with a standard attribute. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -56,7 +56,13 @@ static int encode_exr(FILE *f, const char *path, const vkfx_pixels *px, const vk
     if (fflush(f) != 0)
         return vkfx_fail(VKFX_E_IO, "%s: cannot write", path);
     return vkfx_exr_write(fileno(f), path, px,
-                          &(vkfx_exr_opts){.float_samples = opts && opts->exr_float});
+                          &(vkfx_exr_opts){.float_samples = opts && opts->exr_float,
+                                           .meta = opts ? opts->meta : NULL});
+}
+
+static int read_meta_exr(const unsigned char *data, size_t size, const char *name, vkfx_meta *meta)
+{
+    return vkfx_exr_read_meta(data, size, name, meta);
 }
 
 const vkfx_codec vkfx_codec_exr = {
@@ -69,4 +75,8 @@ const vkfx_codec vkfx_codec_exr = {
     .fits = fits_exr,
     .encode = encode_exr,
     .options = "--exr-float",
+    .read_meta = read_meta_exr,
+    /* a matrix profile as its primaries and white (chromaticities) */
+    .meta_kinds = VKFX_META_ICC | VKFX_META_TEXT | VKFX_META_RES,
+    .meta_fits = vkfx_exr_meta_fits,
 };

@@ -6,7 +6,11 @@
  * for float ones, whose colour is linear; unassociated alpha is straight;
  * an extra sample of unspecified meaning is not alpha and is dropped. A
  * file of several pages gives its first and a note. libtiff's messages go
- * into vkfx's error message, never to stderr. */
+ * into vkfx's error message, never to stderr. Metadata: the ICC profile,
+ * XMP, resolution and orientation tags, the text tags as the text keys
+ * below, and EXIF: the Exif and GPS directories (classic TIFF), which an
+ * output gets copied from the input's EXIF block after libtiff has written
+ * the file, its IFD0 pointing to them. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -17,6 +21,7 @@
 #include <tiffio.h>
 
 #include "../error.h"
+#include "../exif.h"
 #include "codec.h"
 
 /* A file in memory that libtiff reads, or grows as libtiff writes it. */
@@ -408,7 +413,27 @@ static bool fits_tiff(uint32_t width, uint32_t height)
     return (uint64_t)width * height * 16 < (uint64_t)UINT32_MAX - 65536;
 }
 
-/* The ICC profile, XMP packet and resolution tags of the first page. */
+/* The text tags and the text keys (PNG's) they are read as and written
+ * from; the date goes between EXIF's form and ISO 8601's. */
+static const uint32_t tiff_text_tags[] = {TIFFTAG_IMAGEDESCRIPTION, TIFFTAG_ARTIST, TIFFTAG_COPYRIGHT,
+                                          TIFFTAG_SOFTWARE, TIFFTAG_DATETIME};
+static const char *const tiff_text_keys[] = {"Description", "Author", "Copyright", "Software",
+                                             VKFX_META_DATE_KEY};
+#define TIFF_TEXTS (sizeof(tiff_text_tags) / sizeof(tiff_text_tags[0]))
+
+static int tiff_read_texts(TIFF *tif, vkfx_meta *m)
+{
+    int ret = VKFX_OK;
+    for (size_t i = 0; ret == VKFX_OK && i < TIFF_TEXTS; i++) {
+        const char *v = NULL;
+        if (TIFFGetField(tif, tiff_text_tags[i], &v) && v)
+            ret = vkfx_meta_add_field(m, tiff_text_keys[i], v, strnlen(v, VKFX_META_MAX_BYTES));
+    }
+    return ret;
+}
+
+/* The ICC profile, XMP packet, EXIF, text and resolution tags of the first
+ * page. */
 static int read_meta_tiff(const unsigned char *data, size_t size, const char *name, vkfx_meta *m)
 {
     struct tiff_mem mem = {.data = (unsigned char *)data, .size = size};
@@ -422,6 +447,10 @@ static int read_meta_tiff(const unsigned char *data, size_t size, const char *na
         ret = vkfx_blob_set(&m->icc, d, n, name, "ICC profile");
     if (ret == VKFX_OK && TIFFGetField(tif, TIFFTAG_XMLPACKET, &n, &d) && d && n)
         ret = vkfx_blob_set(&m->xmp, d, n, name, "XMP");
+    if (ret == VKFX_OK)
+        ret = vkfx_exif_from_tiff(data, size, name, &m->exif);
+    if (ret == VKFX_OK)
+        ret = tiff_read_texts(tif, m);
     uint16_t o = 0, unit = RESUNIT_INCH;
     if (TIFFGetField(tif, TIFFTAG_ORIENTATION, &o) && o >= 1 && o <= 8)
         m->stored_orientation = o;
@@ -440,7 +469,41 @@ static int read_meta_tiff(const unsigned char *data, size_t size, const char *na
     return ret;
 }
 
-static void tiff_put_meta(TIFF *tif, const vkfx_meta *m)
+/* The kinds of m a TIFF holds: all but text under keys no tag holds. */
+static unsigned meta_fits_tiff(const vkfx_meta *m)
+{
+    unsigned kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP | VKFX_META_RES;
+    return kinds | (vkfx_meta_fields_hold(m, tiff_text_keys, TIFF_TEXTS) ? VKFX_META_TEXT : 0u);
+}
+
+/* The text tags: from the EXIF's IFD0 where the text keys do not give
+ * them; make and model from the EXIF alone. */
+static int tiff_put_texts(TIFF *tif, const vkfx_meta *m)
+{
+    static const uint32_t from_exif[] = {TIFFTAG_IMAGEDESCRIPTION, TIFFTAG_ARTIST, TIFFTAG_COPYRIGHT,
+                                         TIFFTAG_SOFTWARE,         TIFFTAG_DATETIME, TIFFTAG_MAKE,
+                                         TIFFTAG_MODEL};
+    for (size_t i = 0; i < sizeof(from_exif) / sizeof(from_exif[0]); i++) {
+        size_t len;
+        const char *v = vkfx_exif_ascii(m->exif.data, m->exif.size, from_exif[i], &len);
+        char *text = v ? strndup(v, len) : NULL;
+        if (v && !text)
+            return -1;
+        if (text && text[0])
+            TIFFSetField(tif, from_exif[i], text);
+        free(text);
+    }
+    for (uint32_t i = 0; i < m->ntexts; i++) {
+        const char *v;
+        char date[20];
+        int k = vkfx_meta_field_of(&m->texts[i], tiff_text_keys, TIFF_TEXTS, &v, date);
+        if (k >= 0)
+            TIFFSetField(tif, tiff_text_tags[k], v);
+    }
+    return 0;
+}
+
+static int tiff_put_meta(TIFF *tif, const vkfx_meta *m)
 {
     if (m->icc.data)
         TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)m->icc.size, m->icc.data);
@@ -454,6 +517,12 @@ static void tiff_put_meta(TIFF *tif, const vkfx_meta *m)
                      : m->res_unit == VKFX_RES_PER_INCH ? RESUNIT_INCH
                                                         : RESUNIT_NONE);
     }
+    /* Placeholders, set to where the directories land once libtiff is done. */
+    if (vkfx_exif_pointer(m->exif.data, m->exif.size, VKFX_EXIF_IFD_TAG))
+        TIFFSetField(tif, TIFFTAG_EXIFIFD, (uint64_t)0);
+    if (vkfx_exif_pointer(m->exif.data, m->exif.size, VKFX_EXIF_GPS_TAG))
+        TIFFSetField(tif, TIFFTAG_GPSIFD, (uint64_t)0);
+    return tiff_put_texts(tif, m);
 }
 
 static int tiff_encode_body(TIFF *tif, const vkfx_pixels *px, const vkfx_save_opts *opts)
@@ -476,15 +545,18 @@ static int tiff_encode_body(TIFF *tif, const vkfx_pixels *px, const vkfx_save_op
     TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     const vkfx_meta *meta = opts ? opts->meta : NULL;
     TIFFSetField(tif, TIFFTAG_ORIENTATION, (uint16_t)vkfx_meta_out_orientation(meta));
-    if (meta)
-        tiff_put_meta(tif, meta);
+    if (meta && tiff_put_meta(tif, meta) < 0)
+        return -1;
     if (px->channels == 2 || px->channels == 4) {
         uint16_t extra = px->straight ? EXTRASAMPLE_UNASSALPHA : EXTRASAMPLE_ASSOCALPHA;
         TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
     }
     TIFFSetField(tif, TIFFTAG_COMPRESSION, compressions[which]);
-    /* Differences between neighbours compress better than the samples. */
-    if (which != VKFX_TIFF_NONE)
+    /* Differences between neighbours compress better than the samples. Float
+     * samples written through the floating-point predictor into a file of
+     * the other byte order (a big-endian EXIF's) do not read back as written
+     * (libtiff 4.5): those go without it. */
+    if (which != VKFX_TIFF_NONE && !(fl && TIFFIsByteSwapped(tif)))
         TIFFSetField(tif, TIFFTAG_PREDICTOR, fl ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
     TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
     /* libtiff applies the predictor (and byte swapping) in the buffer it is
@@ -502,11 +574,39 @@ static int tiff_encode_body(TIFF *tif, const vkfx_pixels *px, const vkfx_save_op
     return ret == 0 && TIFFWriteDirectory(tif) ? 0 : -1;
 }
 
+/* The Exif and GPS directories of meta's EXIF appended to the file in m,
+ * IFD0's placeholders pointing to them. */
+static int tiff_append_exif(struct tiff_mem *m, const vkfx_meta *meta, const char *path)
+{
+    static const uint32_t tags[2] = {VKFX_EXIF_IFD_TAG, VKFX_EXIF_GPS_TAG};
+    int ret = VKFX_OK;
+    for (int i = 0; i < 2 && ret == VKFX_OK; i++) {
+        uint32_t ifd = vkfx_exif_pointer(meta->exif.data, meta->exif.size, tags[i]), kept;
+        if (!ifd)
+            continue;
+        size_t at = (m->size + 1) & ~(size_t)1;
+        if (at > UINT32_MAX - 65536)
+            return vkfx_fail(VKFX_E_FORMAT, "%s: no room for the EXIF in a classic TIFF", path);
+        vkfx_blob dir = {0};
+        ret = vkfx_exif_copy_ifd(meta->exif.data, meta->exif.size, ifd, 1, NULL, 0, (uint32_t)at,
+                                 &dir, &kept, path);
+        m->pos = at;
+        if (ret == VKFX_OK && (tiff_write((thandle_t)m, dir.data, (tmsize_t)dir.size) < 0 ||
+                               !vkfx_exif_set_pointer(m->data, m->size, tags[i], (uint32_t)at)))
+            ret = vkfx_fail(VKFX_E_NOMEM, "%s: cannot add the EXIF to the TIFF", path);
+        free(dir.data);
+    }
+    return ret;
+}
+
 static int encode_tiff(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     int ret = VKFX_OK;
     struct tiff_mem m = {.writable = true};
-    TIFF *tif = tiff_open(&m, "wm");
+    const vkfx_meta *meta = opts ? opts->meta : NULL;
+    /* The file takes the EXIF's byte order: its directories are copied as they are. */
+    bool big = meta && vkfx_exif_big_endian(meta->exif.data, meta->exif.size);
+    TIFF *tif = tiff_open(&m, big ? "wmb" : "wml");
     if (!tif) {
         ret =
             vkfx_fail(VKFX_E_NOMEM, "%s: cannot create a TIFF encoder (libtiff: %s)", path, m.msg);
@@ -519,6 +619,8 @@ static int encode_tiff(FILE *f, const char *path, const vkfx_pixels *px, const v
                         m.msg[0] ? m.msg : "out of memory");
         goto fail;
     }
+    if (meta && (ret = tiff_append_exif(&m, meta, path)) < 0)
+        goto fail;
     if (fwrite(m.data, 1, m.size, f) != m.size)
         ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno ? errno : EIO));
 fail:
@@ -537,7 +639,6 @@ const vkfx_codec vkfx_codec_tiff = {
     .encode = encode_tiff,
     .options = "--tiff-compression",
     .read_meta = read_meta_tiff,
-    /* EXIF would need its own directory written tag by tag; the orientation
-     * tag is written from it. */
-    .meta_kinds = VKFX_META_ICC | VKFX_META_XMP | VKFX_META_RES,
+    .meta_kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP | VKFX_META_TEXT | VKFX_META_RES,
+    .meta_fits = meta_fits_tiff,
 };

@@ -186,6 +186,47 @@ static void exif(const char *dir, const char *name, bool big, bool jpeg, int ori
     put(dir, name, b, n);
 }
 
+/* EXIF with IFD0 (orientation 6, Artist, the Exif and GPS pointers), an
+ * Exif directory (ExposureTime, its Interoperability pointer), a GPS one
+ * and an Interoperability one; loop: the Exif pointer leads back to IFD0. */
+static void exif_dirs(const char *dir, const char *name, bool big, bool loop)
+{
+    unsigned char b[160] = {0};
+#define PUT(p, v, n)                                                                             \
+    for (int k = 0; k < (n); k++)                                                                \
+    (p)[big ? (n) - 1 - k : k] = (unsigned char)((v) >> (8 * k))
+    static const unsigned entries[][5] = {
+        /* directory, tag, type, count, value */
+        {8, 0x0112, 3, 1, 6},    {8, 0x013b, 2, 8, 140},   {8, 0x8769, 4, 1, 62},
+        {8, 0x8825, 4, 1, 92},   {62, 0x829a, 5, 1, 148},  {62, 0xa005, 4, 1, 110},
+        {92, 0x0000, 1, 4, 0x02020000}, {110, 0x0001, 2, 4, 0x52393800},
+    };
+    memcpy(b, big ? "MM\0*" : "II*\0", 4);
+    PUT(b + 4, 8u, 4);
+    for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+        unsigned char *d = b + entries[i][0];
+        unsigned k = d[big ? 1 : 0]++;
+        unsigned char *e = d + 2 + 12 * k;
+        PUT(e, entries[i][1], 2);
+        PUT(e + 2, entries[i][2], 2);
+        PUT(e + 4, entries[i][3], 4);
+        unsigned v = loop && entries[i][1] == 0x8769 ? 8 : entries[i][4];
+        if (entries[i][2] == 3) {
+            PUT(e + 8, v, 2);
+        } else if (entries[i][2] == 1 || (entries[i][2] == 2 && entries[i][3] <= 4)) {
+            for (int j = 0; j < 4; j++)
+                e[8 + j] = (unsigned char)(v >> (24 - 8 * j));
+        } else {
+            PUT(e + 8, v, 4);
+        }
+    }
+    memcpy(b + 140, "A. Cat", 7);
+    PUT(b + 148, 1u, 4);
+    PUT(b + 152, 250u, 4);
+#undef PUT
+    put(dir, name, b, sizeof(b));
+}
+
 static void icc(const char *dir, const char *name, cmsHPROFILE p)
 {
     cmsUInt32Number size = 0;
@@ -220,6 +261,9 @@ static void metadata_seeds(const char *e, const char *i)
     exif(e, "ii-orientation-9.exif", false, false, 9, 3, 1);
     exif(e, "mm-orientation-long.exif", true, false, 2, 4, 1);
     exif(e, "ii-no-orientation.exif", false, false, 0, 3, 2);
+    exif_dirs(e, "ii-directories.exif", false, false);
+    exif_dirs(e, "mm-directories.exif", true, false);
+    exif_dirs(e, "ii-directory-loop.exif", false, true);
     double srgb[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
     icc(i, "srgb.icc", cmsCreate_sRGBProfile());
     icc(i, "rgb-parametric.icc", profile(true, cmsBuildParametricToneCurve(NULL, 4, srgb)));

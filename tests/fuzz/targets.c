@@ -137,6 +137,17 @@ int vkfx_fuzz_exif(const uint8_t *data, size_t size)
             broken("rewriting the orientation changed other bytes");
     }
     free(copy);
+    /* The same bytes as a TIFF file whose directories become an EXIF block. */
+    vkfx_blob b = {0};
+    vkfx_error_clear();
+    int ret = vkfx_exif_from_tiff(data, size, "fuzz input", &b);
+    if (ret < 0)
+        check_refusal(ret);
+    if (b.size > VKFX_META_MAX_BYTES)
+        broken("an EXIF block over the limit was made");
+    if (o != 0 && b.data && vkfx_exif_orientation(b.data, b.size) != o)
+        broken("the EXIF made from a TIFF says another orientation than the TIFF");
+    free(b.data);
     return 0;
 }
 
