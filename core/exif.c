@@ -91,7 +91,7 @@ static uint8_t *find_orientation(const uint8_t *exif, size_t size, bool *big)
 
 int vkfx_exif_orientation(const uint8_t *exif, size_t size)
 {
-    bool big;
+    bool big = false;
     const uint8_t *v = exif ? find_orientation(exif, size, &big) : NULL;
     if (!v)
         return 0;
@@ -101,7 +101,7 @@ int vkfx_exif_orientation(const uint8_t *exif, size_t size)
 
 bool vkfx_exif_set_orientation(uint8_t *exif, size_t size, int value)
 {
-    bool big;
+    bool big = false;
     uint8_t *v = exif && value >= 1 && value <= 8 ? find_orientation(exif, size, &big) : NULL;
     if (!v)
         return false;
@@ -140,7 +140,7 @@ static const uint8_t *entry_values(const uint8_t *t, size_t size, const uint8_t 
 
 const char *vkfx_exif_ascii(const uint8_t *exif, size_t size, uint32_t tag, size_t *len)
 {
-    bool big;
+    bool big = false;
     const uint8_t *t;
     size_t n, bytes;
     const uint8_t *e = find_entry(exif, size, tag, &big, &t, &n);
@@ -166,7 +166,7 @@ static const uint8_t *find_pointer(const uint8_t *exif, size_t size, uint32_t ta
 
 bool vkfx_exif_set_pointer(uint8_t *tiff, size_t size, uint32_t tag, uint32_t value)
 {
-    bool big;
+    bool big = false;
     const uint8_t *t;
     size_t n;
     const uint8_t *e = find_pointer(tiff, size, tag, &big, &t, &n);
@@ -177,7 +177,7 @@ bool vkfx_exif_set_pointer(uint8_t *tiff, size_t size, uint32_t tag, uint32_t va
 
 uint32_t vkfx_exif_pointer(const uint8_t *exif, size_t size, uint32_t tag)
 {
-    bool big;
+    bool big = false;
     const uint8_t *t;
     size_t n;
     const uint8_t *e = find_pointer(exif, size, tag, &big, &t, &n);
@@ -295,7 +295,7 @@ int vkfx_exif_from_tiff(const uint8_t *tiff, size_t size, const char *name, vkfx
         0x010e, 0x010f, 0x0110, 0x0112, 0x011a, 0x011b, 0x0128,
         0x0131, 0x0132, 0x013b, 0x8298, VKFX_EXIF_IFD_TAG, VKFX_EXIF_GPS_TAG,
     };
-    bool big;
+    bool big = false;
     if (!vkfx_exif_pointer(tiff, size, VKFX_EXIF_IFD_TAG) &&
         !vkfx_exif_pointer(tiff, size, VKFX_EXIF_GPS_TAG))
         return VKFX_OK;
