@@ -107,6 +107,8 @@ for name in "${names[@]}"; do
     printf '%-12s %12d %8d %7d %7d %7d %7d %7d %9d %5d\n' "fuzz_$name" "$runs" \
         $((runs / time)) "$cov" "$ft" "$corpus" "$crashes" "$leaks" "$timeouts" "$ooms"
     [ $((crashes + leaks + timeouts + ooms)) -eq 0 ] || status=1
+    # a harness killed before libFuzzer printed anything (a signal at load) ran nothing
+    [ "$runs" -gt 0 ] || { echo "fuzz_$name ran no input: see $log" >&2; status=1; }
 done
 echo "inputs found: $out/found/; logs: $out/logs/"
 exit $status
