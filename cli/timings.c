@@ -64,7 +64,18 @@ void cli_wall_print(const cli_wall *w)
     line("  instance", w->ctx.instance_ms, "drivers and layers");
     line("  device", w->ctx.device_ms, "");
     line("  staging", w->staging_ms, "mapped host memory for uploads");
-    line("pipelines", w->ctx.pipelines_ms, "kernels built");
+    line("pipelines", w->ctx.pipelines_ms, "kernels built, waited for; each kernel below");
+    if (w->ctx.probe_ms > 0)
+        line("  half probe", w->ctx.probe_ms, "the device's conversion to halves checked");
+    for (unsigned i = 0; i < w->ctx.nkernels && i < VKFX_TIMED_KERNELS; i++) {
+        char name[40];
+        snprintf(name, sizeof(name), "  kernel %s", w->ctx.kernels[i].name);
+        line(name, w->ctx.kernels[i].ms,
+             w->ctx.kernels[i].compiled
+                 ? (w->ctx.kernels[i].threaded ? "compiled, on its own thread" : "compiled")
+                 : (w->ctx.kernels[i].threaded ? "from the cache, on its own thread"
+                                               : "from the cache"));
+    }
     line("decode", w->decode_ms, per);
     line("upload", w->upload_ms, per);
     line("record", w->record_ms - w->ctx.pipelines_ms, "less the pipelines");

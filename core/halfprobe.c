@@ -187,7 +187,9 @@ int vkfx_context_pack_rne(vkfx_context *ctx, bool *rne)
     if (!ctx->pack_checked) {
         /* The check is not the run's own work. */
         ctx->aside++;
+        double t = vkfx_now_ms();
         ret = probe(ctx, &ctx->pack_rne);
+        ctx->times.probe_ms = vkfx_now_ms() - t;
         ctx->aside--;
         if (ret < 0)
             return ret;

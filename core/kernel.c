@@ -184,7 +184,9 @@ static int build(vkfx_context *ctx, vkfx_kernel *k)
             },
         .layout = k->layout,
     };
+    double t = vkfx_now_ms();
     VK_TRY(vkCreateComputePipelines(ctx->device, ctx->pipeline_cache, 1, &cpi, NULL, &k->pipeline));
+    k->build_ms = vkfx_now_ms() - t;
     const VkPipelineCreationFeedbackFlags hit =
         VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT |
         VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT;
@@ -198,9 +200,16 @@ fail:
 }
 
 /* Takes a built kernel into the context's accounts. */
-static void adopt(vkfx_context *ctx, vkfx_kernel *k)
+static void adopt(vkfx_context *ctx, vkfx_kernel *k, bool threaded)
 {
     ctx->pipelines_built |= k->compiled;
+    unsigned i = ctx->times.nkernels++;
+    if (i < VKFX_TIMED_KERNELS) {
+        ctx->times.kernels[i].name = k->desc->name;
+        ctx->times.kernels[i].ms = k->build_ms;
+        ctx->times.kernels[i].compiled = k->compiled;
+        ctx->times.kernels[i].threaded = threaded;
+    }
     if (ctx->pipeline_stats)
         log_stats(ctx, k);
 }
@@ -223,7 +232,7 @@ static int join(vkfx_context *ctx, vkfx_kernel *k)
     pthread_join(k->thread, NULL);
     k->building = false;
     if (k->ret == VKFX_OK) {
-        adopt(ctx, k);
+        adopt(ctx, k, true);
         return VKFX_OK;
     }
     int ret = vkfx_fail(k->ret, "%s", k->message ? k->message : "building a kernel failed");
@@ -286,7 +295,7 @@ int vkfx_kernel_get(vkfx_context *ctx, const vkfx_kernel_desc *desc, const vkfx_
     ctx->times.pipelines_ms += vkfx_now_ms() - t;
     if (ret < 0)
         goto fail;
-    adopt(ctx, k);
+    adopt(ctx, k, false);
     k->next = ctx->kernels;
     ctx->kernels = k;
     *out = k;

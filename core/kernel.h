@@ -70,6 +70,7 @@ struct vkfx_kernel {
     VkPipeline pipeline;
     vkfx_context *ctx;
     bool compiled; /* not found in the pipeline cache */
+    double build_ms; /* vkCreateComputePipelines' wall time */
     /* A build started by vkfx_kernel_prepare, on its own thread until joined. */
     bool building;
     pthread_t thread;

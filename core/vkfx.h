@@ -49,6 +49,7 @@ int vkfx_context_pack_rne(vkfx_context *ctx, bool *rne);
 /* Validation messages reported so far (0 without validation). */
 unsigned vkfx_context_validation_messages(const vkfx_context *ctx);
 
+#define VKFX_TIMED_KERNELS 16
 /* Host wall-clock milliseconds of a context's start, and of building its
  * kernels so far (--timings). */
 typedef struct vkfx_context_times {
@@ -56,6 +57,15 @@ typedef struct vkfx_context_times {
     double instance_ms;  /* vkCreateInstance: the drivers and layers loaded */
     double device_ms;    /* choosing and creating the device, up to ready */
     double pipelines_ms; /* shader modules, layouts and pipelines built */
+    double probe_ms;     /* the half-conversion check, when it ran (build and run) */
+    /* Each kernel built, in the order its build ended (the first VKFX_TIMED_KERNELS). */
+    struct {
+        const char *name; /* the kernel descriptor's */
+        double ms;        /* vkCreateComputePipelines alone, on whichever thread built it */
+        bool compiled;    /* not found in the pipeline cache */
+        bool threaded;    /* built ahead on a thread of its own */
+    } kernels[VKFX_TIMED_KERNELS];
+    unsigned nkernels; /* how many were built, counting those past the array */
 } vkfx_context_times;
 void vkfx_context_times_get(const vkfx_context *ctx, vkfx_context_times *t);
 /* CLOCK_MONOTONIC in milliseconds. */

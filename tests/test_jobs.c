@@ -543,6 +543,10 @@ Test(startup, init_only_and_wall_timings, .timeout = 120)
     cr_assert(wall_line(r.err, "total") >= sum - 1, "the phases add up to more than the total: %s",
               r.err);
     cr_assert(strstr(r.err, "ms (GPU)"), "the GPU passes are still there: %s", r.err);
+    /* Each kernel the run needed, with its own build time. */
+    cr_assert(strstr(r.err, "vkfx:   kernel gauss_"), "no build time for the Gaussian: %s", r.err);
+    cr_assert(wall_line(r.err, "  kernel decode") >= 0 && wall_line(r.err, "  kernel encode") >= 0,
+              "no build time for the decode and encode kernels: %s", r.err);
     run_free(&r);
 }
 
