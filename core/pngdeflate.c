@@ -11,6 +11,13 @@
 #include "error.h"
 
 static size_t parallel_bytes = VKFX_PNG_PARALLEL_BYTES, segment_bytes = VKFX_PNG_SEGMENT_BYTES;
+static const int default_tune[4] = {8, 32, 64, 48};
+static int tune6[4] = {8, 32, 64, 48};
+
+void vkfx_png_set_tune(const int tune[4])
+{
+    memcpy(tune6, tune ? tune : default_tune, sizeof(tune6));
+}
 
 void vkfx_png_set_segments(size_t parallel, size_t segment)
 {
@@ -134,11 +141,12 @@ static void deflate_segment(shared *s, size_t i)
     g->failed = true;
     if (deflateInit2(&z, s->level, Z_DEFLATED, -15, 8, Z_FILTERED) != Z_OK)
         return;
-    /* Level 6, the default, with half of zlib's search (chains and nice
-     * length of 64, not 128): trades a little size, still within 1% of
-     * libdeflate's level 6, for speed (tests/bench/RESULTS.md). */
+    /* Level 6, the default, with less of zlib's search (hash chains of 48,
+     * not 128; nice length 64, not 128; lazy matching up to 32): trades a
+     * little size, still within 1% of libdeflate's level 6 on photos, for
+     * speed (tests/bench/RESULTS.md, codec_times). */
     if (s->level == 6)
-        deflateTune(&z, 8, 16, 64, 64);
+        deflateTune(&z, tune6[0], tune6[1], tune6[2], tune6[3]);
     size_t dict = start < 32768 ? start : 32768;
     size_t cap = deflateBound(&z, n) + 16;
     g->data = malloc(cap);

@@ -27,6 +27,11 @@
  * threshold and the segment size (0 restores each default). */
 void vkfx_png_set_segments(size_t parallel_bytes, size_t segment_bytes);
 
+/* Level 6's search in segments, as zlib's deflateTune takes it (good
+ * length, lazy match, nice length, chain); settable for the benchmark
+ * (tests/bench/codec_times.c), NULL restores the default. */
+void vkfx_png_set_tune(const int tune[4]);
+
 /* The zlib stream of px's filtered rows at level 0..9, written at
  * *out + head (malloc'd, with room for tail more bytes after it);
  * *packed is its length. */

@@ -12,9 +12,19 @@
  *         and the first 8 MiB of the filtered rows, libdeflate's level
  *         against zlib's levels and strategies and core/pngdeflate.c's
  *         setting.
+ *     codec_times jpegpool THREADS FILE.jpg...
+ *         the codec work of a JPEG batch and nothing else, on THREADS
+ *         threads taking files in turn: each file read into memory, decoded
+ *         to RGB with libjpeg-turbo's defaults and encoded to memory at
+ *         quality 90, once as vkfx writes it (4:4:4, optimised Huffman
+ *         tables) and once as OpenCV's imwrite does (4:2:0, standard
+ *         tables); prints each wall time. What vkfx's batch must do besides
+ *         the GPU's work, so the best a batch can reach on that machine.
  *
  * Built with `meson compile -C BUILD codec_times`. */
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,7 +189,13 @@ static void sweep(const unsigned char *png, size_t size, int level)
     /* zlib's level, strategy, and (where nice > 0) deflateTune's good, lazy,
      * nice and chain: core/pngdeflate.c's level 6 is the last. */
     static const int cfg[][7] = {
-        {4, 1, 0}, {5, 1, 0}, {6, 0, 0}, {6, 1, 0}, {6, 1, 1, 8, 16, 64, 64},
+        {4, 1, 0},
+        {5, 1, 0},
+        {6, 0, 0},
+        {6, 1, 0},
+        {6, 1, 1, 8, 16, 64, 64},
+        {6, 1, 1, 8, 32, 64, 40},
+        {6, 1, 1, 8, 32, 64, 48},
     };
     for (size_t k = 0; k < sizeof(cfg) / sizeof(*cfg); k++) {
         z_stream d = {0};
@@ -196,7 +212,8 @@ static void sweep(const unsigned char *png, size_t size, int level)
         double ms = vkfx_now_ms() - t;
         char tune[64] = "";
         if (cfg[k][2])
-            snprintf(tune, sizeof(tune), ", nice %d chain %d", cfg[k][5], cfg[k][6]);
+            snprintf(tune, sizeof(tune), ", lazy %d nice %d chain %d", cfg[k][4], cfg[k][5],
+                     cfg[k][6]);
         printf("  zlib level %d %s%s: %zu bytes (%+.2f%%), %.0f MB/s\n", cfg[k][0],
                cfg[k][1] ? "filtered" : "default", tune, (size_t)d.total_out,
                100.0 * ((double)d.total_out / (double)ref - 1), n / 1e3 / ms);
@@ -206,10 +223,126 @@ static void sweep(const unsigned char *png, size_t size, int level)
     free(out);
 }
 
+/* jpegpool: files decoded and encoded again, in memory, by a pool of threads. */
+typedef struct pool {
+    char **files;
+    int nfiles;
+    atomic_int next;
+    bool vkfx_way; /* 4:4:4 and optimised tables; else 4:2:0 and standard ones */
+} pool;
+
+typedef struct coder {
+    struct jpeg_error_mgr err;
+    jmp_buf jump;
+} coder;
+
+static void coder_exit(j_common_ptr c)
+{
+    longjmp(((coder *)c->err)->jump, 1);
+}
+
+static void recode(const pool *p, const char *path)
+{
+    size_t size;
+    unsigned char *data = read_all(path, &size), *px = NULL, *out = NULL;
+    unsigned long out_size = 0;
+    struct jpeg_decompress_struct d;
+    struct jpeg_compress_struct c;
+    coder cd, cc;
+    d.err = jpeg_std_error(&cd.err);
+    cd.err.error_exit = coder_exit;
+    c.err = jpeg_std_error(&cc.err);
+    cc.err.error_exit = coder_exit;
+    if (setjmp(cd.jump) || setjmp(cc.jump)) {
+        fprintf(stderr, "codec_times: libjpeg failed on %s\n", path);
+        exit(1);
+    }
+    jpeg_create_decompress(&d);
+    jpeg_mem_src(&d, data, (unsigned long)size);
+    jpeg_read_header(&d, TRUE);
+    d.out_color_space = JCS_RGB;
+    jpeg_start_decompress(&d);
+    size_t stride = (size_t)d.output_width * 3;
+    px = malloc(stride * d.output_height);
+    if (!px)
+        exit(1);
+    while (d.output_scanline < d.output_height) {
+        JSAMPROW row = px + stride * d.output_scanline;
+        jpeg_read_scanlines(&d, &row, 1);
+    }
+    jpeg_create_compress(&c);
+    jpeg_mem_dest(&c, &out, &out_size);
+    c.image_width = d.output_width;
+    c.image_height = d.output_height;
+    c.input_components = 3;
+    c.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, 90, TRUE);
+    int h = p->vkfx_way ? 1 : 2;
+    c.comp_info[0].h_samp_factor = h;
+    c.comp_info[0].v_samp_factor = h;
+    c.optimize_coding = p->vkfx_way;
+    jpeg_start_compress(&c, TRUE);
+    while (c.next_scanline < c.image_height) {
+        JSAMPROW row = px + stride * c.next_scanline;
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    free(out);
+    free(px);
+    free(data);
+}
+
+static void *pool_worker(void *arg)
+{
+    pool *p = arg;
+    for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->nfiles;)
+        recode(p, p->files[i]);
+    return NULL;
+}
+
+static double run_pool(pool *p, int threads)
+{
+    pthread_t t[256];
+    atomic_store(&p->next, 0);
+    double t0 = vkfx_now_ms();
+    for (int i = 0; i < threads; i++)
+        if (pthread_create(&t[i], NULL, pool_worker, p) != 0)
+            exit(1);
+    for (int i = 0; i < threads; i++)
+        pthread_join(t[i], NULL);
+    return vkfx_now_ms() - t0;
+}
+
+static int jpeg_pool(int threads, char **files, int nfiles)
+{
+    threads = threads < 1 ? 1 : threads > 256 ? 256 : threads;
+    pool p = {.files = files, .nfiles = nfiles};
+    double best[2] = {0, 0};
+    for (int round = 0; round < 3; round++)
+        for (int way = 1; way >= 0; way--) {
+            p.vkfx_way = way;
+            double ms = run_pool(&p, threads);
+            if (round == 0 || ms < best[way])
+                best[way] = ms;
+        }
+    printf("%d JPEG files, %d threads, decoded and encoded at quality 90 in memory (best of 3): "
+           "4:4:4 with optimised tables (vkfx) %.1f ms; 4:2:0 with standard tables (OpenCV's "
+           "imwrite) %.1f ms\n",
+           nfiles, threads, best[1], best[0]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && strcmp(argv[1], "jpegpool") == 0)
+        return jpeg_pool(atoi(argv[2]), argv + 3, argc - 3);
     if (argc < 3) {
-        fprintf(stderr, "usage: codec_times jpeg|png FILE [RUNS] [LEVEL]\n");
+        fprintf(stderr,
+                "usage: codec_times jpeg|png FILE [RUNS] [LEVEL] | jpegpool THREADS FILE...\n");
         return 2;
     }
     int runs = argc > 3 ? atoi(argv[3]) : 7;
@@ -252,6 +385,20 @@ int main(int argc, char **argv)
     vkfx_png_set_segments((size_t)-1, 0);
     if (vkfx_png_encode(&px, level, &png, &one) == VKFX_OK)
         sweep(png, one, level);
+    /* The whole image in segments on every core, by level 6's search. */
+    static const int tunes[][4] = {
+        {8, 32, 64, 48}, {8, 16, 64, 64}, {8, 32, 64, 40}, {8, 32, 64, 32}};
+    for (size_t k = 0; level == 6 && k < sizeof(tunes) / sizeof(*tunes); k++) {
+        vkfx_png_set_segments(1, 0);
+        vkfx_png_set_tune(tunes[k]);
+        for (int i = 0; i < runs; i++)
+            b[i] = encode(&px, level, &seg);
+        printf("  segments, every core, good %d lazy %d nice %d chain %d: %.1f ms, %zu bytes, "
+               "%+.2f%% (median of %d)\n",
+               tunes[k][0], tunes[k][1], tunes[k][2], tunes[k][3], median(b, runs), seg,
+               100.0 * ((double)seg / (double)one - 1), runs);
+    }
+    vkfx_png_set_tune(NULL);
     vkfx_png_set_segments(0, 0);
     free(png);
     vkfx_pixels_free(&px);
