@@ -703,6 +703,7 @@ int vkfx_cmd_begin(vkfx_context *ctx, bool once, VkCommandBuffer *cmd)
         .commandBufferCount = 1,
     };
     VK_TRY(vkAllocateCommandBuffers(ctx->device, &ai, cmd));
+    vkfx_count(&ctx->objects_made, 1);
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = once ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : 0,
@@ -717,8 +718,10 @@ fail:
 
 void vkfx_cmd_free(vkfx_context *ctx, VkCommandBuffer cmd)
 {
-    if (cmd)
+    if (cmd) {
         vkFreeCommandBuffers(ctx->device, ctx->pool, 1, &cmd);
+        vkfx_count(&ctx->objects_freed, 1);
+    }
 }
 
 int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket)

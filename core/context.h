@@ -49,6 +49,9 @@ struct vkfx_context {
     vkfx_context_times times;       /* host wall-clock of start-up and kernel builds */
     uint64_t device_bytes;          /* device memory allocated now */
     uint64_t device_bytes_peak;
+    /* Vulkan objects made and released for runs (images, views, buffers, memory allocations,
+     * descriptor and query pools, command buffers): tests check that a batch reuses them. */
+    uint64_t objects_made, objects_freed;
     volatile unsigned validation_messages;
     /* The pipeline cache file's bytes as read (to tell a change) and as kept to be written. */
     unsigned char *pipeline_cache_read, *pipeline_cache_out;
@@ -59,6 +62,13 @@ struct vkfx_context {
     vkfx_log_fn log;
     void *log_user;
 };
+
+/* Counts n objects made or released in objects_made or objects_freed; the pipeline builds'
+ * threads make none, but the count is atomic so that no thread need know which it is. */
+static inline void vkfx_count(uint64_t *counter, uint64_t n)
+{
+    __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+}
 
 /* Submits an ended cmd signalling the next timeline value, returned in ticket. */
 int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket);

@@ -154,6 +154,7 @@ static int add_pool(vkfx_graph *g)
         .pPoolSizes = sizes,
     };
     VK_TRY(vkCreateDescriptorPool(g->ctx->device, &pci, NULL, &g->pools[g->npools]));
+    vkfx_count(&g->ctx->objects_made, 1);
     g->npools++;
 fail:
     return ret;
@@ -196,6 +197,7 @@ int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkForma
             .queryCount = MAX_QUERIES,
         };
         VK_TRY(vkCreateQueryPool(ctx->device, &qci, NULL, &g->queries));
+        vkfx_count(&ctx->objects_made, 1);
         g->labels = calloc(MAX_QUERIES, sizeof(*g->labels));
         if (!g->labels) {
             ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
@@ -230,12 +232,15 @@ void vkfx_graph_destroy(vkfx_graph *g)
     vkfx_cmd_free(ctx, g->cmd);
     for (size_t i = 0; i < g->npools; i++)
         vkDestroyDescriptorPool(ctx->device, g->pools[i], NULL);
+    vkfx_count(&ctx->objects_freed, g->npools);
     for (size_t i = 0; i < g->nimages; i++)
         vkfx_image_destroy(ctx, g->images[i]);
     for (size_t i = 0; i < g->nbuffers; i++)
         vkfx_buffer_destroy(ctx, g->buffers[i]);
-    if (g->queries)
+    if (g->queries) {
         vkDestroyQueryPool(ctx->device, g->queries, NULL);
+        vkfx_count(&ctx->objects_freed, 1);
+    }
     free(g->pools);
     free(g->images);
     free(g->buffers);
