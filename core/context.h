@@ -11,6 +11,7 @@
 #include "vkfx.h"
 
 typedef struct vkfx_kernel vkfx_kernel;
+typedef struct vkfx_spares vkfx_spares;
 
 struct vkfx_context {
     VkInstance instance;
@@ -47,7 +48,12 @@ struct vkfx_context {
     bool pipelines_built;           /* this run compiled pipelines the cache lacked */
     bool run_failed;                /* vkfx_context_destroy_after_failure */
     vkfx_context_times times;       /* host wall-clock of start-up and kernel builds */
-    uint64_t device_bytes;          /* device memory allocated now */
+    uint64_t device_bytes;          /* device memory allocated now, spares' included */
+    vkfx_spares *spares;            /* core/spare.h */
+    uint64_t spare_bytes;           /* device memory of the spares, idle */
+    /* Command buffers given back and reset, for vkfx_cmd_begin to take before allocating one. */
+    VkCommandBuffer idle_cmds[8];
+    unsigned nidle_cmds;
     uint64_t device_bytes_peak;
     /* Vulkan objects made and released for runs (images, views, buffers, memory allocations,
      * descriptor and query pools, command buffers): tests check that a batch reuses them. */
@@ -76,6 +82,7 @@ int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket);
 int vkfx_wait(vkfx_context *ctx, uint64_t ticket);
 /* Begins a command buffer; once: it is submitted a single time. */
 int vkfx_cmd_begin(vkfx_context *ctx, bool once, VkCommandBuffer *cmd);
+/* Gives back a command buffer that is not pending (never submitted, or its work complete). */
 void vkfx_cmd_free(vkfx_context *ctx, VkCommandBuffer cmd);
 
 /* Logs through the context's log function (validation messages, warnings). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "spare.h"
 
 static int find_memory(vkfx_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want,
                        VkMemoryPropertyFlags avoid, uint32_t *index)
@@ -48,6 +49,10 @@ static int allocate(vkfx_context *ctx, VkMemoryRequirements req, vkfx_memory whe
         .memoryTypeIndex = type,
     };
     VkResult r = vkAllocateMemory(ctx->device, &ai, NULL, mem);
+    /* Spares that a run of another shape left must not make it fail. */
+    if ((r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) &&
+        vkfx_spares_release(ctx))
+        r = vkAllocateMemory(ctx->device, &ai, NULL, mem);
     if (r == VK_SUCCESS)
         vkfx_count(&ctx->objects_made, 1);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
@@ -72,6 +77,8 @@ int vkfx_buffer_create(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags 
     if (!b)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     b->size = size ? size : 4;
+    b->usage = usage;
+    b->where = where;
     VkBufferCreateInfo bci = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = b->size,
