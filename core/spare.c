@@ -13,7 +13,7 @@ struct vkfx_spares {
     uint32_t nqueries;
 };
 
-/* Swaps the last entry into slot i; order does not matter among spares of one key. */
+/* Takes entry i out, the last one moving into its place: the spares' order means nothing. */
 #define TAKE(array, n, i)                                                                          \
     do {                                                                                           \
         (array)[i] = (array)[--(n)];                                                               \

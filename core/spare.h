@@ -1,6 +1,6 @@
 /* Device objects that finished runs leave to the next: images, buffers, descriptor pools and a
  * timestamp pool, taken by a graph of the same shapes instead of made afresh, so that a batch
- * of like files makes none after its first two. Everything here is idle (the work that used it
+ * of like files makes none after its first few. Everything here is idle (the work that used it
  * has completed), its contents undefined; what the graphs begun since the last return did not
  * take is released at the next return, so no more than one graph's objects wait here. */
 #ifndef VKFX_SPARE_H
