@@ -91,7 +91,8 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     TRY(vkfx_staging_upload(staging, raw->buffer, 0, px->data, vkfx_pixels_bytes(px)));
     TRY(vkfx_record_decode(g, raw, px, false, src));
     if (chain) {
-        uint64_t before = ctx->device_bytes;
+        /* Spares taken are the chain's as much as memory allocated. */
+        uint64_t before = ctx->device_bytes - ctx->spare_bytes;
         ret = vkfx_record_chain(g, chain, src, &dst, &states);
         if (ret < 0 && vkfx_graph_variant_was_refused(g)) {
             vkfx_error_clear();
@@ -100,7 +101,7 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
         }
         if (ret < 0)
             goto fail;
-        uint64_t used = ctx->device_bytes - before;
+        uint64_t used = ctx->device_bytes - ctx->spare_bytes - before;
         /* A chain that only passes its input through allocated no output. */
         c->extra_bytes = dst == src ? used : used > dst->bytes ? used - dst->bytes : 0;
     } else {

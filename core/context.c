@@ -10,6 +10,7 @@
 #include "error.h"
 #include "kernel.h"
 #include "pipecache.h"
+#include "spare.h"
 
 const char *vkfx_vk_result_name(VkResult r)
 {
@@ -654,6 +655,12 @@ void vkfx_context_close_device(vkfx_context *ctx)
         return;
     if (ctx->device) {
         vkDeviceWaitIdle(ctx->device);
+        vkfx_spares_destroy(ctx);
+        if (ctx->nidle_cmds) {
+            vkFreeCommandBuffers(ctx->device, ctx->pool, ctx->nidle_cmds, ctx->idle_cmds);
+            vkfx_count(&ctx->objects_freed, ctx->nidle_cmds);
+            ctx->nidle_cmds = 0;
+        }
         vkfx_kernels_destroy(ctx);
         vkfx_pipecache_take(ctx);
         if (ctx->sampler)
@@ -696,13 +703,18 @@ int vkfx_cmd_begin(vkfx_context *ctx, bool once, VkCommandBuffer *cmd)
 {
     int ret = VKFX_OK;
     *cmd = VK_NULL_HANDLE;
-    VkCommandBufferAllocateInfo ai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .commandPool = ctx->pool,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    VK_TRY(vkAllocateCommandBuffers(ctx->device, &ai, cmd));
+    if (ctx->nidle_cmds) {
+        *cmd = ctx->idle_cmds[--ctx->nidle_cmds];
+    } else {
+        VkCommandBufferAllocateInfo ai = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+            .commandPool = ctx->pool,
+            .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+            .commandBufferCount = 1,
+        };
+        VK_TRY(vkAllocateCommandBuffers(ctx->device, &ai, cmd));
+        vkfx_count(&ctx->objects_made, 1);
+    }
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = once ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : 0,
@@ -717,8 +729,17 @@ fail:
 
 void vkfx_cmd_free(vkfx_context *ctx, VkCommandBuffer cmd)
 {
-    if (cmd)
-        vkFreeCommandBuffers(ctx->device, ctx->pool, 1, &cmd);
+    if (!cmd)
+        return;
+    /* Reset (the pool allows it one by one), it serves the next vkfx_cmd_begin: a run begins
+     * one for its graph and one for each staging chunk. */
+    if (ctx->nidle_cmds < sizeof(ctx->idle_cmds) / sizeof(ctx->idle_cmds[0]) &&
+        vkResetCommandBuffer(cmd, 0) == VK_SUCCESS) {
+        ctx->idle_cmds[ctx->nidle_cmds++] = cmd;
+        return;
+    }
+    vkFreeCommandBuffers(ctx->device, ctx->pool, 1, &cmd);
+    vkfx_count(&ctx->objects_freed, 1);
 }
 
 int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket)

@@ -11,6 +11,7 @@
 #include "vkfx.h"
 
 typedef struct vkfx_kernel vkfx_kernel;
+typedef struct vkfx_spares vkfx_spares;
 
 struct vkfx_context {
     VkInstance instance;
@@ -47,8 +48,16 @@ struct vkfx_context {
     bool pipelines_built;           /* this run compiled pipelines the cache lacked */
     bool run_failed;                /* vkfx_context_destroy_after_failure */
     vkfx_context_times times;       /* host wall-clock of start-up and kernel builds */
-    uint64_t device_bytes;          /* device memory allocated now */
+    uint64_t device_bytes;          /* device memory allocated now, spares' included */
+    vkfx_spares *spares;            /* core/spare.h */
+    uint64_t spare_bytes;           /* device memory of the spares, idle */
+    /* Command buffers given back and reset, for vkfx_cmd_begin to take before allocating one. */
+    VkCommandBuffer idle_cmds[8];
+    unsigned nidle_cmds;
     uint64_t device_bytes_peak;
+    /* Vulkan objects made and released for runs (images, views, buffers, memory allocations,
+     * descriptor and query pools, command buffers): tests check that a batch reuses them. */
+    uint64_t objects_made, objects_freed;
     volatile unsigned validation_messages;
     /* The pipeline cache file's bytes as read (to tell a change) and as kept to be written. */
     unsigned char *pipeline_cache_read, *pipeline_cache_out;
@@ -60,12 +69,20 @@ struct vkfx_context {
     void *log_user;
 };
 
+/* Counts n objects made or released in objects_made or objects_freed; the pipeline builds'
+ * threads make none, but the count is atomic so that no thread need know which it is. */
+static inline void vkfx_count(uint64_t *counter, uint64_t n)
+{
+    __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+}
+
 /* Submits an ended cmd signalling the next timeline value, returned in ticket. */
 int vkfx_submit(vkfx_context *ctx, VkCommandBuffer cmd, uint64_t *ticket);
 /* Waits until the timeline reaches ticket. */
 int vkfx_wait(vkfx_context *ctx, uint64_t ticket);
 /* Begins a command buffer; once: it is submitted a single time. */
 int vkfx_cmd_begin(vkfx_context *ctx, bool once, VkCommandBuffer *cmd);
+/* Gives back a command buffer that is not pending (never submitted, or its work complete). */
 void vkfx_cmd_free(vkfx_context *ctx, VkCommandBuffer cmd);
 
 /* Logs through the context's log function (validation messages, warnings). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "spare.h"
 
 static int find_memory(vkfx_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags want,
                        VkMemoryPropertyFlags avoid, uint32_t *index)
@@ -48,6 +49,12 @@ static int allocate(vkfx_context *ctx, VkMemoryRequirements req, vkfx_memory whe
         .memoryTypeIndex = type,
     };
     VkResult r = vkAllocateMemory(ctx->device, &ai, NULL, mem);
+    /* Spares that a run of another shape left must not make it fail. */
+    if ((r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) &&
+        vkfx_spares_release(ctx))
+        r = vkAllocateMemory(ctx->device, &ai, NULL, mem);
+    if (r == VK_SUCCESS)
+        vkfx_count(&ctx->objects_made, 1);
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
         return vkfx_fail(VKFX_E_NOMEM,
                          "out of %s memory allocating %.1f MiB (vkfx holds %.1f MiB there)",
@@ -70,6 +77,8 @@ int vkfx_buffer_create(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags 
     if (!b)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     b->size = size ? size : 4;
+    b->usage = usage;
+    b->where = where;
     VkBufferCreateInfo bci = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = b->size,
@@ -77,6 +86,7 @@ int vkfx_buffer_create(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags 
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
     VK_TRY(vkCreateBuffer(ctx->device, &bci, NULL, &b->buffer));
+    vkfx_count(&ctx->objects_made, 1);
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
     TRY(allocate(ctx, req, where, &b->memory));
@@ -95,10 +105,13 @@ void vkfx_buffer_destroy(vkfx_context *ctx, vkfx_buffer *b)
 {
     if (!b)
         return;
-    if (b->buffer)
+    if (b->buffer) {
         vkDestroyBuffer(ctx->device, b->buffer, NULL);
+        vkfx_count(&ctx->objects_freed, 1);
+    }
     if (b->memory) {
         vkFreeMemory(ctx->device, b->memory, NULL);
+        vkfx_count(&ctx->objects_freed, 1);
         ctx->device_bytes -= b->allocated;
     }
     free(b);
@@ -151,6 +164,7 @@ int vkfx_image_create(vkfx_context *ctx, uint32_t width, uint32_t height, VkForm
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
     VK_TRY(vkCreateImage(ctx->device, &ici, NULL, &img->image));
+    vkfx_count(&ctx->objects_made, 1);
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(ctx->device, img->image, &req);
     img->bytes = req.size;
@@ -164,6 +178,7 @@ int vkfx_image_create(vkfx_context *ctx, uint32_t width, uint32_t height, VkForm
         .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
     };
     VK_TRY(vkCreateImageView(ctx->device, &vci, NULL, &img->view));
+    vkfx_count(&ctx->objects_made, 1);
     *out = img;
     return VKFX_OK;
 fail:
@@ -175,12 +190,17 @@ void vkfx_image_destroy(vkfx_context *ctx, vkfx_image *img)
 {
     if (!img)
         return;
-    if (img->view)
+    if (img->view) {
         vkDestroyImageView(ctx->device, img->view, NULL);
-    if (img->image)
+        vkfx_count(&ctx->objects_freed, 1);
+    }
+    if (img->image) {
         vkDestroyImage(ctx->device, img->image, NULL);
+        vkfx_count(&ctx->objects_freed, 1);
+    }
     if (img->memory) {
         vkFreeMemory(ctx->device, img->memory, NULL);
+        vkfx_count(&ctx->objects_freed, 1);
         ctx->device_bytes -= img->bytes;
     }
     free(img);

@@ -8,18 +8,20 @@
 
 #include "context.h"
 
+typedef enum vkfx_memory {
+    VKFX_MEM_DEVICE, /* device-local */
+    VKFX_MEM_UPLOAD, /* host-visible, coherent: staging both ways */
+} vkfx_memory;
+
 typedef struct vkfx_buffer {
     VkBuffer buffer;
     VkDeviceMemory memory;
     VkDeviceSize size;
     VkDeviceSize allocated; /* bytes of device memory behind it */
     void *mapped;           /* host-visible buffers only */
+    VkBufferUsageFlags usage;
+    vkfx_memory where;
 } vkfx_buffer;
-
-typedef enum vkfx_memory {
-    VKFX_MEM_DEVICE, /* device-local */
-    VKFX_MEM_UPLOAD, /* host-visible, coherent: staging both ways */
-} vkfx_memory;
 
 int vkfx_buffer_create(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                        vkfx_memory where, vkfx_buffer **out);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "spare.h"
 #include "variant.h"
 
 enum { HAZ_READ = 1, HAZ_WRITE = 2 };
@@ -142,6 +143,11 @@ static int add_pool(vkfx_graph *g)
     if (!grown)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     g->pools = grown;
+    g->pools[g->npools] = vkfx_spare_descriptor_pool(g->ctx);
+    if (g->pools[g->npools]) {
+        g->npools++;
+        return VKFX_OK;
+    }
     VkDescriptorPoolSize sizes[] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 256},
         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 256},
@@ -154,6 +160,7 @@ static int add_pool(vkfx_graph *g)
         .pPoolSizes = sizes,
     };
     VK_TRY(vkCreateDescriptorPool(g->ctx->device, &pci, NULL, &g->pools[g->npools]));
+    vkfx_count(&g->ctx->objects_made, 1);
     g->npools++;
 fail:
     return ret;
@@ -195,7 +202,11 @@ int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkForma
             .queryType = VK_QUERY_TYPE_TIMESTAMP,
             .queryCount = MAX_QUERIES,
         };
-        VK_TRY(vkCreateQueryPool(ctx->device, &qci, NULL, &g->queries));
+        g->queries = vkfx_spare_query_pool(ctx, MAX_QUERIES);
+        if (!g->queries) {
+            VK_TRY(vkCreateQueryPool(ctx->device, &qci, NULL, &g->queries));
+            vkfx_count(&ctx->objects_made, 1);
+        }
         g->labels = calloc(MAX_QUERIES, sizeof(*g->labels));
         if (!g->labels) {
             ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
@@ -218,24 +229,39 @@ void vkfx_graph_destroy(vkfx_graph *g)
     /* Only this graph's work must be over: a batch keeps the next image's
      * work in flight while it finishes this one. */
     uint64_t done = 0;
+    bool idle = true;
     if (g->cmd && g->submitted &&
         (vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &done) != VK_SUCCESS ||
          done < g->ticket))
-        vkQueueWaitIdle(ctx->queue);
+        idle = vkQueueWaitIdle(ctx->queue) == VK_SUCCESS;
     /* Copies into the graph's buffers may still be in flight when recording
      * failed before any submission (a filter refusing its options after the
      * input was uploaded): they must land before the buffers go. */
     if (g->staging)
-        vkfx_staging_drain(g->staging);
-    vkfx_cmd_free(ctx, g->cmd);
-    for (size_t i = 0; i < g->npools; i++)
-        vkDestroyDescriptorPool(ctx->device, g->pools[i], NULL);
-    for (size_t i = 0; i < g->nimages; i++)
-        vkfx_image_destroy(ctx, g->images[i]);
-    for (size_t i = 0; i < g->nbuffers; i++)
-        vkfx_buffer_destroy(ctx, g->buffers[i]);
-    if (g->queries)
-        vkDestroyQueryPool(ctx->device, g->queries, NULL);
+        idle = vkfx_staging_drain(g->staging) == VKFX_OK && idle;
+    if (idle) {
+        /* Nothing uses them any more: the next graph may. */
+        vkfx_cmd_free(ctx, g->cmd);
+        vkfx_spares_return(ctx, g->images, g->nimages, g->buffers, g->nbuffers, g->pools, g->npools,
+                           g->queries, MAX_QUERIES);
+    } else {
+        /* The device is lost or the work's end unknown; destroyed, as a lost device allows. */
+        if (g->cmd) {
+            vkFreeCommandBuffers(ctx->device, ctx->pool, 1, &g->cmd);
+            vkfx_count(&ctx->objects_freed, 1);
+        }
+        for (size_t i = 0; i < g->npools; i++)
+            vkDestroyDescriptorPool(ctx->device, g->pools[i], NULL);
+        vkfx_count(&ctx->objects_freed, g->npools);
+        for (size_t i = 0; i < g->nimages; i++)
+            vkfx_image_destroy(ctx, g->images[i]);
+        for (size_t i = 0; i < g->nbuffers; i++)
+            vkfx_buffer_destroy(ctx, g->buffers[i]);
+        if (g->queries) {
+            vkDestroyQueryPool(ctx->device, g->queries, NULL);
+            vkfx_count(&ctx->objects_freed, 1);
+        }
+    }
     free(g->pools);
     free(g->images);
     free(g->buffers);
@@ -254,9 +280,12 @@ int vkfx_graph_image(vkfx_graph *g, uint32_t width, uint32_t height, VkFormat fo
     if (!grown)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     g->images = grown;
-    TRY(vkfx_image_create(g->ctx, width, height, format, &img));
+    img = vkfx_spare_image(g->ctx, width, height, format);
+    if (!img)
+        TRY(vkfx_image_create(g->ctx, width, height, format, &img));
     g->images[g->nimages++] = img;
-    /* Every image lives in GENERAL: read by texelFetch, written by imageStore. */
+    /* Every image lives in GENERAL: read by texelFetch, written by imageStore. A spare's
+     * contents are undefined too, and the work that used it has completed. */
     VkImageMemoryBarrier2 b = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
         .srcStageMask = VK_PIPELINE_STAGE_2_NONE,
@@ -290,10 +319,12 @@ int vkfx_graph_buffer(vkfx_graph *g, VkDeviceSize size, VkBufferUsageFlags extra
     if (!grown)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     g->buffers = grown;
-    TRY(vkfx_buffer_create(g->ctx, size,
-                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                               VK_BUFFER_USAGE_TRANSFER_DST_BIT | extra_usage,
-                           VKFX_MEM_DEVICE, &buf));
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                               extra_usage;
+    buf = vkfx_spare_buffer(g->ctx, size, usage, VKFX_MEM_DEVICE);
+    if (!buf)
+        TRY(vkfx_buffer_create(g->ctx, size, usage, VKFX_MEM_DEVICE, &buf));
     g->buffers[g->nbuffers++] = buf;
     *out = buf;
 fail:

@@ -196,8 +196,9 @@ fail:
     return ret;
 }
 
-static int track(vkfx_staging *s, VkCommandBuffer cmd, uint64_t ticket, uint64_t offset,
-                 uint64_t size, void *host_dst)
+/* Makes room to track one more copy, before it is submitted: a submitted copy is always
+ * tracked, so that its command buffer goes back only once the copy has completed. */
+static int flight_room(vkfx_staging *s)
 {
     if (s->nflight == s->capflight) {
         size_t cap = s->capflight ? s->capflight * 2 : 8;
@@ -207,8 +208,6 @@ static int track(vkfx_staging *s, VkCommandBuffer cmd, uint64_t ticket, uint64_t
         s->flight = grown;
         s->capflight = cap;
     }
-    s->flight[s->nflight++] = (vkfx_staging_chunk){ticket, cmd, offset, size, host_dst};
-    s->chunks_moved++;
     return VKFX_OK;
 }
 
@@ -220,6 +219,7 @@ static int copy_chunk(vkfx_staging *s, VkBuffer device_buf, uint64_t device_off,
     int ret = VKFX_OK;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     uint64_t ticket = 0;
+    TRY(flight_room(s));
     TRY(vkfx_cmd_begin(s->ctx, true, &cmd));
     VkMemoryBarrier2 before = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
@@ -259,7 +259,8 @@ static int copy_chunk(vkfx_staging *s, VkBuffer device_buf, uint64_t device_off,
     vkCmdPipelineBarrier2(cmd, &dep);
     VK_TRY(vkEndCommandBuffer(cmd));
     TRY(vkfx_submit(s->ctx, cmd, &ticket));
-    TRY(track(s, cmd, ticket, ring_off, n, host_dst));
+    s->flight[s->nflight++] = (vkfx_staging_chunk){ticket, cmd, ring_off, n, host_dst};
+    s->chunks_moved++;
     return VKFX_OK;
 fail:
     vkfx_cmd_free(s->ctx, cmd);

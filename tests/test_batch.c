@@ -5,7 +5,7 @@
  * that collide or would overwrite an input refused before any work; Ctrl-C
  * leaves only complete files; the pipeline cache on disk. Every batch output
  * is compared byte for byte with a single run of the same file; thumbnails of a folder are read
- * back with libjpeg. */
+ * back with libjpeg. Runs of alternating shapes reuse the device objects of the runs before. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -17,10 +17,14 @@
 
 #include <jpeglib.h>
 
+#include "chain.h"
 #include "common.h"
+#include "context.h"
 #include "error.h"
 #include "fileio.h"
+#include "gpu_harness.h"
 #include "run_binary.h"
+#include "spare.h"
 
 static void write_png(const char *path, uint32_t w, uint32_t h, uint64_t seed)
 {
@@ -695,4 +699,91 @@ Test(batch, thumbnails_of_a_folder)
     cr_expect(na == nb && memcmp(a, b, na) == 0, "--no-shrink-on-load is not the full decode's");
     free(a);
     free(b);
+}
+
+/* Files of two shapes in turn, whose images and buffers the next file of the same shape takes
+ * over (core/spare.h): each output equals a single run, with the validation layer's
+ * synchronization checks on. */
+Test(batch, alternating_shapes_same_as_single)
+{
+    static const char chain[] = "gauss:sigma=2,sobel,resize:width=29";
+    for (int i = 0; i < 6; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/a%d.png", tc_tpath("in"), i);
+        write_png(path, i & 1 ? 64 : 37, i & 1 ? 41 : 23, 200 + (uint64_t)i);
+    }
+    cli_run r;
+    VKFX(&r, "-f", chain, "-o", tc_tpath("out/{stem}.png"), "-j", "2", tc_tpath("in"));
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    for (int i = 0; i < 6; i++) {
+        char in[1024], out[1024];
+        snprintf(in, sizeof(in), "%s/a%d.png", tc_tpath("in"), i);
+        snprintf(out, sizeof(out), "%s/a%d.png", tc_tpath("out"), i);
+        expect_same_as_single(in, chain, out);
+    }
+}
+
+/* Runs as a batch makes them, the next started before the one in flight finishes, of two
+ * shapes in turn: from the fourth on (by then as many command buffers are in use at once as
+ * ever will be), none makes a device object, as each takes what the run before the one in
+ * flight left; each output equals a run on objects made afresh, and every
+ * file's pixels differ, so that anything a reused image or buffer kept would show. The spares'
+ * memory stays counted in device_bytes until they are released. */
+Test(batch, runs_of_alternating_shapes_make_no_objects)
+{
+    enum { FILES = 8 };
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_chain *chain = NULL;
+    cr_assert_eq(vkfx_chain_parse("gauss:sigma=2,sobel,resize:width=29", &chain), VKFX_OK, "%s",
+                 vkfx_error_message());
+    vkfx_run_opts opts = {.precision = 16};
+    const vkfx_pixels layout = {.channels = 3, .sample = VKFX_SAMPLE_U8};
+    vkfx_pixels in[FILES], got[FILES];
+    vkfx_pending *flying = NULL;
+    uint64_t made = 0;
+    for (int i = 0; i <= FILES; i++) {
+        vkfx_pending *started = NULL;
+        if (i < FILES) {
+            tc_random_pixels(&in[i], i & 1 ? 64 : 37, i & 1 ? 41 : 23, 3, VKFX_SAMPLE_U8,
+                             300 + (uint64_t)i);
+            cr_assert_eq(vkfx_run_start(g.ctx, g.staging, chain, &in[i], &layout, &opts, &started),
+                         VKFX_OK, "file %d: %s", i, vkfx_error_message());
+        }
+        if (flying) {
+            vkfx_run_result result;
+            got[i - 1] = layout;
+            cr_assert_eq(vkfx_run_finish(flying, &got[i - 1], &result), VKFX_OK, "file %d: %s",
+                         i - 1, vkfx_error_message());
+            free(result.times);
+        }
+        flying = started;
+        if (i == 2)
+            made = g.ctx->objects_made;
+    }
+    cr_assert_eq(g.ctx->objects_made, made, "files 4 to %d made %llu device objects", FILES,
+                 (unsigned long long)(g.ctx->objects_made - made));
+    cr_assert(g.ctx->spare_bytes > 0 && g.ctx->spare_bytes < g.ctx->device_bytes,
+              "%llu bytes of spares of %llu", (unsigned long long)g.ctx->spare_bytes,
+              (unsigned long long)g.ctx->device_bytes);
+    for (int i = 0; i < FILES; i++) {
+        uint64_t held = g.ctx->device_bytes, spare = g.ctx->spare_bytes;
+        vkfx_spares_release(g.ctx);
+        cr_assert(g.ctx->spare_bytes == 0 && g.ctx->device_bytes == held - spare);
+        vkfx_pixels fresh = layout;
+        vkfx_run_result result;
+        cr_assert_eq(vkfx_run(g.ctx, g.staging, chain, &in[i], &fresh, &opts, &result), VKFX_OK,
+                     "file %d: %s", i, vkfx_error_message());
+        free(result.times);
+        cr_assert(fresh.width == got[i].width && fresh.height == got[i].height &&
+                      memcmp(fresh.data, got[i].data, vkfx_pixels_bytes(&fresh)) == 0,
+                  "file %d (%ux%u) differs from a run on objects made afresh", i, in[i].width,
+                  in[i].height);
+        vkfx_pixels_free(&fresh);
+        vkfx_pixels_free(&got[i]);
+        vkfx_pixels_free(&in[i]);
+    }
+    vkfx_chain_free(chain);
+    th_gpu_close(&g);
 }
