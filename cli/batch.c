@@ -63,6 +63,11 @@ typedef struct job {
     char note[256];  /* what the decoder left unread, or "" */
     vkfx_meta meta;  /* what the input carries besides pixels, for its output */
     vkfx_tone *tone; /* its profile's curves, or NULL (sRGB, or not linearised) */
+    /* Its output comes back as linear floats (a run in tiles excepted), encoded through the
+     * profile's curves to tone_sample by a codec thread, not by the thread that feeds the
+     * GPU. */
+    bool tone_here;
+    vkfx_sample tone_sample;
     const char *colour; /* how its colour was read, for the report */
     unsigned dropped;   /* kinds of meta its output format could not hold */
     int precision;   /* the internal format's, --precision auto resolved */
@@ -662,7 +667,17 @@ static void encode(batch *b, job *j)
     j->dropped = vkfx_file_meta_dropped(j->fmt, save->meta);
     double t = vkfx_now_ms();
     bool out = strcmp(j->output, "-") == 0;
-    int ret = out ? vkfx_file_save_fd(STDOUT_FILENO, "standard output", j->fmt, &j->out, save)
+    int ret = VKFX_OK;
+    if (j->tone_here && j->out.sample == VKFX_SAMPLE_F32) {
+        vkfx_pixels coded;
+        ret = vkfx_tone_encode_pixels(j->tone, &j->out, j->tone_sample, &coded);
+        if (ret == VKFX_OK) {
+            vkfx_pixels_free(&j->out);
+            j->out = coded;
+        }
+    }
+    if (ret == VKFX_OK)
+        ret = out ? vkfx_file_save_fd(STDOUT_FILENO, "standard output", j->fmt, &j->out, save)
                   : vkfx_file_save(j->output, j->fmt, &j->out, save);
     j->encode_ms = vkfx_now_ms() - t;
     if (out && ret < 0 && errno == EPIPE)
@@ -934,7 +949,6 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             vkfx_run_opts run = {
                 .precision = j->precision,
                 .linear = j->opts->linear,
-                .tone = j->tone,
                 /* GPU times per pass are measured for --timings and for --json. */
                 .timings = b->o->timings || b->json,
             };
@@ -944,6 +958,12 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             run.source_height = j->source_h;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
+            /* The curves' encoding is left to a codec thread: linear floats come back. */
+            j->tone_here = j->tone && !j->opts->linear && j->in.sample != VKFX_SAMPLE_F32 &&
+                           j->out.sample != VKFX_SAMPLE_F32;
+            j->tone_sample = j->out.sample;
+            run.tone = j->tone;
+            run.tone_later = true;
             start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
             if (start_ret < 0 && (b->n > 1 || b->source))
                 vkfx_fail_context(start_ret, "%s", j->input);

@@ -89,7 +89,7 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     TRY(vkfx_graph_buffer(g, vkfx_pixels_bytes(px), 0, &raw));
     TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &src));
     TRY(vkfx_staging_upload(staging, raw->buffer, 0, px->data, vkfx_pixels_bytes(px)));
-    TRY(vkfx_record_decode(g, raw, px, false, src));
+    TRY(vkfx_record_decode(g, raw, px, false, NULL, src));
     if (chain) {
         /* Spares taken are the chain's as much as memory allocated. */
         uint64_t before = ctx->device_bytes - ctx->spare_bytes;

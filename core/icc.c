@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -164,10 +165,10 @@ void vkfx_tone_thresholds(const vkfx_tone *t, uint32_t c, uint32_t levels, float
         thresholds[k] = vkfx_tone_decode(t, c, (float)((k + 0.5) / (levels - 1)));
 }
 
-uint32_t vkfx_tone_encode(const float *thresholds, uint32_t levels, float v)
+/* The first of thresholds[lo..hi) above v (hi where none is): with the thresholds below lo at
+ * or below v, the number of thresholds at or below v. */
+static uint32_t first_above(const float *thresholds, uint32_t lo, uint32_t hi, float v)
 {
-    /* the number of thresholds at or below v: a midpoint itself rounds up */
-    uint32_t lo = 0, hi = levels - 1;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (thresholds[mid] <= v)
@@ -176,6 +177,12 @@ uint32_t vkfx_tone_encode(const float *thresholds, uint32_t levels, float v)
             hi = mid;
     }
     return lo;
+}
+
+uint32_t vkfx_tone_encode(const float *thresholds, uint32_t levels, float v)
+{
+    /* the number of thresholds at or below v: a midpoint itself rounds up */
+    return first_above(thresholds, 0, levels - 1, v);
 }
 
 /* Which of t's curves a colour channel of an image of n channels takes: a
@@ -202,18 +209,35 @@ static int alloc_pair(const vkfx_pixels *in, vkfx_sample sample, size_t n, vkfx_
     return ret;
 }
 
+int vkfx_tone_table(const vkfx_tone *t, uint32_t channels, vkfx_sample sample, float **table)
+{
+    uint32_t colours = channels <= 2 ? 1 : 3, levels = sample == VKFX_SAMPLE_U16 ? 65536 : 256;
+    float *lut = malloc(sizeof(float) * levels * colours);
+    *table = lut;
+    if (!lut)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory for the profile's curves");
+    for (uint32_t c = 0; c < colours; c++)
+        for (uint32_t k = 0; k < levels; k++)
+            lut[c * levels + k] =
+                vkfx_tone_decode(t, curve_for(t, channels, c), (float)k / (levels - 1));
+    return VKFX_OK;
+}
+
 int vkfx_tone_linearise(const vkfx_tone *t, const vkfx_pixels *in, vkfx_pixels *out)
 {
     uint32_t n = in->channels, colours = n <= 2 ? 1 : 3;
     bool u16 = in->sample == VKFX_SAMPLE_U16;
     uint32_t levels = u16 ? 65536 : 256;
     float *lut;
-    int ret = alloc_pair(in, VKFX_SAMPLE_F32, (size_t)levels * 3, out, &lut);
-    if (ret < 0)
+    *out = *in;
+    out->data = NULL;
+    int ret = vkfx_tone_table(t, n, in->sample, &lut);
+    if (ret == VKFX_OK)
+        ret = vkfx_pixels_alloc(out, in->width, in->height, n, VKFX_SAMPLE_F32);
+    if (ret < 0) {
+        free(lut);
         return ret;
-    for (uint32_t c = 0; c < colours; c++)
-        for (uint32_t k = 0; k < levels; k++)
-            lut[c * levels + k] = vkfx_tone_decode(t, curve_for(t, n, c), (float)k / (levels - 1));
+    }
     size_t count = (size_t)in->width * in->height * n;
     const uint8_t *s8 = in->data;
     const uint16_t *s16 = in->data;
@@ -227,6 +251,42 @@ int vkfx_tone_linearise(const vkfx_tone *t, const vkfx_pixels *in, vkfx_pixels *
     return VKFX_OK;
 }
 
+/* vkfx_tone_encode's search narrowed first by the float's own bits: the floats in [0, 1]
+ * fall in BUCKETS runs of equal exponent and leading mantissa bits, and starts[b] counts the
+ * thresholds below run b's least float. A value of run b then has at least starts[b] and at
+ * most starts[b + 1] thresholds at or below it, and the search looks only between the two:
+ * the same codes (the thresholds never decrease), without the eight or sixteen unpredictable
+ * branches a sample that took most of a pixel's time. */
+#define BUCKET_SHIFT 13
+#define BUCKETS      ((0x3f800000u >> BUCKET_SHIFT) + 2) /* up to the one after 1.0's */
+
+static uint32_t float_bits(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof(u));
+    return u;
+}
+
+static void bucket_starts(const float *thresholds, uint32_t count, uint32_t *starts)
+{
+    uint32_t k = 0;
+    for (uint32_t b = 0; b < BUCKETS; b++) {
+        uint32_t bits = b << BUCKET_SHIFT;
+        float least;
+        memcpy(&least, &bits, sizeof(least));
+        while (k < count && thresholds[k] < least)
+            k++;
+        starts[b] = k;
+    }
+}
+
+/* vkfx_tone_encode(thresholds, ...) for v in [0, 1]. */
+static uint32_t encode_bucketed(const float *thresholds, const uint32_t *starts, float v)
+{
+    uint32_t b = float_bits(v) >> BUCKET_SHIFT;
+    return first_above(thresholds, starts[b], starts[b + 1], v);
+}
+
 int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_sample sample,
                             vkfx_pixels *out)
 {
@@ -235,24 +295,36 @@ int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_samp
     uint32_t levels = u16 ? 65536 : 256;
     float *th;
     int ret = alloc_pair(in, sample, (size_t)(levels - 1) * 3, out, &th);
-    if (ret < 0)
+    uint32_t *starts = ret < 0 ? NULL : malloc(sizeof(*starts) * BUCKETS * colours);
+    if (ret == VKFX_OK && !starts) {
+        vkfx_pixels_free(out);
+        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory for the profile's curves");
+    }
+    if (ret < 0) {
+        free(th);
         return ret;
-    for (uint32_t c = 0; c < colours; c++)
-        vkfx_tone_thresholds(t, curve_for(t, n, c), levels, th + (size_t)c * (levels - 1));
-    size_t count = (size_t)in->width * in->height * n;
+    }
+    for (uint32_t c = 0; c < colours; c++) {
+        float *tc = th + (size_t)c * (levels - 1);
+        vkfx_tone_thresholds(t, curve_for(t, n, c), levels, tc);
+        bucket_starts(tc, levels - 1, starts + (size_t)c * BUCKETS);
+    }
     const float *src = in->data;
     uint8_t *d8 = out->data;
     uint16_t *d16 = out->data;
-    for (size_t i = 0; i < count; i++) {
-        uint32_t ch = (uint32_t)(i % n);
-        float v = src[i] > 0 ? (src[i] < 1 ? src[i] : 1) : 0; /* NaN gives 0 */
-        uint32_t code = ch < colours ? vkfx_tone_encode(th + (size_t)ch * (levels - 1), levels, v)
-                                     : (uint32_t)floorf(v * (levels - 1) + 0.5f);
-        if (u16)
-            d16[i] = (uint16_t)code;
-        else
-            d8[i] = (uint8_t)code;
-    }
+    size_t i = 0;
+    for (size_t p = 0; p < (size_t)in->width * in->height; p++)
+        for (uint32_t ch = 0; ch < n; ch++, i++) {
+            float v = src[i] > 0 ? (src[i] < 1 ? src[i] : 1) : 0; /* NaN gives 0 */
+            uint32_t code = ch < colours ? encode_bucketed(th + (size_t)ch * (levels - 1),
+                                                           starts + (size_t)ch * BUCKETS, v)
+                                         : (uint32_t)floorf(v * (levels - 1) + 0.5f);
+            if (u16)
+                d16[i] = (uint16_t)code;
+            else
+                d8[i] = (uint8_t)code;
+        }
+    free(starts);
     free(th);
     out->linear = false;
     return VKFX_OK;

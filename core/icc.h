@@ -47,6 +47,10 @@ double vkfx_tone_srgb_error(const vkfx_tone *t);
  * to [0,1], colour by the thresholds above, alpha rounded to nearest. A
  * gray image under an RGB profile takes the green curve. */
 int vkfx_tone_linearise(const vkfx_tone *t, const vkfx_pixels *in, vkfx_pixels *out);
+/* The curves vkfx_tone_linearise reads codes through, for an image of channels channels of
+ * sample (U8 or U16): colour c's linear value of code k at (*table)[c * levels + k], levels
+ * 256 or 65536, one colour for gray (1 or 2 channels), else three. Free with free(). */
+int vkfx_tone_table(const vkfx_tone *t, uint32_t channels, vkfx_sample sample, float **table);
 int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_sample sample,
                             vkfx_pixels *out);
 

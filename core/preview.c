@@ -223,7 +223,7 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
     vkfx_graph_set_maps(g, p->maps);
     TRY(vkfx_graph_image(g, w, h, format, &img));
     TRY(vkfx_graph_buffer(g, (vkfx_pixels_bytes(out) + 3) & ~(VkDeviceSize)3, 0, &raw_out));
-    TRY(vkfx_record_decode(g, in->raw, &in->layout, false, img));
+    TRY(vkfx_record_decode(g, in->raw, &in->layout, false, NULL, img));
     TRY(vkfx_record_chain(g, chain, img, &final, &states));
     TRY(vkfx_record_encode(g, final, out, false, raw_out));
     TRY(vkfx_graph_run(g));

@@ -62,27 +62,35 @@ static VkDeviceSize raw_bytes(const vkfx_pixels *px)
 }
 
 int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, bool linear,
-                       vkfx_image *img)
+                       const float *curves, vkfx_image *img)
 {
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
     vkfx_buffer *table = NULL;
     vkfx_spec spec = decode_spec(img->format);
     TRY(vkfx_kernel_get(vkfx_graph_context(g), &decode_kernel, &spec, &k));
-    /* The exact sRGB curve in double for the 256 8-bit codes; small enough to travel inside
-     * the command buffer. */
-    float values[256];
-    for (int i = 0; i < 256; i++) {
-        double c = i / 255.0;
-        values[i] = (float)(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4));
+    bool use_curves = curves && in->sample != VKFX_SAMPLE_F32;
+    if (use_curves) {
+        uint32_t colours = in->channels <= 2 ? 1 : 3;
+        uint32_t levels = in->sample == VKFX_SAMPLE_U16 ? 65536 : 256;
+        TRY(vkfx_graph_upload(g, curves, sizeof(float) * colours * levels, &table));
+    } else {
+        /* The exact sRGB curve in double for the 256 8-bit codes; small enough to travel
+         * inside the command buffer. */
+        float values[256];
+        for (int i = 0; i < 256; i++) {
+            double c = i / 255.0;
+            values[i] = (float)(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4));
+        }
+        TRY(vkfx_graph_buffer(g, sizeof(values), 0, &table));
+        TRY(vkfx_graph_update(g, table, values, sizeof(values)));
     }
-    TRY(vkfx_graph_buffer(g, sizeof(values), 0, &table));
-    TRY(vkfx_graph_update(g, table, values, sizeof(values)));
     decode_push push = {{(int32_t)in->width, (int32_t)in->height},
                         in->channels,
                         sample_code(in->sample),
-                        !linear && !in->linear && in->sample != VKFX_SAMPLE_F32,
-                        in->straight};
+                        !use_curves && !linear && !in->linear && in->sample != VKFX_SAMPLE_F32,
+                        in->straight,
+                        use_curves};
     vkfx_dispatch d = {
         .kernel = k,
         .label = "decode",
@@ -213,12 +221,12 @@ static void pending_free(vkfx_pending *p)
 /* One image in one piece, up to the submission of its work. */
 static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                        const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
-                       vkfx_pending *p)
+                       bool tone_later, vkfx_pending *p)
 {
     int ret = VKFX_OK;
     vkfx_buffer *raw_in = NULL;
     vkfx_image *img = NULL, *final = NULL;
-    vkfx_pixels lin = {0};
+    float *curves = NULL;
     p->out = *out;
     p->out.data = NULL;
     TRY(vkfx_chain_size(chain, opts->source_width ? opts->source_width : in->width,
@@ -226,13 +234,14 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
                         &p->out.height));
     p->out.straight = !opts->premultiplied_out;
     if (opts->tone && !opts->linear && in->sample != VKFX_SAMPLE_F32) {
-        TRY(vkfx_tone_linearise(opts->tone, in, &lin));
-        in = &lin;
+        /* The codes go through the curves on the GPU; linear floats come back, to be encoded
+         * through them on the host. */
+        TRY(vkfx_tone_table(opts->tone, in->channels, in->sample, &curves));
         p->tone = opts->tone;
         p->tone_sample = p->out.sample;
         if (p->out.sample != VKFX_SAMPLE_F32)
             p->out.sample = VKFX_SAMPLE_F32;
-        else
+        if (p->tone_sample == VKFX_SAMPLE_F32 || tone_later)
             p->tone = NULL;
     }
     p->out.linear = opts->linear || p->out.sample == VKFX_SAMPLE_F32;
@@ -254,13 +263,13 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     TRY(vkfx_staging_upload(staging, raw_in->buffer, 0, in->data, vkfx_pixels_bytes(in)));
     p->result.upload_ms = vkfx_now_ms() - t;
     t = vkfx_now_ms();
-    TRY(vkfx_record_decode(p->g, raw_in, in, opts->linear, img));
+    TRY(vkfx_record_decode(p->g, raw_in, in, opts->linear, curves, img));
     TRY(vkfx_record_chain(p->g, chain, img, &final, &p->states));
     TRY(vkfx_record_encode(p->g, final, &p->out, opts->linear, p->raw_out));
     TRY(vkfx_graph_submit(p->g));
     p->result.record_ms = vkfx_now_ms() - t;
 fail:
-    vkfx_pixels_free(&lin);
+    free(curves);
     return ret;
 }
 
@@ -331,7 +340,7 @@ static int run_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain 
     if (!p)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     *p = (vkfx_pending){.ctx = ctx, .staging = staging, .chain = chain};
-    int ret = start_whole(ctx, staging, chain, in, out, opts, p);
+    int ret = start_whole(ctx, staging, chain, in, out, opts, false, p);
     if (ret < 0) {
         pending_free(p);
         return ret;
@@ -523,7 +532,7 @@ int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *c
     *p = (vkfx_pending){.ctx = ctx, .staging = staging, .chain = chain, .out = *out};
     int ret;
     if (one_piece(ctx, chain, in, opts)) {
-        ret = start_whole(ctx, staging, chain, in, out, opts, p);
+        ret = start_whole(ctx, staging, chain, in, out, opts, opts->tone_later, p);
     } else {
         /* Tiles run one after another to the end here. */
         ret = vkfx_run(ctx, staging, chain, in, &p->out, opts, &p->result);

@@ -15,10 +15,11 @@
 VkFormat vkfx_internal_format(int precision);
 
 /* The pieces vkfx_run and vkfx bench share: record the decode of a device
- * buffer holding in's samples into img, and the encode of img into a
- * buffer laid out as out. */
+ * buffer holding in's samples into img (8/16-bit colour through curves where
+ * not NULL, vkfx_tone_table's), and the encode of img into a buffer laid
+ * out as out. */
 int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, bool linear,
-                       vkfx_image *img);
+                       const float *curves, vkfx_image *img);
 int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, bool linear,
                        vkfx_buffer *raw);
 /* Records every link of chain from src; *result is src or one of the

@@ -113,9 +113,15 @@ typedef struct vkfx_run_opts {
     /* Maps already decoded, used instead of reading the filters' map files; may be NULL. */
     vkfx_maps *maps;
     /* The input's ICC tone curves (core/icc.h), or NULL for sRGB: 8/16-bit
-     * samples are linearised through them on the host before upload and
-     * encoded back after read-back, so the sRGB path is untouched. */
+     * samples are linearised through them on the GPU (a table the host
+     * makes) and encoded back on the host after read-back, so the sRGB path
+     * is untouched. */
     const struct vkfx_tone *tone;
+    /* With tone, vkfx_run_start's run in one piece leaves the encoding to
+     * the caller: out comes back as linear floats (VKFX_SAMPLE_F32), for
+     * vkfx_tone_encode_pixels on a thread other than the one that feeds the
+     * GPU. A run in tiles encodes as vkfx_run does. */
+    bool tone_later;
     /* The size the first filter's sizes refer to, when the input was decoded smaller
      * (vkfx_file_load_shrunk); 0: the input's. */
     uint32_t source_width, source_height;

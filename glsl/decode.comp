@@ -3,7 +3,9 @@
 // words as the host stores them) into linear premultiplied RGBA: sRGB
 // decode unless linear, gray expanded, then premultiplied. 8-bit codes
 // take their linear value from a table the host computes in double, so the
-// result does not depend on the device's pow(). 16x16 work groups, one
+// result does not depend on the device's pow(); with curves, 8 and 16-bit
+// colour codes take it from the table of an ICC profile's curves the host
+// made (core/icc.c), colour c's code k at c * levels + k. 16x16 work groups, one
 // invocation per pixel, no shared memory. Host-side step of
 // every technique: the upload half of the staging path.
 #extension GL_GOOGLE_include_directive : require
@@ -13,17 +15,24 @@
 
 layout(binding = 0) readonly buffer Src { uint words[]; };
 layout(binding = 1) writeonly uniform image2D dst;
-layout(binding = 2) readonly buffer Table { float srgb_table[256]; };
+layout(binding = 2) readonly buffer Table { float table[]; };
 
-// Colour channels of 8-bit sRGB input go through the table (decoded there).
-float fetch(uint e, bool colour)
+// Colour channels of 8-bit sRGB input, and of 8/16-bit input with curves, go
+// through the table (decoded there); colour is the channel's curve, or -1.
+float fetch(uint e, int colour)
 {
     if (pc.sample_type == 0u) {
         uint code = (words[e >> 2] >> ((e & 3u) * 8u)) & 0xffu;
-        return colour && pc.srgb != 0u ? srgb_table[code] : float(code) / 255.0;
+        if (colour >= 0 && pc.curves != 0u)
+            return table[uint(colour) * 256u + code];
+        return colour >= 0 && pc.srgb != 0u ? table[code] : float(code) / 255.0;
     }
-    if (pc.sample_type == 1u)
-        return float((words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu) / 65535.0;
+    if (pc.sample_type == 1u) {
+        uint code = (words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu;
+        if (colour >= 0 && pc.curves != 0u)
+            return table[uint(colour) * 65536u + code];
+        return float(code) / 65535.0;
+    }
     return uintBitsToFloat(words[e]);
 }
 
@@ -35,15 +44,15 @@ void main()
     uint base = (uint(p.y) * uint(pc.size.x) + uint(p.x)) * pc.channels;
     vec4 c = vec4(0.0, 0.0, 0.0, 1.0);
     if (pc.channels <= 2u) {
-        c.rgb = vec3(fetch(base, true));
+        c.rgb = vec3(fetch(base, 0));
         if (pc.channels == 2u)
-            c.a = fetch(base + 1u, false);
+            c.a = fetch(base + 1u, -1);
     } else {
-        c.r = fetch(base, true);
-        c.g = fetch(base + 1u, true);
-        c.b = fetch(base + 2u, true);
+        c.r = fetch(base, 0);
+        c.g = fetch(base + 1u, 1);
+        c.b = fetch(base + 2u, 2);
         if (pc.channels == 4u)
-            c.a = fetch(base + 3u, false);
+            c.a = fetch(base + 3u, -1);
     }
     if (pc.srgb != 0u && pc.sample_type != 0u)
         c.rgb = vec3(srgb_decode(c.r), srgb_decode(c.g), srgb_decode(c.b));

@@ -6,7 +6,7 @@
 #include "shared.h"
 
 /* sample_type: 0 u8, 1 u16, 2 f32. */
-#define DECODE_PUSH_BYTES 24
+#define DECODE_PUSH_BYTES 28
 #if !defined(VULKAN) || defined(DECODE)
 VKFX_PUSH_BEGIN(decode_push)
     VKFX_IVEC2(size);
@@ -14,6 +14,7 @@ VKFX_PUSH_BEGIN(decode_push)
     VKFX_UINT(sample_type);
     VKFX_UINT(srgb);        /* 1: decode the sRGB transfer function */
     VKFX_UINT(premultiply); /* 1: the file's colour is straight (all but OpenEXR) */
+    VKFX_UINT(curves);      /* 1: colour codes through the table's curves (an ICC profile's) */
 VKFX_PUSH_END(decode_push)
 #endif
 

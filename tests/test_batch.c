@@ -42,12 +42,13 @@ static char *slurp(const char *path, size_t *size)
     return data;
 }
 
-/* The file a single run of chain on input writes, compared with got. */
+/* The file a single run of chain on input writes (in got's format), compared with got. */
 static void expect_same_as_single(const char *input, const char *chain, const char *got)
 {
-    char want[1024];
-    int n = snprintf(want, sizeof(want), "%s.single.png", got);
-    cr_assert(n > 0 && (size_t)n < sizeof(want), "path too long: %s.single.png", got);
+    char want[1100];
+    const char *dot = strrchr(got, '.');
+    int n = snprintf(want, sizeof(want), "%s.single%s", got, dot ? dot : ".png");
+    cr_assert(n > 0 && (size_t)n < sizeof(want), "path too long: %s.single", got);
     cli_run r;
     VKFX(&r, input, "-f", chain, "-o", want);
     cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
@@ -670,17 +671,9 @@ Test(batch, thumbnails_of_a_folder)
         unsigned want_h = (unsigned)((double)heights[i] * 64 / widths[i] + 0.5);
         cr_expect(w == 64 && h == want_h && components == 3,
                   "%s: %ux%u with %d components, not 64x%u", path, w, h, components, want_h);
-        char single[1100], input[1024];
-        snprintf(single, sizeof(single), "%s.single.jpg", path);
+        char input[1024];
         snprintf(input, sizeof(input), "%s/p%zu.%s", tc_tpath("in"), i, i == 2 ? "png" : "jpg");
-        VKFX(&r, input, "-f", "resize:width=64", "-o", single);
-        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
-        run_free(&r);
-        size_t na, nb;
-        char *a = slurp(single, &na), *b = slurp(path, &nb);
-        cr_expect(na == nb && memcmp(a, b, na) == 0, "%s differs from a single run", path);
-        free(a);
-        free(b);
+        expect_same_as_single(input, "resize:width=64", path);
     }
     /* --no-shrink-on-load is the full decode's result: that of a chain that does not start
      * with the resize. */
@@ -786,4 +779,53 @@ Test(batch, runs_of_alternating_shapes_make_no_objects)
     }
     vkfx_chain_free(chain);
     th_gpu_close(&g);
+}
+
+/* Files with an ICC profile's curves (Adobe RGB's), 8 and 16-bit, with and without alpha: a
+ * batch encodes their outputs through the curves on its codec threads, a single run in
+ * vkfx_run; the bytes are the same. */
+Test(batch, profiled_files_same_as_single, .timeout = 240)
+{
+    char src[1024];
+    snprintf(src, sizeof(src), "%s/rocket.jpg", VKFX_TEST_IMAGES);
+    vkfx_pixels px, wide, alpha;
+    vkfx_meta meta;
+    cr_assert_eq(vkfx_file_load_meta(src, &px, &meta), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert(meta.icc.size > 0, "%s carries no ICC profile", src);
+    cr_assert_eq(vkfx_pixels_alloc(&wide, px.width, px.height, 3, VKFX_SAMPLE_U16), VKFX_OK);
+    cr_assert_eq(vkfx_pixels_alloc(&alpha, px.width, px.height, 4, VKFX_SAMPLE_U8), VKFX_OK);
+    const uint8_t *s = px.data;
+    uint16_t *w = wide.data;
+    uint8_t *a = alpha.data;
+    for (size_t i = 0; i < (size_t)px.width * px.height; i++) {
+        for (int c = 0; c < 3; c++) {
+            w[3 * i + c] = (uint16_t)(s[3 * i + c] * 257 + (i * 7 + c) % 200);
+            a[4 * i + c] = s[3 * i + c];
+        }
+        a[4 * i + 3] = (uint8_t)(64 + i % 192);
+    }
+    vkfx_save_opts keep = {.meta = &meta};
+    cr_assert_eq(vkfx_file_save(tc_tpath("in/a8.png"), VKFX_FILE_PNG, &px, &keep), VKFX_OK);
+    cr_assert_eq(vkfx_file_save(tc_tpath("in/b16.png"), VKFX_FILE_PNG, &wide, &keep), VKFX_OK);
+    cr_assert_eq(vkfx_file_save(tc_tpath("in/c8a.png"), VKFX_FILE_PNG, &alpha, &keep), VKFX_OK);
+    vkfx_pixels_free(&px);
+    vkfx_pixels_free(&wide);
+    vkfx_pixels_free(&alpha);
+    vkfx_meta_free(&meta);
+    static const char *const stems[] = {"a8", "b16", "c8a"};
+    static const char *const exts[] = {"png", "tif", "jpg"};
+    for (size_t e = 0; e < 3; e++) {
+        char out[1024];
+        snprintf(out, sizeof(out), "%s/{stem}.%s", tc_tpath("out"), exts[e]);
+        cli_run r;
+        VKFX(&r, "-f", "gauss:sigma=1.5,resize:scale=0.5", "-o", out, tc_tpath("in"));
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        run_free(&r);
+        for (size_t i = 0; i < 3; i++) {
+            char input[1024], many[1024];
+            snprintf(input, sizeof(input), "%s/%s.png", tc_tpath("in"), stems[i]);
+            snprintf(many, sizeof(many), "%s/%s.%s", tc_tpath("out"), stems[i], exts[e]);
+            expect_same_as_single(input, "gauss:sigma=1.5,resize:scale=0.5", many);
+        }
+    }
 }

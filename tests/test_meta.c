@@ -298,9 +298,54 @@ static cmsHPROFILE rgb_profile(cmsToneCurve *r, cmsToneCurve *g, cmsToneCurve *b
     return p;
 }
 
-/* Every code decodes and encodes back to itself, at 8 and 16 bits. */
+/* vkfx_tone_encode_pixels gives vkfx_tone_encode's code for every sample: each code's value,
+ * each threshold and the floats just beside it, 0, 1, beyond them and NaN, at 8 and 16 bits. */
+static void check_encode_pixels(const vkfx_tone *t, const char *what)
+{
+    static const uint32_t levels[] = {256, 65536};
+    float *thr = malloc(sizeof(float) * 65535 * 3);
+    for (int l = 0; l < 2; l++) {
+        uint32_t n = levels[l], count = 4 * n + 6;
+        vkfx_pixels in, out;
+        cr_assert_eq(vkfx_pixels_alloc(&in, count, 1, 3, VKFX_SAMPLE_F32), VKFX_OK);
+        for (uint32_t c = 0; c < 3; c++)
+            vkfx_tone_thresholds(t, vkfx_tone_channels(t) == 1 ? 0 : c, n,
+                                 thr + (size_t)c * (n - 1));
+        float *px = in.data;
+        for (uint32_t c = 0; c < 3; c++) {
+            const float *tc = thr + (size_t)c * (n - 1);
+            for (uint32_t k = 0; k + 1 < n; k++) {
+                px[3 * (4 * k) + c] = tc[k];
+                px[3 * (4 * k + 1) + c] = nextafterf(tc[k], -1.0f);
+                px[3 * (4 * k + 2) + c] = nextafterf(tc[k], 2.0f);
+                px[3 * (4 * k + 3) + c] = vkfx_tone_decode(t, vkfx_tone_channels(t) == 1 ? 0 : c,
+                                                           (float)((double)k / (n - 1)));
+            }
+            static const float edges[10] = {0.0f, 1.0f, -0.5f,  1.5f,  1e-40f,
+                                            NAN,  0.5f, 0.999f, 1e-6f, 0.25f};
+            for (uint32_t e = 0; e < 10; e++)
+                px[3 * (4 * (n - 1) + e) + c] = edges[e];
+        }
+        cr_assert_eq(vkfx_tone_encode_pixels(t, &in, l ? VKFX_SAMPLE_U16 : VKFX_SAMPLE_U8, &out),
+                     VKFX_OK);
+        for (size_t i = 0; i < (size_t)count * 3; i++) {
+            float v = px[i] > 0 ? (px[i] < 1 ? px[i] : 1) : 0;
+            uint32_t want = vkfx_tone_encode(thr + (i % 3) * (n - 1), n, v);
+            uint32_t got = l ? ((uint16_t *)out.data)[i] : ((uint8_t *)out.data)[i];
+            cr_assert_eq(got, want, "%s: %u levels, channel %zu, %.9g: %u, searched %u", what, n,
+                         i % 3, px[i], got, want);
+        }
+        vkfx_pixels_free(&in);
+        vkfx_pixels_free(&out);
+    }
+    free(thr);
+}
+
+/* Every code decodes and encodes back to itself, at 8 and 16 bits, and whole images encode
+ * as codes one by one do. */
 static void check_round_trip(const vkfx_tone *t, const char *what)
 {
+    check_encode_pixels(t, what);
     static const uint32_t levels[] = {256, 65536};
     float *thr = malloc(sizeof(float) * 65535);
     for (uint32_t c = 0; c < 3; c++) {

@@ -52,7 +52,8 @@ static void sat_gpu(th_gpu *g, const float *vals, uint32_t ch, uint32_t w, uint3
                  vkfx_error_message());
     cr_assert_eq(vkfx_graph_image(gr, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, &img), VKFX_OK);
     cr_assert_eq(vkfx_graph_buffer(gr, 16, 0, &pb), VKFX_OK);
-    cr_assert_eq(vkfx_record_decode(gr, raw, &px, true, img), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert_eq(vkfx_record_decode(gr, raw, &px, true, NULL, img), VKFX_OK, "%s",
+                 vkfx_error_message());
     cr_assert_eq(vkfx_sat_record(gr, img, 0, pb, &sat), VKFX_OK, "%s", vkfx_error_message());
     /* Read back in bands of at most 512 rows: 64 MiB at 4096 columns, within
      * every device's storage-buffer range. */

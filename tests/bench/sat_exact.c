@@ -89,7 +89,7 @@ int main(int argc, char **argv)
     CHECK(vkfx_graph_upload(g, vals, n * 3 * sizeof(float), &raw));
     CHECK(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, &img));
     CHECK(vkfx_graph_buffer(g, 16, 0, &probe));
-    CHECK(vkfx_record_decode(g, raw, &px, true, img));
+    CHECK(vkfx_record_decode(g, raw, &px, true, NULL, img));
     CHECK(vkfx_sat_record(g, img, 0, probe, &sat));
     enum { BAND = 512 };
     uint32_t nb = (h + BAND - 1) / BAND;
