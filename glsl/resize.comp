@@ -1,10 +1,13 @@
 #version 460
-// resize, one axis: each output is the weighted sum of a run of inputs along x (or y with
-// vertical), first index, count and weights read from a table the host computed (Pillow's
-// ImagingResample scheme, core/filters/resize.c). Work group 16 x 16, one output per
-// invocation; no shared memory (the taps of neighbouring outputs overlap in the texture cache).
+// resize, one axis, for factors whose taps do not fit glsl/resize_tile.comp's shared memory:
+// each output is the weighted sum of a run of inputs along x (or y with vertical), first
+// index, count and weights read from a table the host computed (Pillow's ImagingResample
+// scheme, core/filters/resize.c). Work group 16 x 16, one output per invocation; no shared
+// memory (the taps of neighbouring outputs overlap in the texture cache).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#define RESIZE_AXIS
+#include "resize.h"
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
@@ -12,11 +15,6 @@ layout(binding = 2) readonly buffer Table {
     uint words[];
 } table;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    uint taps;
-    uint vertical;
-} pc;
 
 void main()
 {
@@ -27,10 +25,11 @@ void main()
     const uint i = uint(v ? p.y : p.x);
     const int first = int(table.words[2u * i]);
     const uint count = table.words[2u * i + 1u];
-    const uint base = 2u * uint(v ? pc.size.y : pc.size.x) + i * pc.taps;
+    const uint n = v ? uint(pc.size.y) : uint(pc.size.x);
+    const uint base = 2u * n + i;
     vec4 sum = vec4(0.0);
     for (uint k = 0u; k < count; k++) {
-        const float w = uintBitsToFloat(table.words[base + k]);
+        const float w = uintBitsToFloat(table.words[base + k * n]);
         const ivec2 q = v ? ivec2(p.x, first + int(k)) : ivec2(first + int(k), p.y);
         sum += w * texelFetch(src, q, 0);
     }

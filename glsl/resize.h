@@ -30,5 +30,4 @@ VKFX_PUSH_BEGIN(resize_rows_push)
 VKFX_PUSH_END(resize_rows_push)
 #endif
 
-
 #endif

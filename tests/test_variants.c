@@ -6,6 +6,7 @@
  * output, exactly). Every variant must run at
  * least once unless the device lacks what it needs, and a family without cases here fails. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,29 @@ static const th_gauss_arg sigma_half = {0.5, -1}, sigma2 = {2.0, -1}, sigma5 = {
 static const int radius1 = 1, radius7 = 7, radius16 = 16;
 static const th_tonemap_arg tone_default = {0.18, 0}, tone_white = {0.36, 2};
 static const ref_sat_params sat5 = {.radius = 5}, sat12_smooth = {.radius = 12, .smooth = true};
+
+/* resize by a factor (each side times it, rounded to nearest, at least 1) with a kernel. */
+typedef struct scale_arg {
+    double scale;
+    ref_resize_kind kind;
+} scale_arg;
+
+static uint32_t scaled_side(uint32_t n, double scale)
+{
+    double v = floor(n * scale + 0.5);
+    return v < 1 ? 1 : (uint32_t)v;
+}
+
+static int ref_scaled(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    (void)precision;
+    const scale_arg *a = arg;
+    return ref_resize(in, scaled_side(in->w, a->scale), scaled_side(in->h, a->scale), a->kind, out);
+}
+
+static const scale_arg half_lanczos = {0.5, REF_RESIZE_LANCZOS3},
+                       shrink_mitchell = {0.37, REF_RESIZE_MITCHELL},
+                       enlarge_linear = {2.3, REF_RESIZE_LINEAR};
 
 /* histogram hands its input on: its variants are checked by their counts, which must equal
  * the reference's exactly (integers). */
@@ -83,6 +107,13 @@ static const struct family_cases {
      .cases = {{"tonemap", th_ref_tonemap, &tone_default, 0, 1},
                {"tonemap:key=0.36:white=2", th_ref_tonemap, &tone_white, 0, 1}}},
     {.family = "histogram", .check = histogram_counts},
+    {.family = "resize",
+     .cases = {{"resize:scale=0.5", ref_scaled, &half_lanczos, 0, 1},
+               {"resize:scale=0.37:kernel=mitchell", ref_scaled, &shrink_mitchell, 0, 1},
+               /* Not lanczos: its lobes take a nearly transparent pixel's alpha to a few
+                * thousandths of the random images', where dividing the colour back out tests
+                * the division (tests/test_resize.c enlarges with every kernel). */
+               {"resize:scale=2.3:kernel=linear", ref_scaled, &enlarge_linear, 0, 1}}},
 };
 
 /* Whether the device lacks what a variant needs, so that it applies to none of the cases. */

@@ -1,15 +1,24 @@
 /* resize of FILTERS.md: Pillow's ImagingResample scheme (lanczos3, mitchell, linear, box) on
- * linear premultiplied RGBA, in two passes (glsl/resize.comp), along x then along y. Each
+ * linear premultiplied RGBA, along x into an image of the output's width, then along y. Each
  * output row or column takes its first input index, its tap count and its weights from a
- * table computed once on the host in double and normalised there. */
+ * table computed once on the host in double and normalised there. The pass along x reads its
+ * rows through shared memory where a work group's runs fit there (glsl/resize_rows.comp);
+ * the pass along y, and along x otherwise, read the image directly (glsl/resize.comp). */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../error.h"
+#include "../variant.h"
 #include "filters.h"
 
 #include "resize.spv.h"
+#include "resize_rows.spv.h"
+#include "../../glsl/resize.h"
+
+_Static_assert(sizeof(resize_push) == RESIZE_PUSH_BYTES, "resize.comp's push block");
+_Static_assert(sizeof(resize_rows_push) == RESIZE_ROWS_PUSH_BYTES, "resize_rows.comp's push block");
 
 /* The work group is GROUP x GROUP outputs. */
 enum { GROUP = 16 };
@@ -131,7 +140,9 @@ static uint32_t max_taps(int kernel, uint32_t in_size, uint32_t out_size)
 }
 
 /* The weights of one axis: for output i, words[2i] its first input index, words[2i+1] its tap
- * count, then from word 2 out + i * taps its taps as floats, normalised to sum 1. */
+ * count, then its taps as floats, normalised to sum 1: tap k of output i at word
+ * 2 out + k * out + i, so that neighbouring outputs' weights are neighbouring words (the
+ * kernels' loads of a tap then touch one or two cache lines, not one per output). */
 static int axis_table(int kernel, uint32_t in_size, uint32_t out_size, uint32_t taps,
                       uint32_t **out)
 {
@@ -160,7 +171,7 @@ static int axis_table(int kernel, uint32_t in_size, uint32_t out_size, uint32_t 
             sum += wt[x - lo] = kernel_at(kernel, (x + 0.5 - center) / fs);
         /* Every output has a tap within the support: the kernels are positive near 0. */
         for (int64_t x = lo; x < hi; x++)
-            weights[(size_t)i * taps + (size_t)(x - lo)] = (float)(sum != 0.0 ? wt[x - lo] / sum : 0.0);
+            weights[(size_t)(x - lo) * out_size + i] = (float)(sum != 0.0 ? wt[x - lo] / sum : 0.0);
         t[2 * i] = (uint32_t)lo;
         t[2 * i + 1] = (uint32_t)(hi - lo);
     }
@@ -168,12 +179,6 @@ static int axis_table(int kernel, uint32_t in_size, uint32_t out_size, uint32_t 
     *out = t;
     return VKFX_OK;
 }
-
-typedef struct resize_push {
-    int32_t size[2]; /* of the pass's output */
-    uint32_t taps;   /* stride of the weight rows */
-    uint32_t vertical;
-} resize_push;
 
 static const vkfx_kernel_desc resize_kernel = {
     .name = "resize",
@@ -183,21 +188,51 @@ static const vkfx_kernel_desc resize_kernel = {
     .push_size = sizeof(resize_push),
 };
 
+/* The weight table of one axis (axis_table's layout) and its sizes. */
+typedef struct axis {
+    uint32_t *table;
+    uint32_t taps, out_size;
+    size_t words;
+} axis;
+
+/* The first input and the end of the furthest run of each tile of width outputs, into out
+ * (two words a tile) where not NULL; returns the most inputs a tile reads. */
+static uint32_t tile_spans(const axis *a, uint32_t width, uint32_t *out)
+{
+    uint32_t most = 0;
+    for (uint32_t t = 0; t * width < a->out_size; t++) {
+        uint32_t first = a->table[2 * t * width], end = first;
+        for (uint32_t i = t * width; i < a->out_size && i < (t + 1) * width; i++) {
+            uint32_t e = a->table[2 * i] + a->table[2 * i + 1];
+            end = e > end ? e : end;
+        }
+        if (out) {
+            out[2 * t] = first;
+            out[2 * t + 1] = end;
+        }
+        most = end - first > most ? end - first : most;
+    }
+    return most;
+}
+
+static int make_axis(int kernel, uint32_t in_size, uint32_t out_size, axis *a)
+{
+    a->taps = max_taps(kernel, in_size, out_size);
+    a->out_size = out_size;
+    a->words = (2 + (size_t)a->taps) * out_size;
+    return axis_table(kernel, in_size, out_size, a->taps, &a->table);
+}
+
 /* One pass along an axis from src into dst (of its final size along that axis). */
-static int pass(vkfx_graph *g, int kernel, bool vertical, vkfx_image *src, vkfx_image *dst)
+static int pass(vkfx_graph *g, const axis *a, bool vertical, vkfx_image *src, vkfx_image *dst)
 {
     int ret = VKFX_OK;
-    uint32_t *table = NULL;
     vkfx_buffer *buf = NULL;
     vkfx_kernel *k = NULL;
-    uint32_t in_size = vertical ? src->height : src->width;
-    uint32_t out_size = vertical ? dst->height : dst->width;
-    uint32_t taps = max_taps(kernel, in_size, out_size);
-    TRY(axis_table(kernel, in_size, out_size, taps, &table));
-    TRY(vkfx_graph_upload(g, table, (2 + (VkDeviceSize)taps) * out_size * sizeof(*table), &buf));
+    TRY(vkfx_graph_upload(g, a->table, a->words * sizeof(*a->table), &buf));
     vkfx_spec spec = {.local = {GROUP, GROUP, 1}, .half_out = vkfx_half_out(dst->format)};
     TRY(vkfx_graph_kernel(g, &resize_kernel, &spec, &k));
-    resize_push push = {{(int32_t)dst->width, (int32_t)dst->height}, taps, vertical};
+    resize_push push = {{(int32_t)dst->width, (int32_t)dst->height}, vertical};
     vkfx_dispatch d = {
         .kernel = k,
         .label = vertical ? "resize.v" : "resize.h",
@@ -207,9 +242,104 @@ static int pass(vkfx_graph *g, int kernel, bool vertical, vkfx_image *src, vkfx_
     };
     TRY(vkfx_graph_dispatch(g, &d));
 fail:
+    return ret;
+}
+
+/* What each variant records: src resized into dst by the two axes' tables. */
+typedef struct resize_job {
+    axis x, y;
+    vkfx_image *src, *dst;
+} resize_job;
+
+static int texture_record(vkfx_graph *g, const void *job)
+{
+    int ret = VKFX_OK;
+    const resize_job *j = job;
+    vkfx_image *mid = NULL;
+    /* Along x first, as Pillow does, into an image of the output's width. */
+    TRY(vkfx_graph_image(g, j->dst->width, j->src->height, vkfx_graph_format(g), &mid));
+    TRY(pass(g, &j->x, false, j->src, mid));
+    TRY(pass(g, &j->y, true, mid, j->dst));
+fail:
+    return ret;
+}
+
+/* resize_rows' work group: ROWS_W outputs of each of ROWS_H rows. */
+enum { ROWS_W = 64, ROWS_H = 4 };
+
+static const vkfx_kernel_desc resize_rows_kernel = {
+    .name = "resize_rows",
+    VKFX_SPV(resize_rows),
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
+    .push_size = sizeof(resize_rows_push),
+};
+
+/* resize_rows' shared capacity of a row's span for a job (a power of two from 64 up), or 0
+ * where the image is not rgba16f (the kernel keeps packed halves) or the group's rows do not
+ * fit. */
+static uint32_t rows_span(const vkfx_caps *caps, const resize_job *j)
+{
+    if (j->src->format != VK_FORMAT_R16G16B16A16_SFLOAT)
+        return 0;
+    uint32_t most = tile_spans(&j->x, ROWS_W, NULL), cap = 64;
+    while (cap < most)
+        cap *= 2;
+    return (uint64_t)cap * ROWS_H * 8 <= caps->shared_memory ? cap : 0;
+}
+
+static bool rows_applies(const vkfx_caps *caps, const void *job)
+{
+    return rows_span(caps, job) > 0;
+}
+
+/* Along x through resize_rows into an image of the output's width, then along y. */
+static int rows_record(vkfx_graph *g, const void *job)
+{
+    int ret = VKFX_OK;
+    const resize_job *j = job;
+    vkfx_image *mid = NULL;
+    vkfx_buffer *buf = NULL;
+    vkfx_kernel *k = NULL;
+    uint32_t ntiles = vkfx_groups(j->x.out_size, ROWS_W);
+    size_t words = j->x.words + 2 * (size_t)ntiles;
+    uint32_t *table = malloc(words * sizeof(*table));
+    if (!table)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory for resize weights");
+    memcpy(table, j->x.table, j->x.words * sizeof(*table));
+    tile_spans(&j->x, ROWS_W, table + j->x.words);
+    TRY(vkfx_graph_image(g, j->dst->width, j->src->height, vkfx_graph_format(g), &mid));
+    TRY(vkfx_graph_upload(g, table, words * sizeof(*table), &buf));
+    vkfx_spec spec = {.local = {ROWS_W, ROWS_H, 1},
+                      .half_out = vkfx_half_out(mid->format),
+                      .nextra = VKFX_SPEC_COUNT(RESIZE_SPEC_SPAN)};
+    spec.extra[VKFX_SPEC(RESIZE_SPEC_SPAN)] = rows_span(vkfx_graph_caps(g), j);
+    TRY(vkfx_graph_kernel(g, &resize_rows_kernel, &spec, &k));
+    resize_rows_push push = {{(int32_t)mid->width, (int32_t)mid->height}, (uint32_t)j->x.words};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = "resize.h",
+        .use = {{.image = j->src}, {.image = mid, .write = true}, {.buffer = buf}},
+        .push = &push,
+        .groups = {ntiles, vkfx_groups(mid->height, ROWS_H), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+    TRY(pass(g, &j->y, true, mid, j->dst));
+fail:
     free(table);
     return ret;
 }
+
+/* Along x through shared memory for rgba16f where a work group's runs fit there (with
+ * lanczos3 and 48 KiB of it, shrinking by up to about 14x); through the texture cache
+ * otherwise, as along y. */
+static const vkfx_variant resize_variant_list[] = {
+    {"rows", rows_applies, rows_record},
+    {"texture", vkfx_variant_always, texture_record},
+    {0},
+};
+
+static const vkfx_variants resize_variants = {"resize", resize_variant_list};
 
 static int resize_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
                          vkfx_image *dst)
@@ -217,12 +347,13 @@ static int resize_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     (void)state;
     int ret = VKFX_OK;
     const resize_params *p = params;
-    vkfx_image *mid = NULL;
-    /* Along x first, as Pillow does, into an image of the output's width. */
-    TRY(vkfx_graph_image(g, dst->width, src->height, vkfx_graph_format(g), &mid));
-    TRY(pass(g, p->kernel, false, src, mid));
-    TRY(pass(g, p->kernel, true, mid, dst));
+    resize_job j = {.src = src, .dst = dst};
+    TRY(make_axis(p->kernel, src->width, dst->width, &j.x));
+    TRY(make_axis(p->kernel, src->height, dst->height, &j.y));
+    TRY(vkfx_variant_record(g, &resize_variants, &j));
 fail:
+    free(j.x.table);
+    free(j.y.table);
     return ret;
 }
 
@@ -242,4 +373,5 @@ const vkfx_filter vkfx_filter_resize = {
     .check = resize_check,
     .record = resize_record,
     .size = resize_size,
+    .variants = (const vkfx_variants *const[]){&resize_variants, NULL},
 };
