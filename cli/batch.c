@@ -1124,9 +1124,9 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     if (b.n == 0)
         goto done; /* another shard's jobs, or all written already: no GPU needed */
 
-    /* One core is left to the thread that feeds the GPU: on the H200's 16 cores, 480
-     * thumbnails of 24-megapixel JPEGs took 2.96-3.27 s with 15 codec threads, 3.30-3.41 s
-     * with 16, 3.43-3.54 s with 20 (tests/bench/RESULTS.md). */
+    /* One core is left to the thread that feeds the GPU, which otherwise waits for one
+     * behind the codec threads: a thumbnail batch on the GPU machine's 16 cores ran fastest
+     * with 15 (tests/bench/RESULTS.md, codec threads). */
     int cores = cpu_count();
     int want = o->threads > 0 ? o->threads : cores >= 4 ? cores - 1 : cores;
     nthreads = (size_t)want < b.n ? want : (int)b.n;

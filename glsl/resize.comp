@@ -5,7 +5,7 @@
 // invocation; no shared memory (the taps of neighbouring outputs overlap in the texture
 // cache). The pass along y, and along x where glsl/resize_rows.comp does not apply. Making
 // two to eight neighbouring outputs per invocation, each texel of their runs read once,
-// measured slower on the H200 (0.087 against 0.067 ms along y at half size from 4096x4096).
+// measured slower on the GPU machine (tests/bench/RESULTS.md, resize).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #define RESIZE_AXIS

@@ -6,8 +6,8 @@
 // halves (exactly), neighbouring invocations reading neighbouring texels; each then sums its
 // output's run from there. Reading the runs straight from the image, neighbouring invocations
 // read texels a factor apart, which the texture unit serves at a fraction of its rate (on the
-// H200, 0.37 against 0.13 ms at half size from 4096x4096); at rgba32f the texture path is the
-// faster there (0.21 against 0.35 ms).
+// GPU machine, about a third; at rgba32f the texture path is the faster there:
+// tests/bench/RESULTS.md, resize).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #define RESIZE_ROWS
