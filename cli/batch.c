@@ -72,6 +72,7 @@ typedef struct job {
     unsigned dropped;   /* kinds of meta its output format could not hold */
     int precision;   /* the internal format's, --precision auto resolved */
     double t_start, t_end; /* seconds, for wall time */
+    uint64_t held;         /* its bytes counted in the batch's held */
     double decode_ms, encode_ms;
 } job;
 
@@ -85,6 +86,9 @@ typedef struct batch {
     size_t next_decode; /* the next job a codec thread decodes */
     size_t in_flight;   /* jobs between the start of decoding and done */
     size_t limit;       /* at most this many in flight (memory) */
+    /* Bytes of pixels the jobs in flight hold (decoded, or read back); no decode starts
+     * past budget while another job is in flight. */
+    uint64_t held, budget;
     size_t done, failed;
     size_t existing; /* jobs not run: --skip-existing found their outputs */
     double t0;
@@ -755,6 +759,14 @@ static void report_progress(batch *b, bool last)
         fputc('\n', stderr);
 }
 
+/* Counts job j's pixels as they are now in the batch's held bytes (lock held). */
+static void hold(batch *b, job *j)
+{
+    b->held -= j->held;
+    j->held = (uint64_t)vkfx_pixels_bytes(&j->in) + vkfx_pixels_bytes(&j->out);
+    b->held += j->held;
+}
+
 /* A job has ended (done, failed or skipped): report it. Lock held. */
 static void finish_job(batch *b, size_t i)
 {
@@ -788,6 +800,7 @@ static void finish_job(batch *b, size_t i)
         report_json(b, j);
     vkfx_pixels_free(&j->in);
     vkfx_pixels_free(&j->out);
+    hold(b, j);
     vkfx_meta_free(&j->meta);
     vkfx_tone_free(j->tone);
     j->tone = NULL;
@@ -829,7 +842,7 @@ static void *codec_thread(void *arg)
             continue;
         }
         if (!interrupted && !b->lost && !b->no_device && b->next_decode < b->n &&
-            b->in_flight < b->limit) {
+            b->in_flight < b->limit && (b->held < b->budget || b->in_flight == 0)) {
             size_t i = b->next_decode++;
             job *j = &b->jobs[i];
             j->state = JOB_DECODING;
@@ -838,10 +851,12 @@ static void *codec_thread(void *arg)
             pthread_mutex_unlock(&b->mu);
             decode(b, j);
             pthread_mutex_lock(&b->mu);
-            if (j->state == JOB_FAILED)
+            if (j->state == JOB_FAILED) {
                 finish_job(b, i);
-            else
+            } else {
                 j->state = JOB_DECODED;
+                hold(b, j);
+            }
             pthread_cond_broadcast(&b->cv);
             continue;
         }
@@ -879,6 +894,8 @@ static void gpu_done(batch *b, size_t i, int ret)
     }
     if (b->o->timings && !b->json)
         print_timings(j, b->n > 1 || b->source);
+    /* Its input went with the upload; its output is here. */
+    hold(b, j);
     j->in.width = j->out.width; /* kept for the report */
     j->in.height = j->out.height;
     j->state = JOB_ENCODED;
@@ -998,6 +1015,7 @@ static void drop_decoded(batch *b)
         for (size_t i = 0; i < b->n; i++)
             if (b->jobs[i].state == JOB_DECODED) {
                 vkfx_pixels_free(&b->jobs[i].in);
+                hold(b, &b->jobs[i]);
                 b->jobs[i].state = JOB_SKIPPED;
                 b->in_flight--;
             }
@@ -1020,6 +1038,19 @@ static void reuse_freed_memory(void)
     mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's largest */
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
 #endif
+}
+
+/* The pixels a batch's jobs in flight may hold before no more decodes start: a quarter of
+ * the machine's memory, at least 256 MiB, or VKFX_BATCH_BYTES (tests set a few bytes, which
+ * leaves one job in flight at a time). */
+static uint64_t held_budget(void)
+{
+    const char *env = getenv("VKFX_BATCH_BYTES");
+    if (env && *env)
+        return strtoull(env, NULL, 0);
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    uint64_t quarter = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 4 : 0;
+    return quarter > (256ull << 20) ? quarter : 256ull << 20;
 }
 
 static int cpu_count(void)
@@ -1133,6 +1164,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     /* Three files a thread: a batch of 48 on 16 cores is decoded whole while
      * the device opens. */
     b.limit = (size_t)nthreads * 3 + 2;
+    b.budget = held_budget();
     reuse_freed_memory();
     /* Fewer files than threads: each encoder spreads one image over the rest. */
     vkfx_file_set_encode_threads(want / nthreads);

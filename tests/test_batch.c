@@ -602,17 +602,29 @@ Test(batch, same_bytes_with_one_thread_and_many, .timeout = 300)
     VKFX(&r, "-f", "box:radius=1", "-o", tc_tpath("out/{stem}.png"), "-j", "6", tc_tpath("in"));
     cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
     run_free(&r);
+    /* Six threads held to one job in flight at a time by the memory budget. */
+    cr_assert_eq(mkdir(tc_tpath("out6"), 0777), 0);
+    setenv("VKFX_BATCH_BYTES", "1", 1);
+    VKFX(&r, "-f", "box:radius=1", "-o", tc_tpath("out6/{stem}.png"), "-j", "6", tc_tpath("in"));
+    unsetenv("VKFX_BATCH_BYTES");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
     static const char *const names[] = {"big.png", "small.png"};
     for (int i = 0; i < 2; i++) {
-        char one[1024], many[1024];
+        char one[1024], many[1024], held[1024];
         snprintf(one, sizeof(one), "%s/%s", tc_tpath("out1"), names[i]);
         snprintf(many, sizeof(many), "%s/%s", tc_tpath("out"), names[i]);
-        size_t na, nb;
-        char *a = slurp(one, &na), *b = slurp(many, &nb);
+        snprintf(held, sizeof(held), "%s/%s", tc_tpath("out6"), names[i]);
+        size_t na, nb, nc;
+        char *a = slurp(one, &na), *b = slurp(many, &nb), *c = slurp(held, &nc);
         cr_assert(na == nb && !memcmp(a, b, na), "%s: -j 1 wrote %zu bytes, -j 6 %zu, not the same",
                   names[i], na, nb);
+        cr_assert(na == nc && !memcmp(a, c, na),
+                  "%s: -j 1 wrote %zu bytes, -j 6 within a budget of 1 byte %zu, not the same",
+                  names[i], na, nc);
         free(a);
         free(b);
+        free(c);
         vkfx_pixels px;
         cr_assert_eq(vkfx_file_load(many, &px), VKFX_OK, "%s", vkfx_error_message());
         cr_assert_eq(px.width, i ? 33u : 2400u);
