@@ -223,34 +223,6 @@ int vkfx_tone_table(const vkfx_tone *t, uint32_t channels, vkfx_sample sample, f
     return VKFX_OK;
 }
 
-int vkfx_tone_linearise(const vkfx_tone *t, const vkfx_pixels *in, vkfx_pixels *out)
-{
-    uint32_t n = in->channels, colours = n <= 2 ? 1 : 3;
-    bool u16 = in->sample == VKFX_SAMPLE_U16;
-    uint32_t levels = u16 ? 65536 : 256;
-    float *lut;
-    *out = *in;
-    out->data = NULL;
-    int ret = vkfx_tone_table(t, n, in->sample, &lut);
-    if (ret == VKFX_OK)
-        ret = vkfx_pixels_alloc(out, in->width, in->height, n, VKFX_SAMPLE_F32);
-    if (ret < 0) {
-        free(lut);
-        return ret;
-    }
-    size_t count = (size_t)in->width * in->height * n;
-    const uint8_t *s8 = in->data;
-    const uint16_t *s16 = in->data;
-    float *dst = out->data;
-    for (size_t i = 0; i < count; i++) {
-        uint32_t ch = (uint32_t)(i % n), code = u16 ? s16[i] : s8[i];
-        dst[i] = ch < colours ? lut[ch * levels + code] : (float)code / (levels - 1);
-    }
-    free(lut);
-    out->linear = true;
-    return VKFX_OK;
-}
-
 /* vkfx_tone_encode's search narrowed first by the float's own bits: the floats in [0, 1]
  * fall in BUCKETS runs of equal exponent and leading mantissa bits, and starts[b] counts the
  * thresholds below run b's least float. A value of run b then has at least starts[b] and at

@@ -41,15 +41,14 @@ uint32_t vkfx_tone_encode(const float *thresholds, uint32_t levels, float v);
 /* The largest distance of t's curves from the sRGB curve, over [0,1]. */
 double vkfx_tone_srgb_error(const vkfx_tone *t);
 
-/* What vkfx_run does around the GPU for a file with a profile: in's 8/16-bit
- * codes as linear F32 samples through the curves (alpha as code/max), and
- * linear straight F32 samples back to codes of sample (U8 or U16), clamped
- * to [0,1], colour by the thresholds above, alpha rounded to nearest. A
- * gray image under an RGB profile takes the green curve. */
-int vkfx_tone_linearise(const vkfx_tone *t, const vkfx_pixels *in, vkfx_pixels *out);
-/* The curves vkfx_tone_linearise reads codes through, for an image of channels channels of
- * sample (U8 or U16): colour c's linear value of code k at (*table)[c * levels + k], levels
- * 256 or 65536, one colour for gray (1 or 2 channels), else three. Free with free(). */
+/* What vkfx_run does around the GPU for a file with a profile. The table its
+ * decode kernel reads 8/16-bit codes through, for an image of channels
+ * channels of sample (U8 or U16): colour c's linear value of code k at
+ * (*table)[c * levels + k], levels 256 or 65536, one colour for gray (1 or 2
+ * channels, the green curve under an RGB profile), else three; free with
+ * free(). And linear straight F32 samples back to codes of sample (U8 or
+ * U16), clamped to [0,1], colour by the thresholds above, alpha rounded to
+ * nearest. */
 int vkfx_tone_table(const vkfx_tone *t, uint32_t channels, vkfx_sample sample, float **table);
 int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_sample sample,
                             vkfx_pixels *out);
