@@ -1,9 +1,9 @@
 #version 460
 // resize, one axis: each output is the weighted sum of a run of inputs along x (or y with
 // vertical), first index, count and weights read from a table the host computed (Pillow's
-// ImagingResample scheme, core/filters/resize.c). Work group 16 x 16, one output per
-// invocation; no shared memory (the taps of neighbouring outputs overlap in the texture
-// cache). The pass along y, and along x where glsl/resize_rows.comp does not apply. Making
+// ImagingResample scheme, core/filters/resize.c). Work group 16 x 16 (8 x 32 along y), one
+// output per invocation; no shared memory (the taps of neighbouring outputs overlap in the
+// texture cache). The pass along y, and along x where glsl/resize_rows.comp does not apply. Making
 // two to eight neighbouring outputs per invocation, each texel of their runs read once,
 // measured slower on the GPU machine (tests/bench/RESULTS.md, resize).
 #extension GL_GOOGLE_include_directive : require

@@ -20,8 +20,9 @@
 _Static_assert(sizeof(resize_push) == RESIZE_PUSH_BYTES, "resize.comp's push block");
 _Static_assert(sizeof(resize_rows_push) == RESIZE_ROWS_PUSH_BYTES, "resize_rows.comp's push block");
 
-/* The work group is GROUP x GROUP outputs. */
-enum { GROUP = 16 };
+/* resize.comp's work group: GROUP x GROUP outputs along x; along y, V_W x V_H, which the GPU
+ * machine ran faster (tests/bench/RESULTS.md, resize). */
+enum { GROUP = 16, V_W = 8, V_H = 32 };
 
 enum { KERNEL_LANCZOS3, KERNEL_MITCHELL, KERNEL_LINEAR, KERNEL_BOX };
 static const char *const kernel_names[] = {"lanczos3", "mitchell", "linear", "box", NULL};
@@ -230,7 +231,8 @@ static int pass(vkfx_graph *g, const axis *a, bool vertical, vkfx_image *src, vk
     vkfx_buffer *buf = NULL;
     vkfx_kernel *k = NULL;
     TRY(vkfx_graph_upload(g, a->table, a->words * sizeof(*a->table), &buf));
-    vkfx_spec spec = {.local = {GROUP, GROUP, 1}, .half_out = vkfx_half_out(dst->format)};
+    uint32_t gw = vertical ? V_W : GROUP, gh = vertical ? V_H : GROUP;
+    vkfx_spec spec = {.local = {gw, gh, 1}, .half_out = vkfx_half_out(dst->format)};
     TRY(vkfx_graph_kernel(g, &resize_kernel, &spec, &k));
     resize_push push = {{(int32_t)dst->width, (int32_t)dst->height}, vertical};
     vkfx_dispatch d = {
@@ -238,7 +240,7 @@ static int pass(vkfx_graph *g, const axis *a, bool vertical, vkfx_image *src, vk
         .label = vertical ? "resize.v" : "resize.h",
         .use = {{.image = src}, {.image = dst, .write = true}, {.buffer = buf}},
         .push = &push,
-        .groups = {vkfx_groups(dst->width, GROUP), vkfx_groups(dst->height, GROUP), 1},
+        .groups = {vkfx_groups(dst->width, gw), vkfx_groups(dst->height, gh), 1},
     };
     TRY(vkfx_graph_dispatch(g, &d));
 fail:
@@ -264,8 +266,9 @@ fail:
     return ret;
 }
 
-/* resize_rows' work group: ROWS_W outputs of each of ROWS_H rows. */
-enum { ROWS_W = 64, ROWS_H = 4 };
+/* resize_rows' work group: ROWS_W outputs of each of ROWS_H rows (on the GPU machine two rows
+ * ran faster than one, four or eight: tests/bench/RESULTS.md, resize). */
+enum { ROWS_W = 64, ROWS_H = 2 };
 
 static const vkfx_kernel_desc resize_rows_kernel = {
     .name = "resize_rows",
