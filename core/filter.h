@@ -61,6 +61,11 @@ static inline vkfx_align vkfx_align_join(vkfx_align a, vkfx_align b)
     return (vkfx_align){vkfx_lcm(a.x, b.x), vkfx_lcm(a.y, b.y)};
 }
 
+/* A rectangle of pixels: columns [x, x + w), rows [y, y + h). */
+typedef struct vkfx_rect {
+    uint32_t x, y, w, h;
+} vkfx_rect;
+
 typedef struct vkfx_filter {
     const char *name;
     const char *help;           /* one line */
@@ -96,6 +101,12 @@ typedef struct vkfx_filter {
      * size, which is the graph's size from then on (while it records too). A size that cannot be made
      * (a crop outside the image) is VKFX_E_USAGE naming the image's size. */
     int (*size)(const void *params, uint32_t w, uint32_t h, uint32_t *out_w, uint32_t *out_h);
+    /* Required with size: for the out_w x out_h image the filter makes of an in_w x in_h one,
+     * the input rectangle *in that the outputs *out read, and in window (params_size bytes)
+     * the params that make exactly those outputs, byte for byte, from that rectangle alone:
+     * an image too large for the device is then reshaped in tiles of its outputs. */
+    int (*window)(const void *params, uint32_t in_w, uint32_t in_h, uint32_t out_w, uint32_t out_h,
+                  const vkfx_rect *out, vkfx_rect *in, void *window);
     /* The output is the input unchanged (histogram): record only reads src,
      * and the chain hands src itself to the next filter instead of a copy. */
     bool passes_through;

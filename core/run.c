@@ -388,6 +388,33 @@ static void copy_rect(const vkfx_pixels *src, uint32_t sx, uint32_t sy, vkfx_pix
                (size_t)w * px);
 }
 
+/* Adds part's host times to result's, and keeps the larger device memory peak. */
+static void add_host_times(vkfx_run_result *result, const vkfx_run_result *part)
+{
+    result->record_ms += part->record_ms;
+    result->upload_ms += part->upload_ms;
+    result->wait_ms += part->wait_ms;
+    result->readback_ms += part->readback_ms;
+    if (part->device_bytes_peak > result->device_bytes_peak)
+        result->device_bytes_peak = part->device_bytes_peak;
+}
+
+/* Adds a tile's run to result: every tile runs the same passes, so their times add up (part's
+ * own are freed or taken). */
+static void add_tile(vkfx_run_result *result, vkfx_run_result *part)
+{
+    if (!result->times) {
+        *result = *part;
+        part->times = NULL;
+        return;
+    }
+    for (uint32_t i = 0; i < part->ntimes && i < result->ntimes; i++)
+        result->times[i].ms += part->times[i].ms;
+    add_host_times(result, part);
+    free(part->times);
+    part->times = NULL;
+}
+
 /* Whether an image of w x h fits the device in one piece. */
 static bool fits(vkfx_context *ctx, uint32_t w, uint32_t h, const vkfx_run_opts *opts)
 {
@@ -409,12 +436,160 @@ static bool one_piece(vkfx_context *ctx, const vkfx_chain *chain, const vkfx_pix
         return false;
     for (size_t i = 0; i < chain->count; i++) {
         const vkfx_chain_link *l = &chain->links[i];
-        if (l->filter->size && l->filter->size(l->params, w, h, &w, &h) < 0)
+        /* The first filter's sizes refer to the file's size (shrink-on-load). */
+        uint32_t from_w = i == 0 && opts->source_width ? opts->source_width : w;
+        uint32_t from_h = i == 0 && opts->source_height ? opts->source_height : h;
+        if (l->filter->size && l->filter->size(l->params, from_w, from_h, &w, &h) < 0)
             return true;
         if (!fits(ctx, w, h, opts))
             return false;
     }
     return true;
+}
+
+/* One filter that reshapes an image too large for one piece, in tiles of its outputs (out: the
+ * layout wanted), each made by the filter's window params from the input rectangle it reads:
+ * squares of outputs, as large as keeps every such rectangle within the tile side. */
+static int run_windows(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain_link *link,
+                       const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
+                       vkfx_run_result *result)
+{
+    int ret = VKFX_OK;
+    const vkfx_filter *f = link->filter;
+    uint32_t side = tile_side(ctx, opts->precision), out_w, out_h;
+    vkfx_pixels sub_in = *in, sub_out = *out;
+    vkfx_run_result part = {0};
+    vkfx_rect o, r;
+    void *window = NULL;
+    memset(result, 0, sizeof(*result));
+    sub_in.data = sub_out.data = NULL;
+    TRY(f->size(link->params, opts->source_width ? opts->source_width : in->width,
+                opts->source_height ? opts->source_height : in->height, &out_w, &out_h));
+    if (!(window = calloc(1, f->params_size)))
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    uint32_t t = side;
+    for (bool fit = false; !fit && t > 0; t = fit ? t : t / 2) {
+        fit = true;
+        for (o.y = 0; fit && o.y < out_h; o.y += t)
+            for (o.x = 0; fit && o.x < out_w; o.x += t) {
+                o.w = out_w - o.x < t ? out_w - o.x : t;
+                o.h = out_h - o.y < t ? out_h - o.y : t;
+                TRY(f->window(link->params, in->width, in->height, out_w, out_h, &o, &r, window));
+                fit = r.w <= side && r.h <= side;
+            }
+    }
+    if (t == 0) {
+        ret = vkfx_fail(VKFX_E_LIMIT,
+                        "%s of a %ux%u image to %ux%u: one output reads more than %u pixels a "
+                        "side, the most a tile has on %s",
+                        f->name, in->width, in->height, out_w, out_h, side, ctx->props.deviceName);
+        goto fail;
+    }
+    vkfx_chain_link one = {f, window};
+    const vkfx_chain tile = {&one, 1};
+    vkfx_run_opts tile_opts = *opts;
+    tile_opts.source_width = tile_opts.source_height = 0;
+    for (o.y = 0; o.y < out_h; o.y += t)
+        for (o.x = 0; o.x < out_w; o.x += t) {
+            o.w = out_w - o.x < t ? out_w - o.x : t;
+            o.h = out_h - o.y < t ? out_h - o.y : t;
+            TRY(f->window(link->params, in->width, in->height, out_w, out_h, &o, &r, window));
+            TRY(vkfx_pixels_alloc(&sub_in, r.w, r.h, in->channels, in->sample));
+            copy_rect(in, r.x, r.y, &sub_in, 0, 0, r.w, r.h);
+            TRY(run_whole(ctx, staging, &tile, &sub_in, &sub_out, &tile_opts, &part));
+            vkfx_pixels_free(&sub_in);
+            if (!out->data)
+                TRY(vkfx_pixels_alloc(out, out_w, out_h, out->channels, out->sample));
+            out->straight = sub_out.straight;
+            out->linear = sub_out.linear;
+            copy_rect(&sub_out, 0, 0, out, o.x, o.y, o.w, o.h);
+            vkfx_pixels_free(&sub_out);
+            add_tile(result, &part);
+        }
+fail:
+    free(window);
+    free(part.times);
+    vkfx_pixels_free(&sub_in);
+    vkfx_pixels_free(&sub_out);
+    return ret;
+}
+
+/* Adds a segment's run to result: its passes after the earlier segments'. */
+static int add_segment(vkfx_run_result *result, vkfx_run_result *part)
+{
+    vkfx_pass_time *times =
+        realloc(result->times, (result->ntimes + part->ntimes + 1) * sizeof(*times));
+    if (!times)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    memcpy(times + result->ntimes, part->times, part->ntimes * sizeof(*times));
+    result->times = times;
+    result->ntimes += part->ntimes;
+    free(part->times);
+    part->times = NULL;
+    add_host_times(result, part);
+    for (uint32_t i = 0; i < part->nnotes && result->nnotes < VKFX_MAX_NOTES; i++)
+        result->notes[result->nnotes++] = part->notes[i];
+    return VKFX_OK;
+}
+
+/* A chain that reshapes an image too large for one piece: each filter that reshapes it on its
+ * own (run_windows where it needs tiles), each run of filters between them as a run of its own
+ * (in tiles where it needs them), linear premultiplied floats in between. Those hold the
+ * internal image's values exactly, so the bytes are one piece's. */
+static int run_segments(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                        const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
+                        vkfx_run_result *result)
+{
+    int ret = VKFX_OK;
+    /* Profile curves encode the last segment's floats here, as a run in one piece does. */
+    bool tone = opts->tone && !opts->linear && in->sample != VKFX_SAMPLE_F32 &&
+                out->sample != VKFX_SAMPLE_F32;
+    vkfx_pixels cur = {0}, next = {0};
+    const vkfx_pixels *src = in;
+    vkfx_run_result part = {0};
+    for (size_t i = 0, j; i < chain->count; i = j) {
+        j = i + 1;
+        if (!chain->links[i].filter->size)
+            while (j < chain->count && !chain->links[j].filter->size)
+                j++;
+        bool last = j == chain->count;
+        vkfx_run_opts o = *opts;
+        if (i > 0)
+            o.source_width = o.source_height = 0;
+        o.premultiplied_out = last ? opts->premultiplied_out : true;
+        if (last && !tone)
+            next = *out;
+        else
+            next = (vkfx_pixels){.channels = last ? out->channels : 4, .sample = VKFX_SAMPLE_F32};
+        next.data = NULL;
+        const vkfx_chain seg = {chain->links + i, j - i};
+        memset(&part, 0, sizeof(part));
+        ret = chain->links[i].filter->size && !one_piece(ctx, &seg, src, &o)
+                  ? run_windows(ctx, staging, &chain->links[i], src, &next, &o, &part)
+                  : vkfx_run(ctx, staging, &seg, src, &next, &o, &part);
+        vkfx_pixels_free(&cur);
+        if (ret < 0)
+            goto fail;
+        TRY(add_segment(result, &part));
+        cur = next;
+        next.data = NULL;
+        src = &cur;
+    }
+    if (tone) {
+        TRY(vkfx_tone_encode_pixels(opts->tone, &cur, out->sample, out));
+    } else {
+        *out = cur;
+        cur.data = NULL;
+    }
+fail:
+    free(part.times);
+    vkfx_pixels_free(&cur);
+    vkfx_pixels_free(&next);
+    if (ret < 0) {
+        free(result->times);
+        memset(result, 0, sizeof(*result));
+    }
+    return ret;
 }
 
 int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
@@ -432,16 +607,11 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
      * smaller tile forced. */
     if (one_piece(ctx, chain, in, opts))
         return run_whole(ctx, staging, chain, in, out, opts, result);
+    /* A filter that reshapes the image moves every output away from the tile it came from:
+     * such chains run in segments. */
+    if (vkfx_chain_reshapes(chain))
+        return run_segments(ctx, staging, chain, in, out, opts, result);
     uint32_t side = tile_side(ctx, opts->precision);
-    /* A filter that reshapes the image moves every output away from the tile it came from. */
-    for (size_t i = 0; i < chain->count; i++)
-        if (chain->links[i].filter->size)
-            return vkfx_fail(VKFX_E_LIMIT,
-                             "a %ux%u image, or a size the chain makes of it, needs tiles of at "
-                             "most %u pixels a side on %s, and %s cannot run in tiles: it "
-                             "changes the image's size or orientation",
-                             in->width, in->height, side, ctx->props.deviceName,
-                             chain->links[i].filter->name);
 
     /* Tiles overlap by the chain's reach: each filter's error at a tile's
      * edge moves inwards by its own reach, and the borders are cut away. They
@@ -487,22 +657,7 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                 goto fail;
             copy_rect(&sub_out, cx - x0, cy - y0, out, cx, cy, cw, ch);
             vkfx_pixels_free(&sub_out);
-            /* Every tile runs the same passes: their times add up. */
-            if (!result->times) {
-                *result = part;
-                part.times = NULL;
-            } else {
-                for (uint32_t i = 0; i < part.ntimes && i < result->ntimes; i++)
-                    result->times[i].ms += part.times[i].ms;
-                result->record_ms += part.record_ms;
-                result->upload_ms += part.upload_ms;
-                result->wait_ms += part.wait_ms;
-                result->readback_ms += part.readback_ms;
-                if (part.device_bytes_peak > result->device_bytes_peak)
-                    result->device_bytes_peak = part.device_bytes_peak;
-            }
-            free(part.times);
-            part.times = NULL;
+            add_tile(result, &part);
         }
     }
     out->straight = sub_out.straight;

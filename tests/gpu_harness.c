@@ -168,3 +168,29 @@ void th_expect_usage_error(th_gpu *g, const char *chain, const vkfx_pixels *in, 
     }
     vkfx_chain_free(ch);
 }
+
+int th_tiled_same(th_gpu *g, const char *text, const vkfx_pixels *in, vkfx_run_opts o,
+                  uint32_t channels, vkfx_sample sample, const char *side)
+{
+    vkfx_chain *chain = NULL;
+    cr_assert_eq(vkfx_chain_parse(text, &chain), VKFX_OK, "%s: %s", text, vkfx_error_message());
+    vkfx_pixels whole = {.channels = channels, .sample = sample}, tiled = whole;
+    vkfx_run_result r;
+    cr_assert_eq(vkfx_run(g->ctx, g->staging, chain, in, &whole, &o, &r), VKFX_OK, "%s: %s", text,
+                 vkfx_error_message());
+    free(r.times);
+    setenv("VKFX_TILE", side, 1);
+    int ret = vkfx_run(g->ctx, g->staging, chain, in, &tiled, &o, &r);
+    unsetenv("VKFX_TILE");
+    cr_assert_eq(ret, VKFX_OK, "%s in tiles of %s: %s", text, side, vkfx_error_message());
+    free(r.times);
+    char what[160];
+    snprintf(what, sizeof(what), "%s on %ux%u in tiles of %s (%u channels, sample %d)", text,
+             in->width, in->height, side, channels, (int)sample);
+    tc_diff d = tc_compare(&tiled, &whole, 0);
+    tc_report(&d, what);
+    vkfx_pixels_free(&whole);
+    vkfx_pixels_free(&tiled);
+    vkfx_chain_free(chain);
+    return !tc_diff_ok(&d);
+}

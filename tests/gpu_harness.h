@@ -80,6 +80,12 @@ int th_check_small(th_gpu *g, const th_case *c);
  * (VKFX_E_USAGE) whose message contains part. */
 void th_expect_usage_error(th_gpu *g, const char *chain, const vkfx_pixels *in, const char *part);
 
+/* Runs text on in in one piece and in tiles of side pixels (VKFX_TILE), out of layout
+ * channels x sample, and compares the two byte for byte (reporting the worst sample); returns 1
+ * when they differ. Any error fails the test. */
+int th_tiled_same(th_gpu *g, const char *text, const vkfx_pixels *in, vkfx_run_opts o,
+                  uint32_t channels, vkfx_sample sample, const char *side);
+
 /* Runs th_check on every photo of tc_photos at its own size, in its
  * own channel layout, 8-bit output; returns how many were out of tolerance. */
 int th_check_photos(th_gpu *g, const th_case *c);

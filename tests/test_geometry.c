@@ -168,17 +168,37 @@ Test(geometry, refusals_say_why)
               "%s", vkfx_error_message());
     cr_expect_eq(vkfx_chain_parse("satdof:depth=d.png,flip", &chain), VKFX_OK);
     vkfx_chain_free(chain);
-    /* An image that needs tiles cannot go through a filter that reshapes it. */
-    setenv("VKFX_TILE", "32", 1);
-    vkfx_pixels out = {.channels = 3, .sample = VKFX_SAMPLE_U8};
-    vkfx_run_opts o = {.precision = 16};
-    vkfx_run_result r;
-    cr_assert_eq(vkfx_chain_parse("gauss,flip", &chain), VKFX_OK);
-    cr_expect_eq(vkfx_run(g.ctx, g.staging, chain, &px, &out, &o, &r), VKFX_E_LIMIT);
-    cr_expect(strstr(vkfx_error_message(), "flip cannot run in tiles"), "%s",
-              vkfx_error_message());
-    unsetenv("VKFX_TILE");
-    vkfx_chain_free(chain);
     vkfx_pixels_free(&px);
+    th_gpu_close(&g);
+}
+
+/* An image larger than a tile (VKFX_TILE forces small ones) is moved in tiles of its outputs,
+ * each from the input rectangle it reads, the filters between as runs of their own: the bytes
+ * of one piece, in 8-bit and float outputs, at both precisions. */
+Test(geometry, in_tiles_the_bytes_of_one_piece, .timeout = 300)
+{
+    static const char *const chains[] = {
+        "gauss,flip",
+        "flip:axis=v,sobel",
+        "rotate:angle=90,gauss:sigma=1",
+        "rotate:angle=180",
+        "rotate:angle=270,crop:x=7:y=2:width=90:height=150",
+        "crop:x=5:y=11:width=140:height=61,rotate:angle=90,flip",
+    };
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels rgb, gray;
+    tc_random_pixels(&rgb, 157, 103, 3, VKFX_SAMPLE_U8, 2972);
+    tc_random_pixels(&gray, 161, 99, 2, VKFX_SAMPLE_U16, 2973);
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+        failures += th_tiled_same(&g, chains[i], &rgb, (vkfx_run_opts){.precision = 16}, 3,
+                                  VKFX_SAMPLE_U8, "48");
+        failures += th_tiled_same(&g, chains[i], &gray, (vkfx_run_opts){.precision = 32}, 2,
+                                  VKFX_SAMPLE_F32, "40");
+    }
+    cr_expect_eq(failures, 0, "%d runs in tiles differ from one piece", failures);
+    vkfx_pixels_free(&rgb);
+    vkfx_pixels_free(&gray);
     th_gpu_close(&g);
 }

@@ -51,6 +51,20 @@ Test(registry, every_filter_has_a_reference)
     cr_assert_eq(missing, 0, "%d filter(s) without a reference (above)", missing);
 }
 
+/* A filter that reshapes the image runs in windows too, so that no image is too large for it
+ * (core/filter.h). */
+Test(registry, every_filter_that_reshapes_runs_in_windows)
+{
+    int missing = 0;
+    for (const vkfx_filter *const *f = vkfx_filters; *f; f++)
+        if ((*f)->size && !(*f)->window) {
+            fprintf(stderr, "filter %s has a size hook and no window hook\n", (*f)->name);
+            missing++;
+        }
+    cr_assert_eq(missing, 0, "%d filter(s) that reshape the image without windows (above)",
+                 missing);
+}
+
 /* The reference side of one case: the filter's reference with the link's options; it sets the
  * case's tolerance to the one the reference states. */
 typedef struct call {

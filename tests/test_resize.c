@@ -4,9 +4,11 @@
  * within 1 code value. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_harness.h"
+#include "icc.h"
 
 static const char *const kernels[] = {"lanczos3", "mitchell", "linear", "box"};
 
@@ -158,4 +160,67 @@ Test(resize, needs_one_size_and_not_two_kinds)
               vkfx_error_message());
     cr_expect_eq(vkfx_chain_parse("resize:width=4:scale=2", &c), VKFX_E_USAGE);
     cr_expect(strstr(vkfx_error_message(), "not both"), "%s", vkfx_error_message());
+}
+
+/* An image larger than a tile (VKFX_TILE forces small ones) goes through resize in tiles of its
+ * outputs, each from the input rectangle its taps read, and through the rest of the chain as
+ * runs of their own: the same bytes as one piece, at both precisions, in 8-bit and float
+ * outputs, with a profile's curves and with a shrink-on-load source size; a resize whose one
+ * output reads more than a tile is refused. */
+Test(resize, in_tiles_the_bytes_of_one_piece, .timeout = 600)
+{
+    static const char *const chains[] = {
+        "resize:scale=0.37",
+        "resize:width=211:height=97:kernel=mitchell",
+        "resize:scale=2.3:kernel=linear",
+        "resize:scale=0.5:kernel=box",
+        "gauss:sigma=2,resize:scale=0.61,sobel:invert=1",
+        "resize:scale=0.5,resize:scale=1.7,sobel",
+        "crop:x=3:y=5:width=230:height=150,resize:scale=0.45",
+    };
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels rgb, rgba;
+    tc_random_pixels(&rgb, 301, 173, 3, VKFX_SAMPLE_U8, 71);
+    random_rgba(&rgba, 245, 190, 72);
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+        for (int precision = 16; precision <= 32; precision += 16) {
+            vkfx_run_opts o = {.precision = precision};
+            failures += th_tiled_same(&g, chains[i], &rgb, o, 3, VKFX_SAMPLE_U8, "96");
+            failures += th_tiled_same(&g, chains[i], &rgba, o, 4, VKFX_SAMPLE_F32, "80");
+        }
+    }
+    /* Profile curves on the way in and out; a source size that the first resize refers to
+     * (shrink-on-load: the input decoded at half the file's size). */
+    const char *icc_path = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc";
+    size_t icc_size = 0;
+    char *icc = tc_slurp(icc_path, &icc_size);
+    cr_assert(icc, "%s is missing: install icc-profiles-free", icc_path);
+    vkfx_tone *tone;
+    cr_assert_eq(vkfx_tone_from_icc(icc, icc_size, icc_path, &tone), VKFX_OK, "%s",
+                 vkfx_error_message());
+    vkfx_run_opts profiled = {.precision = 16, .tone = tone};
+    failures +=
+        th_tiled_same(&g, "resize:scale=0.37,unsharp", &rgb, profiled, 3, VKFX_SAMPLE_U8, "64");
+    vkfx_run_opts shrunk = {.precision = 16, .source_width = 602, .source_height = 346};
+    failures += th_tiled_same(&g, "resize:width=150", &rgb, shrunk, 3, VKFX_SAMPLE_U8, "40");
+    cr_expect_eq(failures, 0, "%d runs in tiles differ from one piece", failures);
+    vkfx_tone_free(tone);
+    free(icc);
+    /* 301 columns to 4: each output reads about 226 of them, more than a tile of 64. */
+    vkfx_chain *chain = NULL;
+    cr_assert_eq(vkfx_chain_parse("resize:width=4", &chain), VKFX_OK);
+    vkfx_pixels out = {.channels = 3, .sample = VKFX_SAMPLE_U8};
+    vkfx_run_opts o = {.precision = 16};
+    vkfx_run_result r;
+    setenv("VKFX_TILE", "64", 1);
+    cr_expect_eq(vkfx_run(g.ctx, g.staging, chain, &rgb, &out, &o, &r), VKFX_E_LIMIT);
+    unsetenv("VKFX_TILE");
+    cr_expect(strstr(vkfx_error_message(), "one output reads more than 64 pixels a side"), "%s",
+              vkfx_error_message());
+    vkfx_chain_free(chain);
+    vkfx_pixels_free(&rgb);
+    vkfx_pixels_free(&rgba);
+    th_gpu_close(&g);
 }

@@ -1,6 +1,8 @@
 /* crop, rotate and flip of FILTERS.md: exact pixel moves, all through one kernel
  * (glsl/remap.comp) that reads output pixel (x, y) from input pixel
- * origin + x * step_x + y * step_y. */
+ * origin + x * step_x + y * step_y. In windows (an image too large for one piece), a
+ * rectangle of outputs reads one rectangle of inputs, which the same filter moves (crop: all of
+ * it). */
 #include <stddef.h>
 
 #include "../error.h"
@@ -101,6 +103,16 @@ static int crop_record(vkfx_graph *g, const void *params, void *state, vkfx_imag
     return remap(g, "crop", &push, src, dst);
 }
 
+static int crop_window(const void *params, uint32_t in_w, uint32_t in_h, uint32_t out_w,
+                       uint32_t out_h, const vkfx_rect *out, vkfx_rect *in, void *window)
+{
+    (void)in_w, (void)in_h, (void)out_w, (void)out_h;
+    const crop_params *p = params;
+    *in = (vkfx_rect){(uint32_t)p->x + out->x, (uint32_t)p->y + out->y, out->w, out->h};
+    *(crop_params *)window = (crop_params){0, 0, (int32_t)out->w, (int32_t)out->h};
+    return VKFX_OK;
+}
+
 const vkfx_filter vkfx_filter_crop = {
     .name = "crop",
     .help = "crop: the rectangle at x, y of width x height, which must lie inside the image",
@@ -111,6 +123,7 @@ const vkfx_filter vkfx_filter_crop = {
     .params_size = sizeof(crop_params),
     .record = crop_record,
     .size = crop_size,
+    .window = crop_window,
 };
 
 /* ---- rotate ---- */
@@ -162,6 +175,27 @@ static int rotate_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     return remap(g, "rotate", &push, src, dst);
 }
 
+static int rotate_window(const void *params, uint32_t in_w, uint32_t in_h, uint32_t out_w,
+                         uint32_t out_h, const vkfx_rect *out, vkfx_rect *in, void *window)
+{
+    (void)out_w, (void)out_h;
+    const rotate_params *p = params;
+    /* Output (x, y) reads (y, h-1-x) at 90, (w-1-x, h-1-y) at 180, (w-1-y, x) at 270. */
+    switch (p->angle) {
+    case ANGLE_90:
+        *in = (vkfx_rect){out->y, in_h - out->x - out->w, out->h, out->w};
+        break;
+    case ANGLE_180:
+        *in = (vkfx_rect){in_w - out->x - out->w, in_h - out->y - out->h, out->w, out->h};
+        break;
+    default:
+        *in = (vkfx_rect){in_w - out->y - out->h, out->x, out->h, out->w};
+        break;
+    }
+    *(rotate_params *)window = *p;
+    return VKFX_OK;
+}
+
 const vkfx_filter vkfx_filter_rotate = {
     .name = "rotate",
     .help = "rotate: a quarter, half or three-quarter turn clockwise",
@@ -170,6 +204,7 @@ const vkfx_filter vkfx_filter_rotate = {
     .params_size = sizeof(rotate_params),
     .record = rotate_record,
     .size = rotate_size,
+    .window = rotate_window,
 };
 
 /* ---- flip ---- */
@@ -211,6 +246,20 @@ static int flip_record(vkfx_graph *g, const void *params, void *state, vkfx_imag
     return remap(g, "flip", &push, src, dst);
 }
 
+static int flip_window(const void *params, uint32_t in_w, uint32_t in_h, uint32_t out_w,
+                       uint32_t out_h, const vkfx_rect *out, vkfx_rect *in, void *window)
+{
+    (void)out_w, (void)out_h;
+    const flip_params *p = params;
+    *in = *out;
+    if (p->axis == AXIS_H)
+        in->x = in_w - out->x - out->w;
+    else
+        in->y = in_h - out->y - out->h;
+    *(flip_params *)window = *p;
+    return VKFX_OK;
+}
+
 const vkfx_filter vkfx_filter_flip = {
     .name = "flip",
     .help = "flip: mirror left to right (axis=h) or top to bottom (axis=v)",
@@ -219,4 +268,5 @@ const vkfx_filter vkfx_filter_flip = {
     .params_size = sizeof(flip_params),
     .record = flip_record,
     .size = flip_size,
+    .window = flip_window,
 };

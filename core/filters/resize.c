@@ -36,6 +36,12 @@ typedef struct resize_params {
     int32_t width, height;
     double scale;
     int kernel;
+    /* Set by resize_window only: this run makes the outputs out of the full_out_w x full_out_h
+     * image the whole full_in_w x full_in_h input would make, from the input's rectangle
+     * starting at (in_x, in_y). */
+    bool windowed;
+    uint32_t full_in_w, full_in_h, full_out_w, full_out_h, in_x, in_y;
+    vkfx_rect out;
 } resize_params;
 
 static const vkfx_option resize_options[] = {
@@ -96,7 +102,10 @@ static uint32_t scaled(uint32_t n, double factor)
 static int resize_size(const void *params, uint32_t w, uint32_t h, uint32_t *ow, uint32_t *oh)
 {
     const resize_params *p = params;
-    if (p->scale != VKFX_UNSET) {
+    if (p->windowed) {
+        *ow = p->out.w;
+        *oh = p->out.h;
+    } else if (p->scale != VKFX_UNSET) {
         *ow = scaled(w, p->scale);
         *oh = scaled(h, p->scale);
     } else {
@@ -222,6 +231,72 @@ static int make_axis(int kernel, uint32_t in_size, uint32_t out_size, axis *a)
     a->out_size = out_size;
     a->words = (2 + (size_t)a->taps) * out_size;
     return axis_table(kernel, in_size, out_size, a->taps, &a->table);
+}
+
+/* The inputs [*first, *end) that outputs [o0, o0 + n) of a read. */
+static void axis_reads(const axis *a, uint32_t o0, uint32_t n, uint32_t *first, uint32_t *end)
+{
+    *first = a->table[2 * o0];
+    *end = *first;
+    for (uint32_t i = o0; i < o0 + n; i++)
+        if (a->table[2 * i] + a->table[2 * i + 1] > *end)
+            *end = a->table[2 * i] + a->table[2 * i + 1];
+}
+
+/* The table of outputs [o0, o0 + n) of the axis from in_size to out_size, their inputs counted
+ * from in0: the whole axis's taps and weights, the same floats. */
+static int make_axis_window(int kernel, uint32_t in_size, uint32_t out_size, uint32_t o0,
+                            uint32_t n, uint32_t in0, axis *a)
+{
+    axis whole;
+    int ret = make_axis(kernel, in_size, out_size, &whole);
+    if (ret < 0)
+        return ret;
+    a->taps = whole.taps;
+    a->out_size = n;
+    a->words = (2 + (size_t)a->taps) * n;
+    a->table = malloc(a->words * sizeof(*a->table));
+    if (!a->table) {
+        free(whole.table);
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory for resize weights");
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        a->table[2 * i] = whole.table[2 * (o0 + i)] - in0;
+        a->table[2 * i + 1] = whole.table[2 * (o0 + i) + 1];
+        for (uint32_t k = 0; k < a->taps; k++)
+            a->table[(2 + (size_t)k) * n + i] = whole.table[(2 + (size_t)k) * out_size + o0 + i];
+    }
+    free(whole.table);
+    return VKFX_OK;
+}
+
+static int resize_window(const void *params, uint32_t in_w, uint32_t in_h, uint32_t out_w,
+                         uint32_t out_h, const vkfx_rect *out, vkfx_rect *in, void *window)
+{
+    const resize_params *p = params;
+    axis x = {0}, y = {0};
+    int ret = VKFX_OK;
+    TRY(make_axis(p->kernel, in_w, out_w, &x));
+    TRY(make_axis(p->kernel, in_h, out_h, &y));
+    uint32_t x_end, y_end;
+    axis_reads(&x, out->x, out->w, &in->x, &x_end);
+    axis_reads(&y, out->y, out->h, &in->y, &y_end);
+    in->w = x_end - in->x;
+    in->h = y_end - in->y;
+    resize_params *wp = window;
+    *wp = *p;
+    wp->windowed = true;
+    wp->full_in_w = in_w;
+    wp->full_in_h = in_h;
+    wp->full_out_w = out_w;
+    wp->full_out_h = out_h;
+    wp->in_x = in->x;
+    wp->in_y = in->y;
+    wp->out = *out;
+fail:
+    free(x.table);
+    free(y.table);
+    return ret;
 }
 
 /* One pass along an axis from src into dst (of its final size along that axis). */
@@ -351,8 +426,15 @@ static int resize_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     int ret = VKFX_OK;
     const resize_params *p = params;
     resize_job j = {.src = src, .dst = dst};
-    TRY(make_axis(p->kernel, src->width, dst->width, &j.x));
-    TRY(make_axis(p->kernel, src->height, dst->height, &j.y));
+    if (p->windowed) {
+        TRY(make_axis_window(p->kernel, p->full_in_w, p->full_out_w, p->out.x, p->out.w, p->in_x,
+                             &j.x));
+        TRY(make_axis_window(p->kernel, p->full_in_h, p->full_out_h, p->out.y, p->out.h, p->in_y,
+                             &j.y));
+    } else {
+        TRY(make_axis(p->kernel, src->width, dst->width, &j.x));
+        TRY(make_axis(p->kernel, src->height, dst->height, &j.y));
+    }
     TRY(vkfx_variant_record(g, &resize_variants, &j));
 fail:
     free(j.x.table);
@@ -376,5 +458,6 @@ const vkfx_filter vkfx_filter_resize = {
     .check = resize_check,
     .record = resize_record,
     .size = resize_size,
+    .window = resize_window,
     .variants = (const vkfx_variants *const[]){&resize_variants, NULL},
 };
