@@ -653,6 +653,17 @@ static void decode(batch *b, job *j)
     if (ret == VKFX_OK)
         ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
                                &j->colour);
+    /* An output its format cannot store is refused before the GPU makes it (a chain that
+     * cannot make its size says so when it runs). */
+    uint32_t out_w, out_h;
+    if (ret == VKFX_OK && j->fmt) {
+        if (vkfx_chain_size(j->chain, j->source_w ? j->source_w : j->in.width,
+                            j->source_h ? j->source_h : j->in.height, &out_w, &out_h) == VKFX_OK)
+            ret = vkfx_file_check_size(strcmp(j->output, "-") == 0 ? "standard output" : j->output,
+                                       j->fmt, out_w, out_h);
+        else
+            vkfx_error_clear();
+    }
     j->decode_ms = vkfx_now_ms() - t;
     if (ret < 0) {
         job_fail(b, j, ret);

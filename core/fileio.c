@@ -430,6 +430,14 @@ int vkfx_file_probe(const char *path, vkfx_image_info *info)
  * round trip is the fallback, briefly visible to other threads. */
 /* Checks what the encoders assume, so that a caller's mistake is an error
  * instead of a file of garbage. */
+int vkfx_file_check_size(const char *path, vkfx_file_format fmt, uint32_t width, uint32_t height)
+{
+    if (!fmt->fits(width, height))
+        return vkfx_fail(VKFX_E_LIMIT, "%s: a %ux%u image is too large for %s", path, width, height,
+                         vkfx_file_format_name(fmt));
+    return VKFX_OK;
+}
+
 static int check_save_args(const char *path, vkfx_file_format fmt, const vkfx_pixels *px,
                            const vkfx_save_opts *opts)
 {
@@ -456,11 +464,7 @@ static int check_save_args(const char *path, vkfx_file_format fmt, const vkfx_pi
     if (opts && opts->png_level_set && (opts->png_level < 0 || opts->png_level > 9))
         return vkfx_fail(VKFX_E_USAGE, "%s: PNG level %d is outside 0..9", path, opts->png_level);
 
-    bool fits = fmt->fits(px->width, px->height);
-    if (!fits)
-        return vkfx_fail(VKFX_E_LIMIT, "%s: a %ux%u image is too large for %s", path, px->width,
-                         px->height, vkfx_file_format_name(fmt));
-    return VKFX_OK;
+    return vkfx_file_check_size(path, fmt, px->width, px->height);
 }
 
 /* Encodes px into s, an open output of path. A format whose metadata is

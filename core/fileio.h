@@ -113,6 +113,10 @@ int vkfx_file_load_fd(int fd, const char *name, vkfx_pixels *out);
 void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sample in_sample,
                              uint32_t *channels, vkfx_sample *sample);
 
+/* VKFX_E_LIMIT naming path when fmt cannot store a width x height image, else VKFX_OK: what
+ * vkfx_file_save says, for a caller that knows the size before the pixels. */
+int vkfx_file_check_size(const char *path, vkfx_file_format fmt, uint32_t width, uint32_t height);
+
 /* Encodes px (whose channels/sample must match vkfx_file_output_layout for
  * fmt) and writes it to path through core/safefile.h: atomically for a
  * regular file, straight through for a device or FIFO. A missing folder or

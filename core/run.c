@@ -521,7 +521,8 @@ static int add_segment(vkfx_run_result *result, vkfx_run_result *part)
         realloc(result->times, (result->ntimes + part->ntimes + 1) * sizeof(*times));
     if (!times)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    memcpy(times + result->ntimes, part->times, part->ntimes * sizeof(*times));
+    if (part->ntimes)
+        memcpy(times + result->ntimes, part->times, part->ntimes * sizeof(*times));
     result->times = times;
     result->ntimes += part->ntimes;
     free(part->times);
