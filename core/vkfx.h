@@ -144,7 +144,10 @@ typedef struct vkfx_run_result {
 } vkfx_run_result;
 
 /* Runs chain on in. out->channels and out->sample say what to produce (the
- * output file's layout); out->data is allocated here. */
+ * output file's layout); out->data is allocated here. An image too large for
+ * the device in one piece runs in tiles, a filter that reshapes it (resize,
+ * crop, rotate, flip) in tiles of its outputs and the filters between them
+ * as runs of their own: the same bytes as one piece. */
 int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
              const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
              vkfx_run_result *result);

@@ -795,7 +795,7 @@ Test(batch, runs_of_alternating_shapes_make_no_objects)
 
 /* Files with an ICC profile's curves (Adobe RGB's), 8 and 16-bit, with and without alpha: a
  * batch encodes their outputs through the curves on its codec threads, a single run in
- * vkfx_run; the bytes are the same. */
+ * vkfx_run, a batch in tiles in vkfx_run too; the bytes are the same. */
 Test(batch, profiled_files_same_as_single, .timeout = 240)
 {
     char src[1024];
@@ -838,6 +838,25 @@ Test(batch, profiled_files_same_as_single, .timeout = 240)
             snprintf(input, sizeof(input), "%s/%s.png", tc_tpath("in"), stems[i]);
             snprintf(many, sizeof(many), "%s/%s.%s", tc_tpath("out"), stems[i], exts[e]);
             expect_same_as_single(input, "gauss:sigma=1.5,resize:scale=0.5", many);
+        }
+        /* In tiles (the Gaussian in tiles, the resize in tiles of its outputs), the profile's
+         * encoding done once, on the host, as one piece leaves it to the codec threads. */
+        char tiled[1024];
+        snprintf(tiled, sizeof(tiled), "%s/tiled-{stem}.%s", tc_tpath("out"), exts[e]);
+        setenv("VKFX_TILE", "96", 1);
+        VKFX(&r, "-f", "gauss:sigma=1.5,resize:scale=0.5", "-o", tiled, tc_tpath("in"));
+        unsetenv("VKFX_TILE");
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        run_free(&r);
+        for (size_t i = 0; i < 3; i++) {
+            char a_path[1024], b_path[1024];
+            snprintf(a_path, sizeof(a_path), "%s/%s.%s", tc_tpath("out"), stems[i], exts[e]);
+            snprintf(b_path, sizeof(b_path), "%s/tiled-%s.%s", tc_tpath("out"), stems[i], exts[e]);
+            size_t na, nb;
+            char *a = slurp(a_path, &na), *b = slurp(b_path, &nb);
+            cr_expect(na == nb && memcmp(a, b, na) == 0, "%s differs from %s", b_path, a_path);
+            free(a);
+            free(b);
         }
     }
 }
