@@ -425,11 +425,7 @@ int vkfx_file_probe(const char *path, vkfx_image_info *info)
 /* ------------------------------------------------------------------------ */
 /* Saving */
 
-/* The process umask, for giving the temporary file the mode a plain fopen()
- * would have. Linux reports it in /proc without changing it; the umask()
- * round trip is the fallback, briefly visible to other threads. */
-/* Checks what the encoders assume, so that a caller's mistake is an error
- * instead of a file of garbage. */
+/* What every save checks last; batches check it as soon as the output's size is known. */
 int vkfx_file_check_size(const char *path, vkfx_file_format fmt, uint32_t width, uint32_t height)
 {
     if (!fmt->fits(width, height))
@@ -438,6 +434,8 @@ int vkfx_file_check_size(const char *path, vkfx_file_format fmt, uint32_t width,
     return VKFX_OK;
 }
 
+/* Checks what the encoders assume, so that a caller's mistake is an error
+ * instead of a file of garbage. */
 static int check_save_args(const char *path, vkfx_file_format fmt, const vkfx_pixels *px,
                            const vkfx_save_opts *opts)
 {
