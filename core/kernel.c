@@ -1,5 +1,6 @@
 #include "kernel.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,18 @@ uint32_t vkfx_pick_halo(uint32_t r, uint32_t first, uint32_t limit,
 uint32_t vkfx_half_out(VkFormat output)
 {
     return output == VK_FORMAT_R16G16B16A16_SFLOAT;
+}
+
+/* A half has 11 significant bits and a float 24: 11 + 13 fit. */
+_Static_assert(11 + VKFX_WEIGHT_BITS <= 24, "a weight's product with a half fits a float");
+
+float vkfx_exact_weight(double w)
+{
+    if (fabs(w) < 0x1p-100)
+        return 0.0f;
+    int e;
+    double m = frexp(w, &e); /* w = m 2^e, 0.5 <= |m| < 1 */
+    return (float)ldexp(nearbyint(ldexp(m, VKFX_WEIGHT_BITS)), e - VKFX_WEIGHT_BITS);
 }
 
 static void kernel_free(vkfx_context *ctx, vkfx_kernel *k)

@@ -62,6 +62,13 @@ uint32_t vkfx_pick_halo(uint32_t r, uint32_t first, uint32_t limit,
 /* half_out for a kernel writing an image of this format. */
 uint32_t vkfx_half_out(VkFormat output);
 
+/* A weight the host computed for a kernel's multiply-adds on halves, rounded to the nearest
+ * float of VKFX_WEIGHT_BITS significant bits (ties to even; weights below 2^-100 become 0): its
+ * product with any half is then exact in float, so that a device contracting the multiply and
+ * the add into one operation gives the bits of one that does not. */
+#define VKFX_WEIGHT_BITS 13
+float vkfx_exact_weight(double w);
+
 struct vkfx_kernel {
     const vkfx_kernel_desc *desc;
     vkfx_spec spec;

@@ -3,12 +3,14 @@
  * random images in every channel layout and the shared photos, both precisions; 8-bit output
  * within 1 code value. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu_harness.h"
 #include "icc.h"
+#include "kernel.h"
 
 static const char *const kernels[] = {"lanczos3", "mitchell", "linear", "box"};
 
@@ -125,6 +127,43 @@ Test(resize, photos_at_awkward_sizes, .timeout = 600)
     }
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+/* The value of half bit pattern h (not infinity or NaN). */
+static double half_value(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+    return h & 0x8000 ? -v : v;
+}
+
+/* resize's weights (vkfx_exact_weight): at most VKFX_WEIGHT_BITS significant bits, within half
+ * a unit of that precision of the weight asked for, and a product with every finite half that
+ * a float holds exactly, so that contracting the multiply-adds changes nothing. */
+Test(resize, weights_exact_with_any_half)
+{
+    unsigned seed = 2930;
+    int inexact = 0;
+    for (int i = 0; i < 400; i++) {
+        seed = seed * 1103515245u + 12345u;
+        double w = ldexp(1.0 + (seed >> 8) / 16777216.0, -(int)(i % 40)) * (i & 1 ? -1 : 1);
+        float f = vkfx_exact_weight(w);
+        int e;
+        double m = frexp(f, &e);
+        cr_assert_eq(ldexp(m, VKFX_WEIGHT_BITS), floor(ldexp(m, VKFX_WEIGHT_BITS)),
+                     "%.17g -> %.17g has more than %d significant bits", w, f, VKFX_WEIGHT_BITS);
+        cr_assert_leq(fabs(f - w), ldexp(fabs(w), -VKFX_WEIGHT_BITS),
+                      "%.17g -> %.17g is not the nearest", w, f);
+        for (uint32_t h = 0; h < 0x10000; h++) {
+            if (((h >> 10) & 31) == 31)
+                continue;
+            double exact = (double)f * half_value((uint16_t)h);
+            inexact += (double)(float)exact != exact;
+        }
+    }
+    cr_assert_eq(inexact, 0, "%d products of a weight and a half are not floats", inexact);
+    cr_expect_eq(vkfx_exact_weight(0x1p-101), 0.0f);
+    cr_expect_eq(vkfx_exact_weight(0.5), 0.5f);
 }
 
 /* width alone keeps the aspect ratio, scale multiplies both sides, rounded to nearest. */

@@ -1,9 +1,11 @@
 /* resize of FILTERS.md: Pillow's ImagingResample scheme (lanczos3, mitchell, linear, box) on
  * linear premultiplied RGBA, along x into an image of the output's width, then along y. Each
  * output row or column takes its first input index, its tap count and its weights from a
- * table computed once on the host in double and normalised there. The pass along x reads its
- * rows through shared memory where a work group's runs fit there (glsl/resize_rows.comp);
- * the pass along y, and along x otherwise, read the image directly (glsl/resize.comp). */
+ * table computed once on the host in double, normalised there and rounded to VKFX_WEIGHT_BITS
+ * (core/kernel.h: their products with the halves they weigh are exact, the same bits on every
+ * device). The pass along x reads its rows through shared memory where a work group's runs fit
+ * there (glsl/resize_rows.comp); the pass along y, and along x otherwise, read the image
+ * directly (glsl/resize.comp). */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -181,7 +183,8 @@ static int axis_table(int kernel, uint32_t in_size, uint32_t out_size, uint32_t 
             sum += wt[x - lo] = kernel_at(kernel, (x + 0.5 - center) / fs);
         /* Every output has a tap within the support: the kernels are positive near 0. */
         for (int64_t x = lo; x < hi; x++)
-            weights[(size_t)(x - lo) * out_size + i] = (float)(sum != 0.0 ? wt[x - lo] / sum : 0.0);
+            weights[(size_t)(x - lo) * out_size + i] =
+                vkfx_exact_weight(sum != 0.0 ? wt[x - lo] / sum : 0.0);
         t[2 * i] = (uint32_t)lo;
         t[2 * i + 1] = (uint32_t)(hi - lo);
     }
@@ -447,12 +450,14 @@ const vkfx_filter vkfx_filter_resize = {
     .help = "resize: lanczos3, mitchell, linear or box in linear premultiplied light",
     .details = "Pillow's resampling scheme (FILTERS.md): for output i, centre (i + 0.5) in/out, "
                "the kernel widened by in/out when shrinking, its taps clipped to the image and "
-               "normalised to sum 1; along x, then along y. A chain's later filters see the new "
-               "size; a map given to a filter after it is refused. As the first filter of a chain "
-               "that shrinks a JPEG by 4x or more, the JPEG is decoded at 1/2, 1/4 or 1/8 of its "
-               "size in the DCT domain and resized from there by 2x or more (within 2 code "
-               "values of the exact result on average, up to 75 at high-contrast edges; "
-               "--no-shrink-on-load: from the full decode).",
+               "normalised to sum 1, then rounded to 13 significant bits (each product with a "
+               "half is then exact: at rgba16f, the same bytes on every device checked, README); "
+               "along x, then along y, each output summing its taps in input order. A chain's "
+               "later filters see the new size; a map given to a filter after it is refused. As "
+               "the first filter of a chain that shrinks a JPEG by 4x or more, the JPEG is "
+               "decoded at 1/2, 1/4 or 1/8 of its size in the DCT domain and resized from there "
+               "by 2x or more (within 2 code values of the exact result on average, up to 75 at "
+               "high-contrast edges; --no-shrink-on-load: from the full decode).",
     .options = resize_options,
     .params_size = sizeof(resize_params),
     .check = resize_check,

@@ -1,14 +1,17 @@
 """SHA-256 of vkfx's outputs for every filter on the bundled photos, to see
 which outputs one device gives byte for byte like another.
 
-    python3 tests/bench/hashes.py VKFX IMAGES_DIR OUT_FILE [WORK_DIR]
+    python3 tests/bench/hashes.py [--only WORD] [--check GOLDEN] VKFX IMAGES_DIR OUT_FILE [WORK_DIR]
 
 Runs each chain below as one batch over the colour and gray photos (the depth
 filters on the motorcycle with its disparity map), writing 8-bit PNG, half
 and float OpenEXR, and a 16-bit PNG from the 16-bit disparity map, then
 writes one line per output: chain, file, sha256. Two such files (one device
 each, or one lavapipe subgroup width each: LP_NATIVE_VECTOR_WIDTH=128, 256,
-512) compare with `diff` or `python3 tests/bench/hashes.py --compare A B`."""
+512) compare with `diff` or `python3 tests/bench/hashes.py --compare A B`. With
+--only, just the chains whose text contains WORD; with --check, the outputs are then
+compared with GOLDEN's (tests/data/hashes-resize.txt: what the suite checks), naming each
+that differs, and the exit status is 1 unless every one is the same."""
 import hashlib
 import os
 import shutil
@@ -24,6 +27,8 @@ CHAINS = [
     "bilateral:sigma_s=4:sigma_r=0.08", "sobel", "sobel:invert=1:gain=2", "cartoon",
     "ripple:drops=12:seed=3:steps=120:strength=200", "histogram", "tonemap:key=0.36",
     "satblur:radius=12", "satblur:radius=12:shape=smooth",
+    "resize:scale=0.37", "resize:width=150:kernel=mitchell", "resize:scale=1.7:kernel=linear",
+    "resize:scale=0.5:kernel=box", "rotate,resize:width=211",
 ]
 DEPTH = "{img}/motorcycle_disparity16.png"
 DEPTH_CHAINS = [
@@ -46,16 +51,25 @@ def compare(a, b):
 
 
 def main():
-    if sys.argv[1] == "--compare":
-        return compare(sys.argv[2], sys.argv[3])
-    vkfx, images, out_file = sys.argv[1:4]
-    work = sys.argv[4] if len(sys.argv) > 4 else tempfile.mkdtemp()
+    args = sys.argv[1:]
+    if args[0] == "--compare":
+        return compare(args[1], args[2])
+    only, golden = "", None
+    while args[0] in ("--only", "--check"):
+        if args[0] == "--only":
+            only = args[1]
+        else:
+            golden = args[1]
+        args = args[2:]
+    vkfx, images, out_file = args[:3]
+    work = args[3] if len(args) > 3 else tempfile.mkdtemp()
     images = os.path.abspath(images)
     lines = []
     jobs = [(c, [os.path.join(images, p) for p in PHOTOS]) for c in CHAINS]
     jobs += [(c.format(img=images), [os.path.join(images, "motorcycle_left.png")])
              for c in DEPTH_CHAINS]
     jobs += [("box:radius=1", [os.path.join(images, "motorcycle_disparity16.png")])]
+    jobs = [(c, i) for c, i in jobs if only in c]
     for chain, inputs in jobs:
         for ext, extra in (("png", []), ("exr", []), ("f.exr", ["--exr-float"])):
             d = os.path.join(work, "o")
@@ -73,7 +87,7 @@ def main():
     with open(out_file, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"{len(lines)} outputs hashed into {out_file}")
-    return 0
+    return compare(golden, out_file) if golden else 0
 
 
 if __name__ == "__main__":
