@@ -68,6 +68,15 @@ float luminance(vec3 rgb)
     return dot(rgb, vec3(0.2126, 0.7152, 0.0722));
 }
 
+// luminance with the coefficients rounded to 13 significant bits (they still sum to 1): each
+// product with a half is exact in float, and the two sums in this order are rounded alike by
+// every device, whether it fuses a product into its sum or not (dot leaves the order open).
+// The same bits everywhere for rgba16f images; at rgba32f the products round.
+float luminance_exact(vec3 rgb)
+{
+    return (0.21258544921875 * rgb.r + 0.7152099609375 * rgb.g) + 0.07220458984375 * rgb.b;
+}
+
 float srgb_decode(float c)
 {
     return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);

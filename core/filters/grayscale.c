@@ -50,7 +50,10 @@ const vkfx_filter vkfx_filter_grayscale = {
     .name = "grayscale",
     .help = "gray: RGB = luminance Y of linear RGB, alpha kept",
     .details = "Y = 0.2126 R + 0.7152 G + 0.0722 B of the linear premultiplied colour (so "
-               "premultiplied Y); output RGB = Y, alpha unchanged.",
+               "premultiplied Y); output RGB = Y, alpha unchanged. The coefficients are rounded "
+               "to 13 significant bits (0.21258544921875, 0.7152099609375, 0.07220458984375, "
+               "still summing to 1) and the sum taken in that order, so that rgba16f results "
+               "are the same bytes on every device checked (README).",
     .options = grayscale_options,
     .params_size = sizeof(grayscale_params),
     .record = grayscale_record,

@@ -8,9 +8,10 @@ filters on the motorcycle with its disparity map), writing 8-bit PNG, half
 and float OpenEXR, and a 16-bit PNG from the 16-bit disparity map, then
 writes one line per output: chain, file, sha256. Two such files (one device
 each, or one lavapipe subgroup width each: LP_NATIVE_VECTOR_WIDTH=128, 256,
-512) compare with `diff` or `python3 tests/bench/hashes.py --compare A B`. With
---only, just the chains whose text contains WORD; with --check, the outputs are then
-compared with GOLDEN's (tests/data/hashes-resize.txt: what the suite checks), naming each
+512) compare with `diff` or `python3 tests/bench/hashes.py --compare A B`.
+With --only, just the chains whose text contains WORD (or one of its
+comma-separated words); with --check, the outputs are then compared with
+GOLDEN's (tests/data/hashes-exact.txt: what the suite checks), naming each
 that differs, and the exit status is 1 unless every one is the same."""
 import hashlib
 import os
@@ -29,6 +30,8 @@ CHAINS = [
     "satblur:radius=12", "satblur:radius=12:shape=smooth",
     "resize:scale=0.37", "resize:width=150:kernel=mitchell", "resize:scale=1.7:kernel=linear",
     "resize:scale=0.5:kernel=box", "rotate,resize:width=211",
+    "grayscale", "unsharp", "unsharp:sigma=0.7:amount=3:threshold=0.02",
+    "crop:x=7:y=5:width=200:height=150", "rotate:angle=90", "flip:axis=v",
 ]
 DEPTH = "{img}/motorcycle_disparity16.png"
 DEPTH_CHAINS = [
@@ -69,7 +72,7 @@ def main():
     jobs += [(c.format(img=images), [os.path.join(images, "motorcycle_left.png")])
              for c in DEPTH_CHAINS]
     jobs += [("box:radius=1", [os.path.join(images, "motorcycle_disparity16.png")])]
-    jobs = [(c, i) for c, i in jobs if only in c]
+    jobs = [(c, i) for c, i in jobs if any(w in c for w in only.split(","))]
     for chain, inputs in jobs:
         for ext, extra in (("png", []), ("exr", []), ("f.exr", ["--exr-float"])):
             d = os.path.join(work, "o")
