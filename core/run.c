@@ -1,6 +1,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +26,8 @@ static const vkfx_kernel_desc decode_kernel = {
 static const vkfx_kernel_desc encode_kernel = {
     .name = "encode",
     VKFX_SPV(encode),
-    .nbind = 2,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
     .push_size = sizeof(encode_push),
 };
 
@@ -61,34 +62,135 @@ static VkDeviceSize raw_bytes(const vkfx_pixels *px)
     return (vkfx_pixels_bytes(px) + 3) & ~(VkDeviceSize)3;
 }
 
+/* FILTERS.md's sRGB curves, in double. */
+static double srgb_decode(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static double srgb_encode(double v)
+{
+    return v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1.0 / 2.4) - 0.055;
+}
+
+/* The tables of codes of `levels` levels: decode[] the sRGB curve's values then the linear
+ * ones (code / (levels - 1)); least[k] the least float whose sRGB code is k or more (k >= 1),
+ * the float at or above the curve's midpoint between codes k - 1 and k. */
+typedef struct code_tables {
+    float *decode, *least;
+} code_tables;
+
+static void make_tables(uint32_t levels, float *decode, float *least)
+{
+    double top = levels - 1;
+    for (uint32_t k = 0; k < levels; k++) {
+        decode[k] = (float)srgb_decode(k / top);
+        decode[levels + k] = (float)(k / top);
+        if (k == 0) {
+            least[k] = 0.0f;
+            continue;
+        }
+        double x = srgb_decode((k - 0.5) / top);
+        float f = (float)x;
+        if ((double)f < x)
+            f = nextafterf(f, 2.0f);
+        /* The curve in double decides a float the midpoint lands on or beside. */
+        while (f > 0.0f && floor(srgb_encode(nextafterf(f, 0.0f)) * top + 0.5) >= k)
+            f = nextafterf(f, 0.0f);
+        while (floor(srgb_encode(f) * top + 0.5) < k)
+            f = nextafterf(f, 2.0f);
+        least[k] = f;
+    }
+}
+
+static float tables8[2 * 256 + 256];
+static float *tables16;
+static pthread_once_t once8 = PTHREAD_ONCE_INIT, once16 = PTHREAD_ONCE_INIT;
+
+static void make_tables8(void)
+{
+    make_tables(256, tables8, tables8 + 2 * 256);
+}
+
+/* Made the first time a 16-bit file is read or written (about 10 ms), kept to the end. */
+static void make_tables16(void)
+{
+    tables16 = malloc(sizeof(float) * 3 * 65536);
+    if (tables16)
+        make_tables(65536, tables16, tables16 + 2 * 65536);
+}
+
+/* The decode and least tables for 8-bit (narrow) or 16-bit codes. */
+static int code_tables_for(bool narrow, code_tables *t)
+{
+    if (narrow) {
+        pthread_once(&once8, make_tables8);
+        t->decode = tables8;
+        t->least = tables8 + 2 * 256;
+        return VKFX_OK;
+    }
+    pthread_once(&once16, make_tables16);
+    if (!tables16)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory for the 16-bit sRGB tables");
+    t->decode = tables16;
+    t->least = tables16 + 2 * 65536;
+    return VKFX_OK;
+}
+
+/* Uploads bytes from data: inside the command buffer where they fit there. */
+static int put_table(vkfx_graph *g, const float *data, size_t bytes, vkfx_buffer **out)
+{
+    if (bytes <= 65536) {
+        int ret = vkfx_graph_buffer(g, bytes, 0, out);
+        return ret < 0 ? ret : vkfx_graph_update(g, *out, data, bytes);
+    }
+    return vkfx_graph_upload(g, data, bytes, out);
+}
+
 int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, bool linear,
                        const float *curves, vkfx_image *img)
 {
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
     vkfx_buffer *table = NULL;
+    float *joined = NULL;
     vkfx_spec spec = decode_spec(img->format);
     TRY(vkfx_kernel_get(vkfx_graph_context(g), &decode_kernel, &spec, &k));
     bool use_curves = curves && in->sample != VKFX_SAMPLE_F32;
-    if (use_curves) {
-        uint32_t colours = in->channels <= 2 ? 1 : 3;
-        uint32_t levels = in->sample == VKFX_SAMPLE_U16 ? 65536 : 256;
-        TRY(vkfx_graph_upload(g, curves, sizeof(float) * colours * levels, &table));
+    bool srgb = !use_curves && !linear && !in->linear && in->sample != VKFX_SAMPLE_F32;
+    if (in->sample == VKFX_SAMPLE_F32) {
+        /* Float samples read no table; the binding still needs a buffer. */
+        TRY(put_table(g, (const float[1]){0.0f}, sizeof(float), &table));
     } else {
-        /* The exact sRGB curve in double for the 256 8-bit codes; small enough to travel
-         * inside the command buffer. */
-        float values[256];
-        for (int i = 0; i < 256; i++) {
-            double c = i / 255.0;
-            values[i] = (float)(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4));
+        uint32_t levels = in->sample == VKFX_SAMPLE_U16 ? 65536 : 256;
+        code_tables t = {0};
+        TRY(code_tables_for(levels == 256, &t));
+        const float *linear_values = t.decode + levels;
+        if (use_curves) {
+            /* The profile's curves, then the linear values for alpha. */
+            size_t n = (size_t)(in->channels <= 2 ? 1 : 3) * levels;
+            joined = malloc(sizeof(float) * (n + levels));
+            if (!joined)
+                return vkfx_fail(VKFX_E_NOMEM, "out of host memory for the decode table");
+            memcpy(joined, curves, sizeof(float) * n);
+            memcpy(joined + n, linear_values, sizeof(float) * levels);
+            TRY(put_table(g, joined, sizeof(float) * (n + levels), &table));
+        } else if (srgb) {
+            TRY(put_table(g, t.decode, sizeof(float) * 2 * levels, &table));
+        } else {
+            /* Linear colour: the linear values twice, colour's curve and alpha's. */
+            joined = malloc(sizeof(float) * 2 * levels);
+            if (!joined)
+                return vkfx_fail(VKFX_E_NOMEM, "out of host memory for the decode table");
+            memcpy(joined, linear_values, sizeof(float) * levels);
+            memcpy(joined + levels, linear_values, sizeof(float) * levels);
+            TRY(put_table(g, joined, sizeof(float) * 2 * levels, &table));
         }
-        TRY(vkfx_graph_buffer(g, sizeof(values), 0, &table));
-        TRY(vkfx_graph_update(g, table, values, sizeof(values)));
     }
     decode_push push = {{(int32_t)in->width, (int32_t)in->height},
                         in->channels,
                         sample_code(in->sample),
-                        !use_curves && !linear && !in->linear && in->sample != VKFX_SAMPLE_F32,
+                        srgb,
                         in->straight,
                         use_curves};
     vkfx_dispatch d = {
@@ -100,6 +202,7 @@ int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, b
     };
     TRY(vkfx_graph_dispatch(g, &d));
 fail:
+    free(joined);
     return ret;
 }
 
@@ -108,6 +211,7 @@ int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, b
 {
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
+    vkfx_buffer *least = NULL;
     TRY(vkfx_kernel_get(vkfx_graph_context(g), &encode_kernel, &encode_spec, &k));
     uint32_t nwords = (uint32_t)(raw_bytes(out) / 4);
     uint32_t groups_x = vkfx_groups(nwords, 256);
@@ -116,17 +220,26 @@ int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, b
         groups_y *= 2;
         groups_x = vkfx_groups(vkfx_groups(nwords, 256), groups_y);
     }
+    bool srgb = !linear && out->sample != VKFX_SAMPLE_F32;
+    if (srgb) {
+        uint32_t levels = out->sample == VKFX_SAMPLE_U16 ? 65536 : 256;
+        code_tables t = {0};
+        TRY(code_tables_for(levels == 256, &t));
+        TRY(put_table(g, t.least, sizeof(float) * levels, &least));
+    } else {
+        TRY(put_table(g, (const float[1]){0.0f}, sizeof(float), &least));
+    }
     encode_push push = {{(int32_t)out->width, (int32_t)out->height},
                         out->channels,
                         sample_code(out->sample),
-                        !linear && out->sample != VKFX_SAMPLE_F32,
+                        srgb,
                         nwords,
                         groups_x * 256,
                         out->straight};
     vkfx_dispatch d = {
         .kernel = k,
         .label = "encode",
-        .use = {{.image = img}, {.buffer = raw, .write = true}},
+        .use = {{.image = img}, {.buffer = raw, .write = true}, {.buffer = least}},
         .push = &push,
         .groups = {groups_x, groups_y, 1},
     };

@@ -77,11 +77,6 @@ float luminance_exact(vec3 rgb)
     return (0.21258544921875 * rgb.r + 0.7152099609375 * rgb.g) + 0.07220458984375 * rgb.b;
 }
 
-float srgb_decode(float c)
-{
-    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
-}
-
 float srgb_encode(float v)
 {
     return v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1.0 / 2.4) - 0.055;

@@ -1,11 +1,9 @@
 #version 460
 // Turns file samples (8/16-bit or float, 1-4 channels, packed in 32-bit
 // words as the host stores them) into linear premultiplied RGBA: sRGB
-// decode unless linear, gray expanded, then premultiplied. 8-bit codes
-// take their linear value from a table the host computes in double, so the
-// result does not depend on the device's pow(); with curves, 8 and 16-bit
-// colour codes take it from the table of an ICC profile's curves the host
-// made (core/icc.c), colour c's code k at c * levels + k. 16x16 work groups, one
+// decode unless linear, gray expanded, then premultiplied. 8- and 16-bit
+// codes take their value from tables the host computes in double (fetch),
+// the sRGB curve's or an ICC profile's (core/icc.c). 16x16 work groups, one
 // invocation per pixel, no shared memory. Host-side step of
 // every technique: the upload half of the staging path.
 #extension GL_GOOGLE_include_directive : require
@@ -17,23 +15,22 @@ layout(binding = 0) readonly buffer Src { uint words[]; };
 layout(binding = 1) writeonly uniform image2D dst;
 layout(binding = 2) readonly buffer Table { float table[]; };
 
-// Colour channels of 8-bit sRGB input, and of 8/16-bit input with curves, go
-// through the table (decoded there); colour is the channel's curve, or -1.
+// 8- and 16-bit codes take their value from the table: colour channels from their curve (the
+// first, or with an ICC profile's curves colour c's at c * levels), alpha from the linear
+// curve after the colour curves. The host computes every value in double, so no result depends
+// on the device's pow() or division.
 float fetch(uint e, int colour)
 {
-    if (pc.sample_type == 0u) {
-        uint code = (words[e >> 2] >> ((e & 3u) * 8u)) & 0xffu;
-        if (colour >= 0 && pc.curves != 0u)
-            return table[uint(colour) * 256u + code];
-        return colour >= 0 && pc.srgb != 0u ? table[code] : float(code) / 255.0;
-    }
-    if (pc.sample_type == 1u) {
-        uint code = (words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu;
-        if (colour >= 0 && pc.curves != 0u)
-            return table[uint(colour) * 65536u + code];
-        return float(code) / 65535.0;
-    }
-    return uintBitsToFloat(words[e]);
+    if (pc.sample_type == 2u)
+        return uintBitsToFloat(words[e]);
+    const bool narrow = pc.sample_type == 0u;
+    const uint levels = narrow ? 256u : 65536u;
+    const uint code = narrow ? (words[e >> 2] >> ((e & 3u) * 8u)) & 0xffu
+                             : (words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu;
+    const uint curves = pc.curves != 0u ? (pc.channels <= 2u ? 1u : 3u) : 1u;
+    if (colour < 0)
+        return table[curves * levels + code];
+    return table[(pc.curves != 0u ? uint(colour) : 0u) * levels + code];
 }
 
 void main()
@@ -54,8 +51,6 @@ void main()
         if (pc.channels == 4u)
             c.a = fetch(base + 3u, -1);
     }
-    if (pc.srgb != 0u && pc.sample_type != 0u)
-        c.rgb = vec3(srgb_decode(c.r), srgb_decode(c.g), srgb_decode(c.b));
     if (pc.premultiply != 0u)
         c.rgb *= c.a;
     imageStore(dst, p, to_stored(c));

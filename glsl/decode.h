@@ -12,7 +12,8 @@ VKFX_PUSH_BEGIN(decode_push)
     VKFX_IVEC2(size);
     VKFX_UINT(channels);
     VKFX_UINT(sample_type);
-    VKFX_UINT(srgb);        /* 1: decode the sRGB transfer function */
+    VKFX_UINT(srgb);        /* 1: the table's colour curve is sRGB's (for the record: the
+                               kernel reads whatever curve the host put there) */
     VKFX_UINT(premultiply); /* 1: the file's colour is straight (all but OpenEXR) */
     VKFX_UINT(curves);      /* 1: colour codes through the table's curves (an ICC profile's) */
 VKFX_PUSH_END(decode_push)
@@ -24,7 +25,8 @@ VKFX_PUSH_BEGIN(encode_push)
     VKFX_IVEC2(size);
     VKFX_UINT(channels);
     VKFX_UINT(sample_type);
-    VKFX_UINT(srgb); /* 1: encode with the sRGB transfer function */
+    /* 1: encode with the sRGB transfer function (binding 2: each code's least float) */
+    VKFX_UINT(srgb);
     VKFX_UINT(nwords);
     VKFX_UINT(row_words);     /* words per row of the dispatch grid */
     VKFX_UINT(unpremultiply); /* 0: the file keeps premultiplied colour (OpenEXR) */

@@ -1,7 +1,7 @@
 #version 460
 // Turns linear premultiplied RGBA into file samples: un-premultiply (alpha
 // 0 gives RGB 0; not for OpenEXR, which stores premultiplied colour), luminance for gray outputs, then for integer samples
-// clamp, sRGB encode unless linear and round to nearest. One invocation per
+// clamp, sRGB encode unless linear and round to nearest (exactly: quantise). One invocation per
 // 32-bit output word, so packed 8/16-bit samples never race; 256x1 work
 // groups over a 2D grid of words. Host-side step of every technique: the
 // read-back half of the staging path.
@@ -12,6 +12,9 @@
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly buffer Dst { uint words[]; };
+// For sRGB output: least[k] is the least float whose code is k or more (k >= 1), for the
+// output's depth, from the exact curve in double (core/run.c).
+layout(binding = 2) readonly buffer Least { float least[]; };
 
 vec4 straight_colour(uint pixel)
 {
@@ -34,12 +37,22 @@ float channel_value(vec4 c, uint ch)
     return c[ch];
 }
 
+// The code of v: the device's pow() gives an estimate within a code, which the thresholds
+// then make exact (the same on every device); the linear rounding is NoContraction.
 uint quantise(float v, bool colour, float scale)
 {
     v = clamp(v, 0.0, 1.0);
-    if (colour && pc.srgb != 0u)
-        v = srgb_encode(v);
-    return uint(floor(v * scale + 0.5));
+    if (colour && pc.srgb != 0u) {
+        const uint top = uint(scale);
+        uint k = min(uint(floor(srgb_encode(v) * scale + 0.5)), top);
+        if (k > 0u && v < least[k])
+            k--;
+        else if (k < top && v >= least[k + 1u])
+            k++;
+        return k;
+    }
+    precise float x = v * scale + 0.5;
+    return uint(floor(x));
 }
 
 void main()

@@ -389,3 +389,61 @@ Test(precision, sixteen_bit_and_float_outputs, .timeout = 300)
     th_gpu_close(&g);
     cr_assert_eq(failures, 0);
 }
+
+/* FILTERS.md's sRGB encode, the code of linear v in [0, 1] at top = 255 or 65535, in double. */
+static uint32_t srgb_code(double v, double top)
+{
+    double e = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1.0 / 2.4) - 0.055;
+    return (uint32_t)floor(e * top + 0.5);
+}
+
+/* 8- and 16-bit sRGB outputs take FILTERS.md's code exactly, even for the floats either side
+ * of each boundary between two codes, where the device's pow() alone can land in the
+ * neighbouring code (glsl/encode.comp settles it with the host's table). */
+Test(precision, srgb_codes_exact_at_every_boundary, .timeout = 300)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    for (int wide = 0; wide < 2; wide++) {
+        const double top = wide ? 65535.0 : 255.0;
+        const uint32_t n = 2 * (uint32_t)top, w = 512, h = (n + w - 1) / w;
+        vkfx_pixels px, out;
+        tc_random_pixels(&px, w, h, 3, VKFX_SAMPLE_F32, 13);
+        float *v = px.data;
+        for (uint32_t i = 0; i < w * h; i++) {
+            /* The least float whose code is k, and the float below it. */
+            uint32_t k = 1 + (i / 2) % (uint32_t)top;
+            double x = (k - 0.5) / top;
+            x = x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
+            float f = (float)x;
+            while (srgb_code(f, top) < k)
+                f = nextafterf(f, 2.0f);
+            while (srgb_code(nextafterf(f, 0.0f), top) >= k)
+                f = nextafterf(f, 0.0f);
+            if (i % 2)
+                f = nextafterf(f, 0.0f);
+            v[3 * i] = v[3 * i + 1] = v[3 * i + 2] = f;
+        }
+        /* A crop of the whole image moves the floats unchanged (box:radius=0's rolling sums
+         * round in the last bit of a float). */
+        char chain[64];
+        snprintf(chain, sizeof(chain), "crop:x=0:y=0:width=%u:height=%u", w, h);
+        th_run(&g, chain, &px, 3, wide ? VKFX_SAMPLE_U16 : VKFX_SAMPLE_U8, 32, &out);
+        uint32_t wrong = 0, first = 0;
+        for (uint32_t i = 0; i < w * h * 3; i++) {
+            uint32_t got = wide ? ((const uint16_t *)out.data)[i] : ((const uint8_t *)out.data)[i];
+            if (got != srgb_code(v[i], top) && wrong++ == 0)
+                first = i;
+        }
+        cr_expect_eq(wrong, 0,
+                     "%u of %u %d-bit samples off FILTERS.md's code; the first: %.9g gave %u, "
+                     "not %u",
+                     wrong, w * h * 3, wide ? 16 : 8, v[first],
+                     wide ? ((const uint16_t *)out.data)[first]
+                          : ((const uint8_t *)out.data)[first],
+                     srgb_code(v[first], top));
+        vkfx_pixels_free(&px);
+        vkfx_pixels_free(&out);
+    }
+    th_gpu_close(&g);
+}
