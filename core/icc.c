@@ -308,14 +308,23 @@ int vkfx_tone_encode_pixels(const vkfx_tone *t, const vkfx_pixels *in, vkfx_samp
  * while gamma 2.2 is 0.02 away. */
 #define SRGB_SAME 1e-4
 
+double vkfx_srgb_decode(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+double vkfx_srgb_encode(double v)
+{
+    return v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1.0 / 2.4) - 0.055;
+}
+
 double vkfx_tone_srgb_error(const vkfx_tone *t)
 {
     double worst = 0;
     for (uint32_t c = 0; c < t->channels; c++) {
         for (uint32_t k = 0; k <= 4096; k++) {
             double v = k / 4096.0;
-            double srgb = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
-            double e = fabs(vkfx_tone_decode(t, c, (float)v) - srgb);
+            double e = fabs(vkfx_tone_decode(t, c, (float)v) - vkfx_srgb_decode(v));
             worst = e > worst ? e : worst;
         }
     }

@@ -41,6 +41,10 @@ uint32_t vkfx_tone_encode(const float *thresholds, uint32_t levels, float v);
 /* The largest distance of t's curves from the sRGB curve, over [0,1]. */
 double vkfx_tone_srgb_error(const vkfx_tone *t);
 
+/* FILTERS.md's sRGB curves in double: code value c in [0, 1] to linear light, and back. */
+double vkfx_srgb_decode(double c);
+double vkfx_srgb_encode(double v);
+
 /* What vkfx_run does around the GPU for a file with a profile. The table its
  * decode kernel reads 8/16-bit codes through, for an image of channels
  * channels of sample (U8 or U16): colour c's linear value of code k at

@@ -98,12 +98,6 @@ uint32_t vkfx_preview_height(const vkfx_preview *p, uint32_t width)
                                 : vkfx_scaled_height(p->in.width, p->in.height, width);
 }
 
-/* The exact sRGB curve, as the decode kernel applies it. */
-static double srgb_to_linear(double c)
-{
-    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
-}
-
 /* p->linear: the input in linear light with premultiplied alpha, the space
  * the filters work in, so that averaging pixels averages light. */
 static int make_linear(vkfx_preview *p)
@@ -116,7 +110,7 @@ static int make_linear(vkfx_preview *p)
     bool srgb = !in->linear && in->sample != VKFX_SAMPLE_F32;
     float u8[256];
     for (int i = 0; i < 256; i++)
-        u8[i] = (float)(srgb ? srgb_to_linear(i / 255.0) : i / 255.0);
+        u8[i] = (float)(srgb ? vkfx_srgb_decode(i / 255.0) : i / 255.0);
     uint32_t c = in->channels;
     bool alpha = c == 2 || c == 4;
     for (size_t i = 0; i < n; i++) {
@@ -129,7 +123,7 @@ static int make_linear(vkfx_preview *p)
         }
         case VKFX_SAMPLE_U16: {
             double v = ((const uint16_t *)in->data)[i] / 65535.0;
-            f[i] = (float)(is_alpha || !srgb ? v : srgb_to_linear(v));
+            f[i] = (float)(is_alpha || !srgb ? v : vkfx_srgb_decode(v));
             break;
         }
         case VKFX_SAMPLE_F32:

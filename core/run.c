@@ -62,17 +62,6 @@ static VkDeviceSize raw_bytes(const vkfx_pixels *px)
     return (vkfx_pixels_bytes(px) + 3) & ~(VkDeviceSize)3;
 }
 
-/* FILTERS.md's sRGB curves, in double. */
-static double srgb_decode(double c)
-{
-    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
-}
-
-static double srgb_encode(double v)
-{
-    return v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1.0 / 2.4) - 0.055;
-}
-
 /* The tables of codes of `levels` levels: decode[] the sRGB curve's values then the linear
  * ones (code / (levels - 1)); least[k] the least float whose sRGB code is k or more (k >= 1),
  * the float at or above the curve's midpoint between codes k - 1 and k. */
@@ -84,20 +73,20 @@ static void make_tables(uint32_t levels, float *decode, float *least)
 {
     double top = levels - 1;
     for (uint32_t k = 0; k < levels; k++) {
-        decode[k] = (float)srgb_decode(k / top);
+        decode[k] = (float)vkfx_srgb_decode(k / top);
         decode[levels + k] = (float)(k / top);
         if (k == 0) {
             least[k] = 0.0f;
             continue;
         }
-        double x = srgb_decode((k - 0.5) / top);
+        double x = vkfx_srgb_decode((k - 0.5) / top);
         float f = (float)x;
         if ((double)f < x)
             f = nextafterf(f, 2.0f);
         /* The curve in double decides a float the midpoint lands on or beside. */
-        while (f > 0.0f && floor(srgb_encode(nextafterf(f, 0.0f)) * top + 0.5) >= k)
+        while (f > 0.0f && floor(vkfx_srgb_encode(nextafterf(f, 0.0f)) * top + 0.5) >= k)
             f = nextafterf(f, 0.0f);
-        while (floor(srgb_encode(f) * top + 0.5) < k)
+        while (floor(vkfx_srgb_encode(f) * top + 0.5) < k)
             f = nextafterf(f, 2.0f);
         least[k] = f;
     }
