@@ -6,7 +6,7 @@
 
 float pixel_coc(uint index)
 {
-    return coc_from_depth(depth[index], pc.focus, pc.range, pc.maxcoc, pc.disparity != 0u);
+    return coc_from_depth(depth[index], pc.focus, pc.inv_range, pc.maxcoc, pc.disparity != 0u);
 }
 
 // Luminance of the linear premultiplied colour above the threshold, and a

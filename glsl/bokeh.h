@@ -12,7 +12,7 @@ VKFX_PUSH_BEGIN(bokeh_spots_push)
     VKFX_IVEC2(size);
     VKFX_FLOAT(threshold);
     VKFX_FLOAT(focus);
-    VKFX_FLOAT(range);
+    VKFX_FLOAT(inv_range);
     VKFX_FLOAT(maxcoc);
     VKFX_UINT(disparity);
     VKFX_UINT(max_spots);

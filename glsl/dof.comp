@@ -52,7 +52,7 @@ float coc_at(int i)
 {
     ivec2 p = at(i);
     float z = depth[uint(p.y) * uint(pc.size.x) + uint(p.x)];
-    return coc_from_depth(z, pc.focus, pc.range, pc.maxcoc, pc.disparity != 0u);
+    return coc_from_depth(z, pc.focus, pc.inv_range, pc.maxcoc, pc.disparity != 0u);
 }
 
 void main()

@@ -13,7 +13,7 @@
 VKFX_PUSH_BEGIN(dof_push)
     VKFX_IVEC2(size);
     VKFX_FLOAT(focus);
-    VKFX_FLOAT(range);
+    VKFX_FLOAT(inv_range);
     VKFX_FLOAT(maxcoc);
     VKFX_FLOAT(strength);
     VKFX_UINT(disparity);

@@ -25,19 +25,23 @@ void main()
     const ivec2 p = ivec2(gl_GlobalInvocationID.xy);
     if (any(greaterThanEqual(p, pc.size)))
         return;
-    vec2 grad = 0.5 * vec2(h_at(p + ivec2(1, 0)) - h_at(p - ivec2(1, 0)),
-                           h_at(p + ivec2(0, 1)) - h_at(p - ivec2(0, 1)));
+    // Every operation below rounded on its own (NoContraction): the same bits on every device.
+    precise vec2 grad = 0.5 * vec2(h_at(p + ivec2(1, 0)) - h_at(p - ivec2(1, 0)),
+                                   h_at(p + ivec2(0, 1)) - h_at(p - ivec2(0, 1)));
+    precise vec2 shift = pc.strength * grad;
+    shift = vec2(ripple_flush(shift.x), ripple_flush(shift.y));
     // Beyond one pixel outside the image every tap clamps to the edge
     // anyway; clamping q first keeps the int conversion in range.
-    vec2 q = clamp(vec2(p) + pc.strength * grad, vec2(-1.0), vec2(pc.size));
+    precise vec2 q = clamp(vec2(p) + shift, vec2(-1.0), vec2(pc.size));
     vec2 q0 = floor(q);
-    vec2 f = q - q0;
+    precise vec2 f = q - q0;
     ivec2 i0 = ivec2(q0);
     vec4 a = load_clamped(src, i0, pc.size);
     vec4 b = load_clamped(src, i0 + ivec2(1, 0), pc.size);
     vec4 c = load_clamped(src, i0 + ivec2(0, 1), pc.size);
     vec4 d = load_clamped(src, i0 + ivec2(1, 1), pc.size);
-    vec4 top = a * (1.0 - f.x) + b * f.x;
-    vec4 bot = c * (1.0 - f.x) + d * f.x;
-    imageStore(dst, p, to_stored(top * (1.0 - f.y) + bot * f.y));
+    precise vec4 top = a * (1.0 - f.x) + b * f.x;
+    precise vec4 bot = c * (1.0 - f.x) + d * f.x;
+    precise vec4 o = top * (1.0 - f.y) + bot * f.y;
+    imageStore(dst, p, to_stored(o));
 }

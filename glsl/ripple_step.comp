@@ -27,7 +27,7 @@ void main()
     const ivec2 p = ivec2(gl_GlobalInvocationID.xy);
     if (any(greaterThanEqual(p, pc.size)))
         return;
-    float h = 0.0;
+    precise float h = 0.0;
     bool interior = all(greaterThan(p, ivec2(0))) && all(lessThan(p, pc.size - 1));
     if (interior && pc.init != 0u) {
         for (uint i = 0u; i < pc.ndrops; i++) {
@@ -39,11 +39,12 @@ void main()
         }
     } else if (interior) {
         // Interior cells have all four neighbours inside the grid: no clamping.
-        float around = (texelFetch(h_cur, p + ivec2(-1, 0), 0).r +
+        precise float around = (texelFetch(h_cur, p + ivec2(-1, 0), 0).r +
                         texelFetch(h_cur, p + ivec2(1, 0), 0).r) +
                        (texelFetch(h_cur, p + ivec2(0, -1), 0).r +
                         texelFetch(h_cur, p + ivec2(0, 1), 0).r);
         h = pc.k1 * texelFetch(h_prev, p, 0).r + pc.k2 * texelFetch(h_cur, p, 0).r + pc.k3 * around;
+        h = ripple_flush(h);
     }
     imageStore(h_next, p, to_stored(vec4(h, 0.0, 0.0, 0.0)));
 }

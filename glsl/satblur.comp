@@ -21,6 +21,8 @@ layout(binding = 0) uniform usampler2D sat_lo;
 layout(binding = 1) uniform usampler2D sat_hi;
 layout(binding = 2) uniform writeonly image2D dst;
 layout(binding = 3) readonly buffer Map { float map[]; };
+// recip[n] = 1/n rounded to float, from the host (1 <= n <= the longer side).
+layout(binding = 4) readonly buffer Recip { float recip[]; };
 
 i64vec4 table(int x, int y)
 {
@@ -36,8 +38,13 @@ vec4 box_mean(ivec2 p, int rx, int ry)
     int x1 = max(p.x - rx - 1, -1), x2 = min(p.x + rx, pc.size.x - 1);
     int y1 = max(p.y - ry - 1, -1), y2 = min(p.y + ry, pc.size.y - 1);
     i64vec4 s = table(x2, y2) - table(x1, y2) - table(x2, y1) + table(x1, y1);
-    float area = float(x2 - x1) * float(y2 - y1);
-    return vec4(float(s.x), float(s.y), float(s.z), float(s.w)) / (area * exp2(float(SHIFT)));
+    // The sum (exact) to float, times the reciprocals of the box's width and height and
+    // 2^-SHIFT, each product rounded on its own: the same bits on every device, where a
+    // division may differ between them by a few units in the last place.
+    precise vec4 sum = vec4(float(s.x), float(s.y), float(s.z), float(s.w));
+    const float unit = uintBitsToFloat(uint(127 - SHIFT) << 23); // 2^-SHIFT
+    precise vec4 mean = sum * recip[x2 - x1] * recip[y2 - y1] * unit;
+    return mean;
 }
 
 void main()
@@ -56,19 +63,22 @@ void main()
     int r = pc.radius;
     if (MODE != 0u) {
         float m = map[uint(p.y) * uint(pc.size.x) + uint(p.x)];
-        float t = MODE == 1u ? m * pc.scale
-                             : coc_from_depth(m, pc.focus, pc.range, pc.maxcoc, pc.disparity != 0u);
+        precise float t = MODE == 1u ? m * pc.scale
+                             : coc_from_depth(m, pc.focus, pc.inv_range, pc.maxcoc, pc.disparity != 0u);
         // Radii beyond twice the image (so that the smooth shape's halves
         // still cover it) all give the whole-image mean; NaN gives 0.
         t = isnan(t) ? 0.0 : t;
         float lim = float(2 * max(pc.size.x, pc.size.y) + 1);
         r = int(clamp(floor(t + 0.5), 0.0, lim));
     }
-    vec4 o;
+    precise vec4 o;
     if (SMOOTH) {
         int half_r = (r + 1) / 2, three_q = (3 * r + 2) / 4;
-        o = (box_mean(p, half_r, r) + box_mean(p, r, half_r) + box_mean(p, three_q, three_q)) /
-            3.0;
+        // The three means in this order, times 1/3 rounded to float (a division by 3 may be
+        // compiled as a product by another rounding of 1/3, or not).
+        precise vec4 sum = box_mean(p, half_r, r) + box_mean(p, r, half_r);
+        sum += box_mean(p, three_q, three_q);
+        o = sum * 0.3333333432674408;
     } else {
         o = box_mean(p, r, r);
     }

@@ -18,7 +18,7 @@ VKFX_PUSH_BEGIN(satblur_push)
     VKFX_INT(radius);
     VKFX_FLOAT(scale);
     VKFX_FLOAT(focus);
-    VKFX_FLOAT(range);
+    VKFX_FLOAT(inv_range);
     VKFX_FLOAT(maxcoc);
     VKFX_UINT(disparity);
 VKFX_PUSH_END(satblur_push)

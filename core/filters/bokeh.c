@@ -223,7 +223,7 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
 
     bokeh_spots_push push = {{(int32_t)w, (int32_t)h}, (float)p->threshold, 0, 0, 0, 0,
                              (uint32_t)p->max};
-    vkfx_coc_push(&p->coc, &push.focus, &push.range, &push.maxcoc, &push.disparity);
+    vkfx_coc_push(&p->coc, &push.focus, &push.inv_range, &push.maxcoc, &push.disparity);
     TRY(vkfx_graph_fill(g, s->header, 0));
     vkfx_dispatch d_append = {
         .kernel = append,

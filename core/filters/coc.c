@@ -99,11 +99,11 @@ float vkfx_coc_depth(const vkfx_coc_params *p, float z)
     return p->kind == VKFX_DEPTH_DISPARITY ? 1.0f - z : z;
 }
 
-void vkfx_coc_push(const vkfx_coc_params *p, float *focus, float *range, float *maxcoc,
+void vkfx_coc_push(const vkfx_coc_params *p, float *focus, float *inv_range, float *maxcoc,
                    uint32_t *disparity)
 {
     *focus = (float)p->focus;
-    *range = (float)p->range;
+    *inv_range = (float)(1.0 / p->range);
     *maxcoc = (float)p->maxcoc;
     *disparity = p->kind == VKFX_DEPTH_DISPARITY;
 }

@@ -67,7 +67,7 @@ static int dof_pass(vkfx_graph *g, const vkfx_coc_params *coc, double strength, 
     TRY(vkfx_graph_kernel(g, &dof_kernel, &spec, &k));
     dof_push push = {{(int32_t)w, (int32_t)h},      0, 0, 0, (float)strength, 0,
                      (int32_t)vkfx_groups(n, group)};
-    vkfx_coc_push(coc, &push.focus, &push.range, &push.maxcoc, &push.disparity);
+    vkfx_coc_push(coc, &push.focus, &push.inv_range, &push.maxcoc, &push.disparity);
     vkfx_dispatch d = {
         .kernel = k,
         .label = vertical ? "dof.columns" : "dof.rows",
@@ -110,7 +110,8 @@ const vkfx_filter vkfx_filter_dof = {
     .name = "dof",
     .help = "depth of field by diffusion: implicit heat steps along rows, then columns",
     .details =
-        "coc = maxcoc * clamp(|z - focus| / range, 0, 1) in pixels from the depth z (1 - z with "
+        "coc = maxcoc * clamp(|z - focus| / range, 0, 1) in pixels (in float, |z - focus| times "
+        "1/range rounded to float: the same on every device) from the depth z (1 - z with "
         "kind=disparity; 8/16-bit maps read as [0,1], float depth (HDR, OpenEXR: Z, *.Z, "
         "*depth*, FILE.exr#NAME, or self for the input's own) in scene units, focus and range "
         "then in the same units). Each row, then each column of the row result, is one "

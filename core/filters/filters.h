@@ -46,8 +46,9 @@ const vkfx_coc_params *vkfx_coc_of(const vkfx_filter *f, const void *params);
  * (kind=disparity flips it): focus set to this makes that pixel sharp. */
 float vkfx_coc_depth(const vkfx_coc_params *p, float z);
 
-/* focus, range, maxcoc and whether the map is disparity, for the kernels' push constants. */
-void vkfx_coc_push(const vkfx_coc_params *p, float *focus, float *range, float *maxcoc,
+/* focus, 1/range (glsl/coc.glsl multiplies by it), maxcoc and whether the map is disparity,
+ * for the kernels' push constants. */
+void vkfx_coc_push(const vkfx_coc_params *p, float *focus, float *inv_range, float *maxcoc,
                    uint32_t *disparity);
 
 #define VKFX_COC_OPTIONS(T, member)                                                                \

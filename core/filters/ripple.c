@@ -1,6 +1,7 @@
 /* ripple of FILTERS.md: drops on a damped 2D wave equation, simulated in
  * float32 on r32f height images, then a refraction of the input through the
  * final height field's gradient. */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,6 +92,12 @@ static uint32_t ripple_hash(uint32_t seed, uint32_t i)
     return lowbias32(lowbias32(seed) + i);
 }
 
+/* A coefficient of the scheme as the kernel takes it: 0 below RIPPLE_TINY_COEFF (glsl/ripple.h). */
+static float coefficient(double k)
+{
+    return fabs(k) < RIPPLE_TINY_COEFF ? 0.0f : (float)k;
+}
+
 static const vkfx_kernel_desc ripple_step_kernel = {
     .name = "ripple_step",
     VKFX_SPV(ripple_step),
@@ -144,9 +151,9 @@ static int ripple_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     double dt = 1.0, dx = 1.0, d = p->damping;
     double e = p->speed * p->speed * dt * dt / (dx * dx);
     ripple_step_push push = {{(int32_t)w, (int32_t)h},
-                             (float)((d * dt - 2.0) / (d * dt + 2.0)),
-                             (float)((4.0 - 8.0 * e) / (d * dt + 2.0)),
-                             (float)(2.0 * e / (d * dt + 2.0)),
+                             coefficient((d * dt - 2.0) / (d * dt + 2.0)),
+                             coefficient((4.0 - 8.0 * e) / (d * dt + 2.0)),
+                             coefficient(2.0 * e / (d * dt + 2.0)),
                              1,
                              n};
     uint32_t groups[3] = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1};
@@ -212,7 +219,10 @@ const vkfx_filter vkfx_filter_ripple = {
         "the input at q = p + strength * (dh/dx, dh/dy), dh/dx = (h(x+1) - h(x-1))/2 with "
         "clamp-to-edge (likewise dh/dy), bilinearly with pixel centres at integer "
         "coordinates and clamp-to-edge taps, on linear premultiplied RGBA. Deterministic "
-        "for a given seed.",
+        "for a given seed, and the same bytes on every device: each product and sum is "
+        "rounded on its own, in the order written (h_l + h_r, h_u + h_d, then their sum), and "
+        "heights and displacements below 2^-64 in magnitude, and coefficients below 2^-32, "
+        "are taken as 0, so that no operation meets a subnormal.",
     .options = ripple_options,
     .params_size = sizeof(ripple_params),
     .record = ripple_record,

@@ -4,6 +4,7 @@
  * a map, or the rounded circle of confusion of a depth map. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../error.h"
 #include "filters.h"
@@ -72,10 +73,27 @@ static const vkfx_option satdof_options[] = {
 static const vkfx_kernel_desc satblur_kernel = {
     .name = "satblur",
     VKFX_SPV(satblur),
-    .nbind = 4,
-    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
+    .nbind = 5,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER,
+             VKFX_BIND_BUFFER},
     .push_size = sizeof(satblur_push),
 };
+
+/* The kernel's reciprocals 1/n (n = 1 .. the longer side; 0 unused), rounded to float here:
+ * its means are the box's sum times those of the box's width and height (glsl/satblur.comp). */
+static int upload_reciprocals(vkfx_graph *g, uint32_t w, uint32_t h, vkfx_buffer **out)
+{
+    uint32_t n = (w > h ? w : h) + 1;
+    float *r = malloc(n * sizeof(float));
+    if (!r)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory for %u reciprocals", n);
+    r[0] = 0.0f;
+    for (uint32_t i = 1; i < n; i++)
+        r[i] = (float)(1.0 / i);
+    int ret = vkfx_graph_upload(g, r, n * sizeof(float), out);
+    free(r);
+    return ret;
+}
 
 static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32_t mode, int shape,
                          int32_t radius, float scale, const vkfx_coc_params *coc, vkfx_buffer *map,
@@ -84,8 +102,10 @@ static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32
     int ret = VKFX_OK;
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_kernel *k = NULL;
+    vkfx_buffer *recip = NULL;
     vkfx_sat sat = {0};
     TRY(vkfx_sat_record(g, src, vkfx_sat_shift(w, h), NULL, &sat));
+    TRY(upload_reciprocals(g, w, h, &recip));
     if (!map)
         TRY(vkfx_graph_buffer(g, 16, 0, &map));
     vkfx_spec spec = {.local = {16, 16, 1},
@@ -99,14 +119,15 @@ static int lookup_record(vkfx_graph *g, vkfx_image *src, vkfx_image *dst, uint32
     int32_t big = 2 * (int32_t)(w > h ? w : h) + 1;
     satblur_push push = {{(int32_t)w, (int32_t)h}, radius > big ? big : radius, scale, 0, 0, 0, 0};
     if (coc)
-        vkfx_coc_push(coc, &push.focus, &push.range, &push.maxcoc, &push.disparity);
+        vkfx_coc_push(coc, &push.focus, &push.inv_range, &push.maxcoc, &push.disparity);
     vkfx_dispatch d = {
         .kernel = k,
         .label = label,
         .use = {{.image = sat.lo},
                 {.image = sat.hi},
                 {.image = dst, .write = true},
-                {.buffer = map}},
+                {.buffer = map},
+                {.buffer = recip}},
         .push = &push,
         .groups = {vkfx_groups(w, 16), vkfx_groups(h, 16), 1},
     };
@@ -170,7 +191,10 @@ const vkfx_filter vkfx_filter_satblur = {
         "floor(v + 0.5). The table holds 64-bit integer sums of the samples in fixed point "
         "(2^-24 steps up to 4 megapixels, coarser above, at worst 2^-18 at 268 megapixels) "
         "after clamping them to +-65504, so box means are exact to that step whatever the "
-        "radius.",
+        "radius. A box's mean is its sum, converted to float, times 1/width and 1/height "
+        "(each rounded to float), each product rounded on its own; smooth adds its three "
+        "means in the order above and multiplies by 1/3 rounded to float: the same bytes on "
+        "every device, where a division may differ.",
     .options = satblur_options,
     .params_size = sizeof(satblur_params),
     .record = satblur_record,
@@ -181,7 +205,8 @@ const vkfx_filter vkfx_filter_satblur = {
 const vkfx_filter vkfx_filter_satdof = {
     .name = "satdof",
     .help = "depth of field: a per-pixel box blur sized by the circle of confusion",
-    .details = "coc = maxcoc * clamp(|z - focus| / range, 0, 1) in pixels, z the depth (1 - z "
+    .details = "coc = maxcoc * clamp(|z - focus| / range, 0, 1) in pixels (in float, |z - focus| "
+               "times 1/range rounded to float: the same on every device), z the depth (1 - z "
                "with kind=disparity). 8/16-bit maps are read as [0,1]; float depth (HDR, "
                "OpenEXR) is used as it is, in scene units, and focus and range are then in the "
                "same units (focus=5:range=3 for a render in metres). From an OpenEXR file: "
