@@ -18,6 +18,9 @@ void main()
         return;
     vec4 b = texelFetch(base, p, 0);
     uint at = (uint(p.y) * uint(pc.size.x) + uint(p.x)) * 3u;
-    vec3 s = vec3(float(accum[at]), float(accum[at + 1u]), float(accum[at + 2u])) / 4294967296.0;
-    imageStore(dst, p, to_stored(vec4(b.rgb + s, b.a)));
+    // Times 2^-32 (exact, where a division may not be), then added to the base.
+    precise vec3 s = vec3(float(accum[at]), float(accum[at + 1u]), float(accum[at + 2u])) *
+                     2.3283064365386963e-10;
+    precise vec3 sum = b.rgb + s;
+    imageStore(dst, p, to_stored(vec4(sum, b.a)));
 }

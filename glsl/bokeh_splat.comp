@@ -10,6 +10,7 @@
 #extension GL_EXT_shader_atomic_int64 : require
 #include "common.glsl"
 #include "bokeh_shape.glsl"
+#include "portable.glsl"
 #include "scan.glsl"
 
 #include "bokeh_spot.glsl"
@@ -45,7 +46,9 @@ void main()
     }
     atomicAdd(covered, mine);
     barrier();
-    vec3 v = pc.gain * s.colour.rgb / float(covered) * 4294967296.0;
+    // Each product rounded on its own, 1/covered from portable_recip: the same integers on
+    // every device.
+    precise vec3 v = pc.gain * s.colour.rgb * portable_recip(float(covered)) * 4294967296.0;
     uint64_t f[3] = uint64_t[3](uint64_t(int64_t(roundEven(v.r))), uint64_t(int64_t(roundEven(v.g))),
                                 uint64_t(int64_t(roundEven(v.b))));
     for (uint i = lid; i < area; i += n) {

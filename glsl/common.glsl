@@ -63,9 +63,12 @@ vec4 load_clamped(sampler2D s, ivec2 p, ivec2 size)
     return texelFetch(s, clamp(p, ivec2(0), size - 1), 0);
 }
 
+// FILTERS.md's luminance, each product rounded on its own and the sums taken R, G, then B
+// (NoContraction; dot leaves the order and the fusing open): the same bits on every device.
 float luminance(vec3 rgb)
 {
-    return dot(rgb, vec3(0.2126, 0.7152, 0.0722));
+    precise float y = (0.2126 * rgb.r + 0.7152 * rgb.g) + 0.0722 * rgb.b;
+    return y;
 }
 
 // luminance with the coefficients rounded to 13 significant bits (they still sum to 1): each

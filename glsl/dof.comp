@@ -22,6 +22,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "coc.glsl"
+#include "portable.glsl"
 #include "dof.h"
 
 layout(constant_id = DOF_SPEC_VERTICAL) const bool VERTICAL = false;
@@ -33,8 +34,9 @@ layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) uniform writeonly image2D dst;
 layout(binding = 2) readonly buffer Depth { float depth[]; };
 
-// The reduced system, one equation per invocation (T <= 1024).
-shared float sa[1024], sb[1024], sc[1024];
+// The reduced system, one equation per invocation (T <= 1024), and the reciprocal of each
+// one's diagonal, which its two neighbours of the step read (32 KiB in all).
+shared float sa[1024], sb[1024], sc[1024], sr[1024];
 shared vec4 sd[1024];
 
 int line_length()
@@ -65,12 +67,12 @@ void main()
 
     // beta[j] links rows first + j - 1 and first + j (j = 0..L); 0 at the
     // line's ends and beyond (the padding rows are then the identity).
-    float beta[MAXL + 1];
+    precise float beta[MAXL + 1];
     float coc_prev = first - 1 >= 0 && first - 1 < n ? coc_at(first - 1) : 0.0;
     for (int j = 0; j <= L; j++) {
         int i = first + j;
         float coc_i = i < n ? coc_at(i) : 0.0;
-        float m = pc.strength * min(coc_prev, coc_i);
+        precise float m = pc.strength * min(coc_prev, coc_i);
         beta[j] = i - 1 >= 0 && i < n ? m * m : 0.0;
         coc_prev = coc_i;
     }
@@ -95,25 +97,36 @@ void main()
     // need it at the chunk's ends only: s_last is the sweep's last value,
     // and s_first its back substitution, summed on the way as
     // s'(0) + (-cp(0)) s'(1) + (-cp(0))(-cp(1)) s'(2) + ... (positive terms).
-    vec4 u[MAXL];
-    float v[MAXL], w[MAXL], cp[MAXL];
+    //
+    // The same bits on every device: every operation is rounded on its own (precise), in the
+    // order written, and each division is a product with portable_recip's reciprocal
+    // (glsl/portable.glsl: a device's own division may be a few units off). A subnormal, which
+    // one device flushes to zero and another keeps, then changes a value by less than 2^-100:
+    // data meet only coefficients of magnitude at most 1 (every diagonal is at least 1), or a
+    // beta whose product is divided by a diagonal beyond it, so that the difference never
+    // reaches a value above 2^-70, where rounding absorbs it; the kernel writes values below
+    // 2^-60 in a float image as 0 (flush_tiny), so that it cannot show there either (a half
+    // holds nothing below 2^-25).
+    precise vec4 u[MAXL];
+    precise float v[MAXL], w[MAXL], cp[MAXL];
     int m = L - 1;
-    float e = 1.0, den_prev = 1.0;
-    float s_last = 0.0, s_first = 0.0, chain = 1.0;
+    precise float e = 1.0, rden_prev = 1.0;
+    precise float s_last = 0.0, s_first = 0.0, chain = 1.0;
     for (int j = 0; j < m; j++) {
         int i = first + j;
         vec4 x = i < n ? texelFetch(src, at(i), 0) : vec4(0.0);
-        e = 1.0 + beta[j] * (j > 0 ? e / den_prev : 1.0);
-        float den = e + beta[j + 1];
-        den_prev = den;
+        e = 1.0 + beta[j] * (j > 0 ? e * rden_prev : 1.0);
+        precise float den = e + beta[j + 1];
+        precise float rden = portable_recip(den);
+        rden_prev = rden;
         float left = j > 0 ? beta[j] : 0.0;
-        cp[j] = j < m - 1 ? -beta[j + 1] / den : 0.0;
-        u[j] = (x + left * (j > 0 ? u[j - 1] : vec4(0.0))) / den;
-        s_last = (1.0 + left * s_last) / den;
+        cp[j] = j < m - 1 ? -beta[j + 1] * rden : 0.0;
+        u[j] = (x + left * (j > 0 ? u[j - 1] : vec4(0.0))) * rden;
+        s_last = (1.0 + left * s_last) * rden;
         chain *= j > 0 ? -cp[j - 1] : 1.0;
         s_first += chain * s_last;
-        v[j] = ((j == 0 ? beta[j] : 0.0) + left * (j > 0 ? v[j - 1] : 0.0)) / den;
-        w[j] = ((j == m - 1 ? beta[j + 1] : 0.0) + left * (j > 0 ? w[j - 1] : 0.0)) / den;
+        v[j] = ((j == 0 ? beta[j] : 0.0) + left * (j > 0 ? v[j - 1] : 0.0)) * rden;
+        w[j] = ((j == m - 1 ? beta[j + 1] : 0.0) + left * (j > 0 ? w[j - 1] : 0.0)) * rden;
     }
     for (int j = m - 2; j >= 0; j--) {
         u[j] -= cp[j] * u[j + 1];
@@ -134,8 +147,8 @@ void main()
     int k = first + L - 1;
     vec4 xk = k < n ? texelFetch(src, at(k), 0) : vec4(0.0);
     float ak = -beta[L - 1], ck = -beta[L];
-    float A, C, E;
-    vec4 D;
+    precise float A, C, E;
+    precise vec4 D;
     if (m > 0) {
         float v_next = t + 1 < T ? sa[t + 1] : 0.0;
         float w_next = t + 1 < T ? sb[t + 1] : 0.0;
@@ -157,31 +170,36 @@ void main()
     // A, C (not positive), its margin E (positive) and D; its diagonal is
     // E - A - C. Eliminating a neighbour adds a positive multiple of the
     // neighbour's margin to the row's: E' = E + |k1| E(lo) + |k2| E(hi).
+    precise float rdiag = portable_recip(E - A - C);
     sa[t] = A;
     sb[t] = E;
     sc[t] = C;
     sd[t] = D;
+    sr[t] = rdiag;
     barrier();
     for (int st = 1; st < T; st <<= 1) {
         int lo = t - st, hi = t + st;
-        float k1 = lo >= 0 ? A / (sb[lo] - sa[lo] - sc[lo]) : 0.0;
-        float k2 = hi < T ? C / (sb[hi] - sa[hi] - sc[hi]) : 0.0;
-        float na = lo >= 0 ? -k1 * sa[lo] : 0.0;
-        float nc = hi < T ? -k2 * sc[hi] : 0.0;
-        float ne = E - (lo >= 0 ? k1 * sb[lo] : 0.0) - (hi < T ? k2 * sb[hi] : 0.0);
-        vec4 nd = D - (lo >= 0 ? k1 * sd[lo] : vec4(0.0)) - (hi < T ? k2 * sd[hi] : vec4(0.0));
+        precise float k1 = lo >= 0 ? A * sr[lo] : 0.0;
+        precise float k2 = hi < T ? C * sr[hi] : 0.0;
+        precise float na = lo >= 0 ? -k1 * sa[lo] : 0.0;
+        precise float nc = hi < T ? -k2 * sc[hi] : 0.0;
+        precise float ne = E - (lo >= 0 ? k1 * sb[lo] : 0.0) - (hi < T ? k2 * sb[hi] : 0.0);
+        precise vec4 nd =
+            D - (lo >= 0 ? k1 * sd[lo] : vec4(0.0)) - (hi < T ? k2 * sd[hi] : vec4(0.0));
         barrier();
         A = na;
         C = nc;
         E = ne;
         D = nd;
+        rdiag = portable_recip(E - A - C);
         sa[t] = A;
         sb[t] = E;
         sc[t] = C;
         sd[t] = D;
+        sr[t] = rdiag;
         barrier();
     }
-    vec4 X = D / (E - A - C);
+    precise vec4 X = D * rdiag;
     sd[t] = X;
     barrier();
     vec4 X_prev = t > 0 ? sd[t - 1] : vec4(0.0);
@@ -189,9 +207,10 @@ void main()
     // Last substitution: the eliminated rows from the reduced unknowns.
     for (int j = 0; j < m; j++) {
         int i = first + j;
+        precise vec4 y = u[j] + v[j] * X_prev + w[j] * X;
         if (i < n)
-            imageStore(dst, at(i), to_stored(u[j] + v[j] * X_prev + w[j] * X));
+            imageStore(dst, at(i), to_stored(HALF_OUT ? y : flush_tiny(y)));
     }
     if (k < n)
-        imageStore(dst, at(k), to_stored(X));
+        imageStore(dst, at(k), to_stored(HALF_OUT ? X : flush_tiny(X)));
 }

@@ -7,6 +7,7 @@
 // read-back half of the staging path.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "portable.glsl"
 #define ENCODE
 #include "decode.h"
 
@@ -20,8 +21,13 @@ vec4 straight_colour(uint pixel)
 {
     ivec2 p = ivec2(pixel % uint(pc.size.x), pixel / uint(pc.size.x));
     vec4 c = texelFetch(src, p, 0);
-    if (pc.unpremultiply != 0u)
-        c.rgb = c.a > 0.0 ? c.rgb / c.a : vec3(0.0);
+    // Colour times 1/alpha from portable_recip, the product rounded on its own: the same bits
+    // on every device, where a division may be a few units off and a code at a threshold
+    // would then differ.
+    if (pc.unpremultiply != 0u) {
+        precise vec3 straight = c.rgb * portable_recip(c.a);
+        c.rgb = c.a > 0.0 ? straight : vec3(0.0);
+    }
     return c;
 }
 

@@ -397,6 +397,88 @@ static uint32_t srgb_code(double v, double top)
     return (uint32_t)floor(e * top + 0.5);
 }
 
+/* The least float of sRGB code k at depth top (k >= 1). */
+static float srgb_least(uint32_t k, double top)
+{
+    double x = (k - 0.5) / top;
+    x = x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
+    float f = (float)x;
+    while (srgb_code(f, top) < k)
+        f = nextafterf(f, 2.0f);
+    while (srgb_code(nextafterf(f, 0.0f), top) >= k)
+        f = nextafterf(f, 0.0f);
+    return f;
+}
+
+/* glsl/portable.glsl's portable_recip on the host, each operation rounded to float on its own
+ * (volatile: no contraction, no wider intermediate). */
+static float portable_recip(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof(u));
+    u = 0x7ef311c3u - u;
+    float guess;
+    memcpy(&guess, &u, sizeof(u));
+    volatile float r = guess;
+    for (int step = 0; step < 3; step++) {
+        volatile float xr = x * r;
+        volatile float e = 1.0f - xr;
+        volatile float re = r * e;
+        r = r + re;
+    }
+    return r;
+}
+
+/* Colour with alpha below 1 is multiplied by portable_recip(alpha) before it is encoded, the
+ * same bits on every device: each colour sample is the least float of a code or the float below
+ * it, each pixel with an alpha of its own, so that a quotient one float off lands in the
+ * neighbouring code for many of them (the count is checked too), and the outputs must be the
+ * codes of the host's own steps. */
+Test(precision, unpremultiplied_codes_as_the_host, .timeout = 300)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    const double top = 255.0;
+    const uint32_t w = 256, h = 40;
+    vkfx_pixels px, out;
+    tc_random_pixels(&px, w, h, 4, VKFX_SAMPLE_F32, 29);
+    px.straight = true;
+    float *v = px.data;
+    uint32_t sensitive = 0;
+    for (uint32_t i = 0; i < w * h; i++) {
+        /* alpha in [1/16, 1), from a hash of the pixel's index */
+        float a = 0.0625f + 0.9375f * (float)((i * 2654435761u) >> 8) / 16777216.0f;
+        for (uint32_t c = 0; c < 3; c++) {
+            uint32_t k = 1 + (3 * i + c) / 2 % (uint32_t)top;
+            float f = srgb_least(k, top);
+            v[4 * i + c] = (3 * i + c) % 2 ? nextafterf(f, 0.0f) : f;
+            float p = v[4 * i + c] * a, q = p * portable_recip(a); /* as the device */
+            sensitive += srgb_code(nextafterf(q, 2.0f), top) != srgb_code(q, top) ||
+                         srgb_code(nextafterf(q, 0.0f), top) != srgb_code(q, top);
+        }
+        v[4 * i + 3] = a;
+    }
+    char chain[64];
+    snprintf(chain, sizeof(chain), "crop:x=0:y=0:width=%u:height=%u", w, h);
+    th_run(&g, chain, &px, 4, VKFX_SAMPLE_U8, 32, &out);
+    uint32_t wrong = 0, first = 0;
+    for (uint32_t i = 0; i < w * h; i++)
+        for (uint32_t c = 0; c < 3; c++) {
+            float a = v[4 * i + 3], p = v[4 * i + c] * a, q = p * portable_recip(a);
+            if (((const uint8_t *)out.data)[4 * i + c] != srgb_code(q, top) && wrong++ == 0)
+                first = 4 * i + c;
+        }
+    cr_expect_gt(sensitive, w * h, "only %u samples a float from another code", sensitive);
+    cr_expect_eq(wrong, 0,
+                 "%u of %u samples off the code of the host's quotient; the first: %.9g / %.9g "
+                 "gave %u",
+                 wrong, w * h * 3, v[first] * v[first | 3], v[first | 3],
+                 ((const uint8_t *)out.data)[first]);
+    vkfx_pixels_free(&px);
+    vkfx_pixels_free(&out);
+    th_gpu_close(&g);
+}
+
 /* 8- and 16-bit sRGB outputs take FILTERS.md's code exactly, even for the floats either side
  * of each boundary between two codes, where the device's pow() alone can land in the
  * neighbouring code (glsl/encode.comp settles it with the host's table). */
@@ -412,14 +494,7 @@ Test(precision, srgb_codes_exact_at_every_boundary, .timeout = 300)
         float *v = px.data;
         for (uint32_t i = 0; i < w * h; i++) {
             /* The least float whose code is k, and the float below it. */
-            uint32_t k = 1 + (i / 2) % (uint32_t)top;
-            double x = (k - 0.5) / top;
-            x = x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
-            float f = (float)x;
-            while (srgb_code(f, top) < k)
-                f = nextafterf(f, 2.0f);
-            while (srgb_code(nextafterf(f, 0.0f), top) >= k)
-                f = nextafterf(f, 0.0f);
+            float f = srgb_least(1 + (i / 2) % (uint32_t)top, top);
             if (i % 2)
                 f = nextafterf(f, 0.0f);
             v[3 * i] = v[3 * i + 1] = v[3 * i + 2] = f;

@@ -343,7 +343,8 @@ const vkfx_filter vkfx_filter_bokeh = {
         "offsets d with |d| <= R (blades=0) or inside the regular polygon of circumradius R "
         "with a corner straight up (blades >= 3, points on an edge inside), R = floor(coc + "
         "0.5). Hot spots beyond max stay in the base image and are reported on stderr. The "
-        "result is the same on every run.",
+        "result is the same on every run, and with blades=0 the same bytes on every device "
+        "(the polygons' corners come from the device's cos and sin).",
     .options = bokeh_options,
     .params_size = sizeof(bokeh_params),
     .check = bokeh_check,

@@ -119,7 +119,10 @@ const vkfx_filter vkfx_filter_dof = {
         "beta(i+1/2)) y(i) - beta(i+1/2) y(i+1) = x(i), beta(i+1/2) = (strength * min(coc(i), "
         "coc(i+1)))^2, no flow across the image's edges. A coc of 0 everywhere leaves the image "
         "unchanged, a constant image stays constant, and each line keeps its sum. Solved by "
-        "cyclic reduction, one work group per line; lines up to 16384 pixels.",
+        "cyclic reduction, one work group per line; lines up to 16384 pixels. The same bytes "
+        "on every device: each operation rounded on its own in the order written, each "
+        "division a product with a reciprocal every device computes alike, values below "
+        "2^-60 in a float image written as 0.",
     .options = dof_options,
     .params_size = sizeof(dof_params),
     .record = dof_record,

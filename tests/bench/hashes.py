@@ -4,8 +4,10 @@ which outputs one device gives byte for byte like another.
     python3 tests/bench/hashes.py [--only WORD] [--check GOLDEN] VKFX IMAGES_DIR OUT_FILE [WORK_DIR]
 
 Runs each chain below as one batch over the colour and gray photos (the depth
-filters on the motorcycle with its disparity map), writing 8-bit PNG, half
-and float OpenEXR, and a 16-bit PNG from the 16-bit disparity map, then
+filters on the motorcycle with its disparity map; three chains also over an
+8- or a 16-bit RGBA image with every alpha, which the script makes in
+WORK_DIR), writing 8-bit PNG, half and float OpenEXR, and 16-bit PNG from the
+16-bit inputs, then
 writes one line per output: chain, file, sha256. Two such files (one device
 each, or one lavapipe subgroup width each: LP_NATIVE_VECTOR_WIDTH=128, 256,
 512) compare with `diff` or `python3 tests/bench/hashes.py --compare A B`.
@@ -17,8 +19,10 @@ import hashlib
 import os
 import shutil
 import subprocess
+import struct
 import sys
 import tempfile
+import zlib
 
 PHOTOS = ["astronaut.png", "camera.png", "chelsea.png", "coffee.png", "hubble_deep_field.jpg",
           "rocket.jpg"]
@@ -33,12 +37,36 @@ CHAINS = [
     "grayscale", "unsharp", "unsharp:sigma=0.7:amount=3:threshold=0.02",
     "crop:x=7:y=5:width=200:height=150", "rotate:angle=90", "flip:axis=v",
 ]
+# Made by this script in its work folder: RGBA with every alpha from 0 to the top, so that
+# outputs divide colour by alpha (8- and 16-bit PNG). The chains, and the depths each takes:
+# resize not at 16 bits, whose rgba32f products are not exact (README, Usage).
+ALPHA_JOBS = [("box:radius=1", (8, 16)), ("resize:scale=0.37", (8,)),
+              ("crop:x=7:y=5:width=200:height=150", (8, 16))]
 DEPTH = "{img}/motorcycle_disparity16.png"
 DEPTH_CHAINS = [
     "satdof:depth=" + DEPTH + ":kind=disparity:focus=0.75:range=0.4:maxcoc=12",
     "dof:depth=" + DEPTH + ":kind=disparity:focus=0.75:range=0.4:maxcoc=12",
     "bokeh:depth=" + DEPTH + ":kind=disparity:focus=0.75:range=0.4:maxcoc=12",
 ]
+
+
+def write_rgba(path, depth, w=257, h=181):
+    """An RGBA PNG of the given depth (8 or 16), samples from the pixel's position alone."""
+    top = (1 << depth) - 1
+    rows = bytearray()
+    for y in range(h):
+        rows.append(0)
+        for x in range(w):
+            px = ((x * 7 + y * 3) * 257 % (top + 1), (x * x + y * 131) % (top + 1),
+                  ((x ^ y) * 263) % (top + 1), (x * 5 + y * 11) * (top // 255) % (top + 1))
+            for v in px:
+                rows += v.to_bytes(depth // 8, "big")
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, 6, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(bytes(rows), 6)) + chunk(b"IEND", b""))
 
 
 def compare(a, b):
@@ -72,6 +100,11 @@ def main():
     jobs += [(c.format(img=images), [os.path.join(images, "motorcycle_left.png")])
              for c in DEPTH_CHAINS]
     jobs += [("box:radius=1", [os.path.join(images, "motorcycle_disparity16.png")])]
+    os.makedirs(work, exist_ok=True)
+    alpha = [os.path.join(work, "alpha%d.png" % depth) for depth in (8, 16)]
+    for path, depth in zip(alpha, (8, 16)):
+        write_rgba(path, depth)
+    jobs += [(c, [alpha[(8, 16).index(d)] for d in depths]) for c, depths in ALPHA_JOBS]
     jobs = [(c, i) for c, i in jobs if any(w in c for w in only.split(","))]
     for chain, inputs in jobs:
         for ext, extra in (("png", []), ("exr", []), ("f.exr", ["--exr-float"])):
