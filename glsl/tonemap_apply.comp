@@ -5,6 +5,7 @@
 // where Y <= 0; alpha kept. 16x16 work groups, nothing in shared memory.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "portable.glsl"
 #define TONEMAP_APPLY
 #include "tonemap.h"
 
@@ -21,8 +22,11 @@ void main()
     float y = luminance(c.rgb);
     float k = scale[0];
     if (y > 0.0) {
-        float lm = k * y;
-        c.rgb *= k * (1.0 + lm * pc.inv_w2) / (1.0 + lm);
+        // Each operation rounded on its own, portable_recip for the division: the same bits on
+        // every device.
+        precise float lm = k * y;
+        precise float f = k * (1.0 + lm * pc.inv_w2) * portable_recip(1.0 + lm);
+        c.rgb = c.rgb * f;
     } else {
         c.rgb = vec3(0.0);
     }

@@ -6,6 +6,7 @@
 // Lw = exp(sum / pixels) for tonemap_apply to read: no host read-back.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "portable.glsl"
 #define TONEMAP_SUM
 #include "tonemap.h"
 
@@ -17,16 +18,20 @@ shared float sums[256];
 void main()
 {
     uint li = gl_LocalInvocationIndex;
-    float s = 0.0;
+    precise float s = 0.0;
     for (uint i = li; i < pc.count; i += 256u)
         s += partials[i];
     sums[li] = s;
     barrier();
     for (uint stride = 128u; stride > 0u; stride >>= 1) {
         if (li < stride)
-            sums[li] += sums[li + stride];
+            sums[li] = sums[li] + sums[li + stride];
         barrier();
     }
-    if (li == 0u)
-        scale[0] = pc.key / exp(sums[0] / pc.pixels);
+    // key / exp(mean) as key exp(-mean), the mean a product with 1/pixels from the host.
+    if (li == 0u) {
+        precise float mean = sums[0] * pc.inv_pixels;
+        precise float k = pc.key * portable_exp(-mean);
+        scale[0] = k;
+    }
 }

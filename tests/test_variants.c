@@ -124,8 +124,7 @@ static bool device_lacks(const vkfx_context *ctx, const char *family, const char
     if (strcmp(family, "sat") == 0 && strcmp(variant, "subgroup64") == 0)
         return !ctx->subgroup_arith || !ctx->subgroup_int64;
     if (strcmp(variant, "subgroup") == 0 &&
-        (strcmp(family, "sat") == 0 || strcmp(family, "histogram") == 0 ||
-         strcmp(family, "tonemap") == 0))
+        (strcmp(family, "sat") == 0 || strcmp(family, "histogram") == 0))
         return !ctx->subgroup_arith;
     return false;
 }
