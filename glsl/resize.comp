@@ -3,9 +3,10 @@
 // vertical), first index, count and weights read from a table the host computed (Pillow's
 // ImagingResample scheme, core/filters/resize.c). Work group 16 x 16 (8 x 32 along y), one
 // output per invocation; no shared memory (the taps of neighbouring outputs overlap in the
-// texture cache). The pass along y, and along x where glsl/resize_rows.comp does not apply. Making
-// two to eight neighbouring outputs per invocation, each texel of their runs read once,
-// measured slower on the GPU machine (tests/bench/RESULTS.md, resize).
+// texture cache). The passes where glsl/resize_walk.comp does not apply: along y, and along x
+// where glsl/resize_rows.comp does not apply either. Making two to eight neighbouring outputs
+// per invocation, each texel of their runs read once, measured slower on the GPU machine
+// (tests/bench/RESULTS.md, resize).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #define RESIZE_AXIS

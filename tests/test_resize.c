@@ -129,6 +129,64 @@ Test(resize, photos_at_awkward_sizes, .timeout = 600)
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
 
+/* resize's variants (walk, rows, texture) sum each output's taps in the same order: the same
+ * float bits from each that applies, at rgba16f and rgba32f, on a photo and on random RGBA, for
+ * shrinks the walk takes (both sides, 6 taps or more along x), one it does not, a size kept
+ * along one axis, and an enlargement (walk refused). */
+Test(resize, variants_give_the_same_bits, .timeout = 300)
+{
+    static const char *const chains[] = {
+        "resize:scale=0.5",
+        "resize:width=97:height=61",
+        "resize:scale=0.37:kernel=mitchell",
+        "resize:width=43:height=19:kernel=lanczos3",
+        "resize:scale=0.5:kernel=linear",
+        "resize:width=301:height=40",
+        "resize:scale=1.7:kernel=mitchell",
+    };
+    static const char *const variants[] = {"walk", "rows", "texture"};
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels inputs[2];
+    random_rgba(&inputs[0], 301, 203, 2940);
+    cr_assert_eq(tc_load_photo(tc_photos()[0], &inputs[1]), VKFX_OK, "%s", vkfx_error_message());
+    unsigned compared = 0, walked = 0;
+    for (size_t i = 0; i < 2; i++)
+        for (int precision = 16; precision <= 32; precision += 16)
+            for (size_t c = 0; c < sizeof(chains) / sizeof(chains[0]); c++) {
+                vkfx_pixels first = {0};
+                const char *first_name = NULL;
+                for (size_t v = 0; v < 3; v++) {
+                    char force[64];
+                    snprintf(force, sizeof(force), "resize:%s", variants[v]);
+                    setenv("VKFX_VARIANT", force, 1);
+                    vkfx_pixels got;
+                    bool ran = th_run_unless(&g, chains[c], &inputs[i], 4, VKFX_SAMPLE_F32,
+                                             precision, "does not apply", &got);
+                    unsetenv("VKFX_VARIANT");
+                    if (!ran)
+                        continue;
+                    walked += v == 0;
+                    if (!first_name) {
+                        first = got;
+                        first_name = variants[v];
+                        continue;
+                    }
+                    cr_expect_eq(memcmp(first.data, got.data, vkfx_pixels_bytes(&got)), 0,
+                                 "%s at rgba%df on input %zu: %s and %s differ", chains[c],
+                                 precision, i, first_name, variants[v]);
+                    compared++;
+                    vkfx_pixels_free(&got);
+                }
+                vkfx_pixels_free(&first);
+            }
+    for (size_t i = 0; i < 2; i++)
+        vkfx_pixels_free(&inputs[i]);
+    th_gpu_close(&g);
+    cr_expect_gt(walked, 0, "the walk applied to none of the chains");
+    cr_expect_gt(compared, 20, "only %u pairs compared", compared);
+}
+
 /* The value of half bit pattern h (not infinity or NaN). */
 static double half_value(uint16_t h)
 {

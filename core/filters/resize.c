@@ -3,9 +3,11 @@
  * output row or column takes its first input index, its tap count and its weights from a
  * table computed once on the host in double, normalised there and rounded to VKFX_WEIGHT_BITS
  * (core/kernel.h: their products with the halves they weigh are exact, the same bits on every
- * device). The pass along x reads its rows through shared memory where a work group's runs fit
- * there (glsl/resize_rows.comp); the pass along y, and along x otherwise, read the image
- * directly (glsl/resize.comp). */
+ * device). Where both axes shrink, each pass walks lines, reading each input once and adding
+ * it into the running sums of the outputs that read it (glsl/resize_walk.comp). Otherwise the
+ * pass along x reads its rows through shared memory where a work group's runs fit there
+ * (glsl/resize_rows.comp); the pass along y, and along x otherwise, read the image directly
+ * (glsl/resize.comp). Every variant sums each output's taps in input order: the same bytes. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -17,10 +19,12 @@
 
 #include "resize.spv.h"
 #include "resize_rows.spv.h"
+#include "resize_walk.spv.h"
 #include "../../glsl/resize.h"
 
 _Static_assert(sizeof(resize_push) == RESIZE_PUSH_BYTES, "resize.comp's push block");
 _Static_assert(sizeof(resize_rows_push) == RESIZE_ROWS_PUSH_BYTES, "resize_rows.comp's push block");
+_Static_assert(sizeof(resize_walk_push) == RESIZE_WALK_PUSH_BYTES, "resize_walk.comp's push block");
 
 /* resize.comp's work group: GROUP x GROUP outputs along x; along y, V_W x V_H, which the GPU
  * machine ran faster (tests/bench/RESULTS.md, resize). */
@@ -411,10 +415,158 @@ fail:
     return ret;
 }
 
-/* Along x through shared memory for rgba16f where a work group's runs fit there (with
- * lanczos3 and 48 KiB of it, shrinking by up to about 14x); through the texture cache
- * otherwise, as along y. */
+/* resize_walk's work group: WALK_W lines. Each invocation makes a segment of at most
+ * WALK_SEG outputs of its line, fewer where the pass would then have fewer than WALK_THREADS
+ * invocations (down to WALK_SEG_LEAST): a segment reads the inputs at its ends a second time,
+ * but one invocation walks its inputs one after another (sizes from a sweep on the GPU
+ * machine, tests/bench/RESULTS.md, resize). It takes shrink factors up to WALK_MOST (beyond,
+ * it was slower than the texture passes there) and kernels of at least WALK_TAPS taps along x
+ * (with fewer, resize_rows' sums are cheap and it was faster). */
+enum {
+    WALK_W = 64,
+    WALK_SEG = 32,
+    WALK_SEG_LEAST = 8,
+    WALK_THREADS = 1 << 17,
+    WALK_MOST = 16,
+    WALK_TAPS = 6,
+    WALK_UNROLL = 4,
+    WALK_STEP_WORDS = 8
+};
+
+/* resize_walk's table for axis a from in_size inputs (WALK_STEP_WORDS words an input,
+ * glsl/resize_walk.comp) into steps, and the first incomplete output before each input into
+ * low_of, where not NULL; false where the kernel cannot take the axis: the outputs' runs must
+ * start and end in output order, only the last input may complete more than one, and no input
+ * may feed an output RESIZE_WALK_SLOTS or more past the first one not yet complete. */
+static bool walk_steps(const axis *a, uint32_t in_size, uint32_t *steps, uint32_t *low_of)
+{
+    const uint32_t n = a->out_size, *t = a->table;
+    const float *weights = (const float *)(t + 2 * (size_t)n);
+    if (n > in_size)
+        return false;
+    for (uint32_t i = 1; i < n; i++)
+        if (t[2 * i] < t[2 * (i - 1)] ||
+            t[2 * i] + t[2 * i + 1] < t[2 * (i - 1)] + t[2 * (i - 1) + 1])
+            return false;
+    uint32_t low = 0; /* the first output not complete before input r */
+    for (uint32_t r = 0; r < in_size; r++) {
+        while (low < n && t[2 * low] + t[2 * low + 1] <= r)
+            low++;
+        if (low + RESIZE_WALK_SLOTS < n && t[2 * (low + RESIZE_WALK_SLOTS)] <= r)
+            return false;
+        if (low_of)
+            low_of[r] = low;
+        if (!steps)
+            continue;
+        uint32_t done = 0, feeds = 0, *step = steps + (size_t)r * WALK_STEP_WORDS;
+        while (low + done < n && t[2 * (low + done)] + t[2 * (low + done) + 1] == r + 1)
+            done++;
+        /* Only the last input completes more than one output (their runs end at the edge);
+         * the kernel stores those after its walk. */
+        if (done > 1 && r + 1 < in_size)
+            return false;
+        memset(step, 0, WALK_STEP_WORDS * sizeof(*step));
+        for (uint32_t s = 0; s < RESIZE_WALK_SLOTS && low + s < n; s++) {
+            uint32_t i = low + s, first = t[2 * i];
+            if (first <= r && r < first + t[2 * i + 1]) {
+                feeds |= 1u << s;
+                memcpy(&step[1 + s], &weights[(size_t)(r - first) * n + i], sizeof(float));
+            }
+        }
+        step[0] = (done > 0) | feeds << 8;
+    }
+    return true;
+}
+
+static const vkfx_kernel_desc resize_walk_kernel = {
+    .name = "resize_walk",
+    VKFX_SPV(resize_walk),
+    .nbind = 4,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER, VKFX_BIND_BUFFER},
+    .push_size = sizeof(resize_walk_push),
+};
+
+static bool walk_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)caps;
+    const resize_job *j = job;
+    if ((uint64_t)j->x.out_size * WALK_MOST < j->src->width ||
+        (uint64_t)j->y.out_size * WALK_MOST < j->src->height || j->x.taps < WALK_TAPS)
+        return false;
+    return walk_steps(&j->x, j->src->width, NULL, NULL) &&
+           walk_steps(&j->y, j->src->height, NULL, NULL);
+}
+
+/* One pass of resize_walk along axis a from src into dst. */
+static int walk_pass(vkfx_graph *g, const axis *a, bool vertical, vkfx_image *src, vkfx_image *dst)
+{
+    int ret = VKFX_OK;
+    vkfx_buffer *steps_buf = NULL, *segs_buf = NULL;
+    vkfx_kernel *k = NULL;
+    uint32_t in_size = vertical ? src->height : src->width;
+    uint32_t lines = vertical ? dst->width : dst->height, seg = WALK_SEG;
+    while (seg > WALK_SEG_LEAST && (uint64_t)lines * vkfx_groups(a->out_size, seg) < WALK_THREADS)
+        seg /= 2;
+    uint32_t nsegs = vkfx_groups(a->out_size, seg);
+    uint32_t *steps = malloc((size_t)in_size * WALK_STEP_WORDS * sizeof(*steps));
+    uint32_t *low = malloc((size_t)in_size * sizeof(*low));
+    uint32_t *segs = malloc(3 * (size_t)nsegs * sizeof(*segs));
+    if (!steps || !low || !segs) {
+        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory for resize weights");
+        goto fail;
+    }
+    walk_steps(a, in_size, steps, low);
+    for (uint32_t s = 0; s < nsegs; s++) {
+        uint32_t o0 = s * seg, on = a->out_size - o0 < seg ? a->out_size - o0 : seg;
+        axis_reads(a, o0, on, &segs[3 * s], &segs[3 * s + 1]);
+        segs[3 * s + 2] = low[segs[3 * s]];
+    }
+    TRY(vkfx_graph_upload(g, steps, (size_t)in_size * WALK_STEP_WORDS * sizeof(*steps),
+                          &steps_buf));
+    TRY(vkfx_graph_upload(g, segs, 3 * (size_t)nsegs * sizeof(*segs), &segs_buf));
+    vkfx_spec spec = {.local = {WALK_W, 1, 1},
+                      .half_out = vkfx_half_out(dst->format),
+                      .nextra = VKFX_SPEC_COUNT(RESIZE_SPEC_UNROLL)};
+    spec.extra[VKFX_SPEC(RESIZE_SPEC_UNROLL)] = WALK_UNROLL;
+    TRY(vkfx_graph_kernel(g, &resize_walk_kernel, &spec, &k));
+    resize_walk_push push = {{(int32_t)dst->width, (int32_t)dst->height}, vertical, seg};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = vertical ? "resize.v" : "resize.h",
+        .use = {{.image = src},
+                {.image = dst, .write = true},
+                {.buffer = steps_buf},
+                {.buffer = segs_buf}},
+        .push = &push,
+        .groups = {vkfx_groups(lines, WALK_W), nsegs, 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
+fail:
+    free(steps);
+    free(low);
+    free(segs);
+    return ret;
+}
+
+/* Along x, then along y, each pass walking lines (glsl/resize_walk.comp). */
+static int walk_record(vkfx_graph *g, const void *job)
+{
+    int ret = VKFX_OK;
+    const resize_job *j = job;
+    vkfx_image *mid = NULL;
+    TRY(vkfx_graph_image(g, j->dst->width, j->src->height, vkfx_graph_format(g), &mid));
+    TRY(walk_pass(g, &j->x, false, j->src, mid));
+    TRY(walk_pass(g, &j->y, true, mid, j->dst));
+fail:
+    return ret;
+}
+
+/* Walking lines where both axes shrink by up to WALK_MOST with a kernel of WALK_TAPS taps or
+ * more; else along x through shared memory for rgba16f where a work group's runs fit there
+ * (with lanczos3 and 48 KiB of it, shrinking by up to about 14x), then along y through the
+ * texture cache; else through the texture cache along both. */
 static const vkfx_variant resize_variant_list[] = {
+    {"walk", walk_applies, walk_record},
     {"rows", rows_applies, rows_record},
     {"texture", vkfx_variant_always, texture_record},
     {0},
