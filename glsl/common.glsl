@@ -13,7 +13,9 @@ vec4 round_half(vec4 v)
 {
     uvec4 b = floatBitsToUint(v);
     vec4 normal = uintBitsToFloat((b + 0x0fffu + ((b >> 13) & 1u)) & ~0x1fffu);
-    vec4 subnormal = roundEven(v * 16777216.0) * 5.9604644775390625e-08; // below 2^-14: steps of 2^-24 (a product by 2^-24: exact, where a division may not be)
+    // Below 2^-14: steps of 2^-24, scaled back by a product with 2^-24 (exact, where a division
+    // may not be).
+    vec4 subnormal = roundEven(v * 16777216.0) * 5.9604644775390625e-08;
     return mix(normal, subnormal, lessThan(abs(v), vec4(6.103515625e-05)));
 }
 

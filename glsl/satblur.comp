@@ -64,7 +64,8 @@ void main()
     if (MODE != 0u) {
         float m = map[uint(p.y) * uint(pc.size.x) + uint(p.x)];
         precise float t = MODE == 1u ? m * pc.scale
-                             : coc_from_depth(m, pc.focus, pc.inv_range, pc.maxcoc, pc.disparity != 0u);
+                             : coc_from_depth(m, pc.focus, pc.inv_range, pc.maxcoc,
+                                              pc.disparity != 0u);
         // Radii beyond twice the image (so that the smooth shape's halves
         // still cover it) all give the whole-image mean; NaN gives 0.
         t = isnan(t) ? 0.0 : t;
