@@ -419,15 +419,15 @@ fail:
  * WALK_SEG outputs of its line, fewer where the pass would then have fewer than WALK_THREADS
  * invocations (down to WALK_SEG_LEAST): a segment reads the inputs at its ends a second time,
  * but one invocation walks its inputs one after another (sizes from a sweep on the GPU
- * machine, tests/bench/RESULTS.md, resize). It takes shrink factors up to WALK_MOST (beyond,
- * it was slower than the texture passes there) and kernels of at least WALK_TAPS taps along x
- * (with fewer, resize_rows' sums are cheap and it was faster). */
+ * machine, tests/bench/RESULTS.md, resize). It takes shrink factors up to WALK_MOST (at 41x
+ * the texture passes were faster there) and kernels of at least WALK_TAPS taps along x (with
+ * fewer, resize_rows' sums are cheap and it was faster). */
 enum {
     WALK_W = 64,
     WALK_SEG = 32,
-    WALK_SEG_LEAST = 8,
+    WALK_SEG_LEAST = 2,
     WALK_THREADS = 1 << 17,
-    WALK_MOST = 16,
+    WALK_MOST = 32,
     WALK_TAPS = 6,
     WALK_UNROLL = 4,
     WALK_STEP_WORDS = 8

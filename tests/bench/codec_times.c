@@ -27,6 +27,12 @@
  *         image is at most twice WIDTH wide, then point-sampled to WIDTH and
  *         encoded at quality 90 (4:4:4, optimised tables, as vkfx writes it,
  *         then 4:2:0, standard tables, as OpenCV does); prints each wall time.
+ *     codec_times decodepool THREADS DENOM FILE.jpg...
+ *         decoding alone at 1/DENOM, three ways on THREADS threads: to RGB
+ *         (libjpeg-turbo's defaults), to the YCbCr planes before colour
+ *         conversion and upsampling (jpeg_read_raw_data), and to the DCT
+ *         coefficients alone (jpeg_read_coefficients: the entropy decoding
+ *         every way pays); prints the best of 3 of each.
  *
  * Built with `meson compile -C BUILD codec_times`. */
 #include <pthread.h>
@@ -329,17 +335,23 @@ static void *pool_worker(void *arg)
     return NULL;
 }
 
-static double run_pool(pool *p, int threads)
+/* The wall time of threads running worker(arg) to the end, next set to 0 first. */
+static double run_threads(void *(*worker)(void *), void *arg, atomic_int *next, int threads)
 {
     pthread_t t[256];
-    atomic_store(&p->next, 0);
+    atomic_store(next, 0);
     double t0 = vkfx_now_ms();
     for (int i = 0; i < threads; i++)
-        if (pthread_create(&t[i], NULL, pool_worker, p) != 0)
+        if (pthread_create(&t[i], NULL, worker, arg) != 0)
             exit(1);
     for (int i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
     return vkfx_now_ms() - t0;
+}
+
+static double run_pool(pool *p, int threads)
+{
+    return run_threads(pool_worker, p, &p->next, threads);
 }
 
 static int jpeg_pool(int threads, unsigned denom, unsigned width, char **files, int nfiles)
@@ -366,17 +378,124 @@ static int jpeg_pool(int threads, unsigned denom, unsigned width, char **files, 
     return 0;
 }
 
+/* decodepool: how a file is decoded. */
+enum decode_way { WAY_RGB, WAY_PLANES, WAY_COEFFICIENTS };
+
+typedef struct decode_pool {
+    char **files;
+    int nfiles;
+    atomic_int next;
+    unsigned denom;
+    enum decode_way way;
+} decode_pool;
+
+static void decode_one(const decode_pool *p, const char *path)
+{
+    size_t size;
+    unsigned char *data = read_all(path, &size);
+    struct jpeg_decompress_struct d;
+    coder cd;
+    d.err = jpeg_std_error(&cd.err);
+    cd.err.error_exit = coder_exit;
+    unsigned char *planes[MAX_COMPONENTS] = {0}, *rgb = NULL;
+    if (setjmp(cd.jump)) {
+        fprintf(stderr, "codec_times: libjpeg failed on %s\n", path);
+        exit(1);
+    }
+    jpeg_create_decompress(&d);
+    jpeg_mem_src(&d, data, (unsigned long)size);
+    jpeg_read_header(&d, TRUE);
+    if (p->way == WAY_COEFFICIENTS) {
+        jpeg_read_coefficients(&d);
+    } else if (p->way == WAY_RGB) {
+        d.out_color_space = JCS_RGB;
+        d.scale_num = 1;
+        d.scale_denom = p->denom;
+        jpeg_start_decompress(&d);
+        size_t stride = (size_t)d.output_width * 3;
+        rgb = malloc(stride * d.output_height);
+        if (!rgb)
+            exit(1);
+        while (d.output_scanline < d.output_height) {
+            JSAMPROW row = rgb + stride * d.output_scanline;
+            jpeg_read_scanlines(&d, &row, 1);
+        }
+    } else {
+        d.raw_data_out = TRUE;
+        d.scale_num = 1;
+        d.scale_denom = p->denom;
+        jpeg_start_decompress(&d);
+        /* Each component's plane whole, its rows handed over an iMCU row at a time. */
+        JSAMPROW rows[MAX_COMPONENTS][4 * DCTSIZE * MAX_SAMP_FACTOR];
+        JSAMPARRAY arrays[MAX_COMPONENTS];
+        size_t stride[MAX_COMPONENTS], height[MAX_COMPONENTS];
+        for (int c = 0; c < d.num_components; c++) {
+            jpeg_component_info *ci = &d.comp_info[c];
+            stride[c] = (size_t)ci->width_in_blocks * ci->DCT_scaled_size;
+            height[c] = (size_t)ci->height_in_blocks * ci->DCT_scaled_size + 64;
+            planes[c] = malloc(stride[c] * height[c]);
+            if (!planes[c])
+                exit(1);
+            arrays[c] = rows[c];
+        }
+        unsigned lines = (unsigned)(d.max_v_samp_factor * d.min_DCT_scaled_size);
+        for (unsigned y = 0; d.output_scanline < d.output_height; y++) {
+            for (int c = 0; c < d.num_components; c++) {
+                jpeg_component_info *ci = &d.comp_info[c];
+                size_t n = (size_t)ci->v_samp_factor * ci->DCT_scaled_size;
+                for (size_t r = 0; r < n; r++)
+                    rows[c][r] = planes[c] + stride[c] * ((y * n + r) % height[c]);
+            }
+            jpeg_read_raw_data(&d, arrays, lines);
+        }
+    }
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    for (int c = 0; c < MAX_COMPONENTS; c++)
+        free(planes[c]);
+    free(rgb);
+    free(data);
+}
+
+static void *decode_worker(void *arg)
+{
+    decode_pool *p = arg;
+    for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->nfiles;)
+        decode_one(p, p->files[i]);
+    return NULL;
+}
+
+static int decode_pool_run(int threads, unsigned denom, char **files, int nfiles)
+{
+    threads = threads < 1 ? 1 : threads > 256 ? 256 : threads;
+    decode_pool p = {.files = files, .nfiles = nfiles, .denom = denom ? denom : 1};
+    double best[3] = {0, 0, 0};
+    for (int round = 0; round < 3; round++)
+        for (int way = 0; way < 3; way++) {
+            p.way = (enum decode_way)way;
+            double ms = run_threads(decode_worker, &p, &p.next, threads);
+            if (round == 0 || ms < best[way])
+                best[way] = ms;
+        }
+    printf("%d JPEG files, %d threads, decoded at 1/%u (best of 3): to RGB %.1f ms; to YCbCr "
+           "planes %.1f ms; to coefficients only %.1f ms\n",
+           nfiles, threads, p.denom, best[0], best[1], best[2]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 3 && strcmp(argv[1], "jpegpool") == 0)
         return jpeg_pool(atoi(argv[2]), 1, 0, argv + 3, argc - 3);
+    if (argc > 4 && strcmp(argv[1], "decodepool") == 0)
+        return decode_pool_run(atoi(argv[2]), (unsigned)atoi(argv[3]), argv + 4, argc - 4);
     if (argc > 5 && strcmp(argv[1], "thumbpool") == 0)
         return jpeg_pool(atoi(argv[2]), (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]),
                          argv + 5, argc - 5);
     if (argc < 3) {
         fprintf(stderr,
                 "usage: codec_times jpeg|png FILE [RUNS] [LEVEL] | jpegpool THREADS FILE... | "
-                "thumbpool THREADS DENOM WIDTH FILE...\n");
+                "thumbpool THREADS DENOM WIDTH FILE... | decodepool THREADS DENOM FILE...\n");
         return 2;
     }
     int runs = argc > 3 ? atoi(argv[3]) : 7;
