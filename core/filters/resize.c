@@ -454,17 +454,18 @@ static bool walk_steps(const axis *a, uint32_t in_size, uint32_t *steps, uint32_
             low++;
         if (low + RESIZE_WALK_SLOTS < n && t[2 * (low + RESIZE_WALK_SLOTS)] <= r)
             return false;
-        if (low_of)
-            low_of[r] = low;
-        if (!steps)
-            continue;
-        uint32_t done = 0, feeds = 0, *step = steps + (size_t)r * WALK_STEP_WORDS;
+        uint32_t done = 0, feeds = 0;
         while (low + done < n && t[2 * (low + done)] + t[2 * (low + done) + 1] == r + 1)
             done++;
         /* Only the last input completes more than one output (their runs end at the edge);
          * the kernel stores those after its walk. */
         if (done > 1 && r + 1 < in_size)
             return false;
+        if (low_of)
+            low_of[r] = low;
+        if (!steps)
+            continue;
+        uint32_t *step = steps + (size_t)r * WALK_STEP_WORDS;
         memset(step, 0, WALK_STEP_WORDS * sizeof(*step));
         for (uint32_t s = 0; s < RESIZE_WALK_SLOTS && low + s < n; s++) {
             uint32_t i = low + s, first = t[2 * i];

@@ -236,14 +236,20 @@ static void sweep(const unsigned char *png, size_t size, int level)
     free(out);
 }
 
-/* jpegpool: files decoded and encoded again, in memory, by a pool of threads. */
+/* decodepool: how a file is decoded. */
+enum decode_way { WAY_RGB, WAY_PLANES, WAY_COEFFICIENTS };
+
+/* jpegpool, thumbpool, decodepool: files decoded (and for the first two encoded again), in
+ * memory, by a pool of threads. */
 typedef struct pool {
     char **files;
     int nfiles;
     atomic_int next;
     bool vkfx_way; /* 4:4:4 and optimised tables; else 4:2:0 and standard ones */
-    unsigned denom;  /* decode at 1/denom (thumbpool), else 1 */
+    unsigned denom;  /* decode at 1/denom (thumbpool, decodepool), else 1 */
     unsigned width;  /* encode at this width (thumbpool), else the decoded width */
+    bool decode_only; /* decodepool: decoded the given way, not encoded */
+    enum decode_way way;
 } pool;
 
 typedef struct coder {
@@ -254,6 +260,24 @@ typedef struct coder {
 static void coder_exit(j_common_ptr c)
 {
     longjmp(((coder *)c->err)->jump, 1);
+}
+
+/* The image of d (its header read) decoded to RGB at 1/denom, with libjpeg-turbo's defaults. */
+static unsigned char *decode_rgb(struct jpeg_decompress_struct *d, unsigned denom)
+{
+    d->out_color_space = JCS_RGB;
+    d->scale_num = 1;
+    d->scale_denom = denom;
+    jpeg_start_decompress(d);
+    size_t stride = (size_t)d->output_width * 3;
+    unsigned char *px = malloc(stride * d->output_height);
+    if (!px)
+        exit(1);
+    while (d->output_scanline < d->output_height) {
+        JSAMPROW row = px + stride * d->output_scanline;
+        jpeg_read_scanlines(d, &row, 1);
+    }
+    return px;
 }
 
 static void recode(const pool *p, const char *path)
@@ -275,18 +299,8 @@ static void recode(const pool *p, const char *path)
     jpeg_create_decompress(&d);
     jpeg_mem_src(&d, data, (unsigned long)size);
     jpeg_read_header(&d, TRUE);
-    d.out_color_space = JCS_RGB;
-    d.scale_num = 1;
-    d.scale_denom = p->denom ? p->denom : 1;
-    jpeg_start_decompress(&d);
+    px = decode_rgb(&d, p->denom ? p->denom : 1);
     size_t stride = (size_t)d.output_width * 3;
-    px = malloc(stride * d.output_height);
-    if (!px)
-        exit(1);
-    while (d.output_scanline < d.output_height) {
-        JSAMPROW row = px + stride * d.output_scanline;
-        jpeg_read_scanlines(&d, &row, 1);
-    }
     /* A thumbnail: point samples (the resize's own cost is the GPU's). */
     uint32_t ow = d.output_width, oh = d.output_height;
     if (p->width && p->width < ow) {
@@ -327,31 +341,31 @@ static void recode(const pool *p, const char *path)
     free(data);
 }
 
+static void decode_one(const pool *p, const char *path);
+
 static void *pool_worker(void *arg)
 {
     pool *p = arg;
-    for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->nfiles;)
-        recode(p, p->files[i]);
+    for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->nfiles;) {
+        if (p->decode_only)
+            decode_one(p, p->files[i]);
+        else
+            recode(p, p->files[i]);
+    }
     return NULL;
-}
-
-/* The wall time of threads running worker(arg) to the end, next set to 0 first. */
-static double run_threads(void *(*worker)(void *), void *arg, atomic_int *next, int threads)
-{
-    pthread_t t[256];
-    atomic_store(next, 0);
-    double t0 = vkfx_now_ms();
-    for (int i = 0; i < threads; i++)
-        if (pthread_create(&t[i], NULL, worker, arg) != 0)
-            exit(1);
-    for (int i = 0; i < threads; i++)
-        pthread_join(t[i], NULL);
-    return vkfx_now_ms() - t0;
 }
 
 static double run_pool(pool *p, int threads)
 {
-    return run_threads(pool_worker, p, &p->next, threads);
+    pthread_t t[256];
+    atomic_store(&p->next, 0);
+    double t0 = vkfx_now_ms();
+    for (int i = 0; i < threads; i++)
+        if (pthread_create(&t[i], NULL, pool_worker, p) != 0)
+            exit(1);
+    for (int i = 0; i < threads; i++)
+        pthread_join(t[i], NULL);
+    return vkfx_now_ms() - t0;
 }
 
 static int jpeg_pool(int threads, unsigned denom, unsigned width, char **files, int nfiles)
@@ -378,18 +392,8 @@ static int jpeg_pool(int threads, unsigned denom, unsigned width, char **files, 
     return 0;
 }
 
-/* decodepool: how a file is decoded. */
-enum decode_way { WAY_RGB, WAY_PLANES, WAY_COEFFICIENTS };
-
-typedef struct decode_pool {
-    char **files;
-    int nfiles;
-    atomic_int next;
-    unsigned denom;
-    enum decode_way way;
-} decode_pool;
-
-static void decode_one(const decode_pool *p, const char *path)
+/* decodepool: one file decoded at 1/p->denom, p->way. */
+static void decode_one(const pool *p, const char *path)
 {
     size_t size;
     unsigned char *data = read_all(path, &size);
@@ -408,18 +412,7 @@ static void decode_one(const decode_pool *p, const char *path)
     if (p->way == WAY_COEFFICIENTS) {
         jpeg_read_coefficients(&d);
     } else if (p->way == WAY_RGB) {
-        d.out_color_space = JCS_RGB;
-        d.scale_num = 1;
-        d.scale_denom = p->denom;
-        jpeg_start_decompress(&d);
-        size_t stride = (size_t)d.output_width * 3;
-        rgb = malloc(stride * d.output_height);
-        if (!rgb)
-            exit(1);
-        while (d.output_scanline < d.output_height) {
-            JSAMPROW row = rgb + stride * d.output_scanline;
-            jpeg_read_scanlines(&d, &row, 1);
-        }
+        rgb = decode_rgb(&d, p->denom);
     } else {
         d.raw_data_out = TRUE;
         d.scale_num = 1;
@@ -457,23 +450,15 @@ static void decode_one(const decode_pool *p, const char *path)
     free(data);
 }
 
-static void *decode_worker(void *arg)
-{
-    decode_pool *p = arg;
-    for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->nfiles;)
-        decode_one(p, p->files[i]);
-    return NULL;
-}
-
 static int decode_pool_run(int threads, unsigned denom, char **files, int nfiles)
 {
     threads = threads < 1 ? 1 : threads > 256 ? 256 : threads;
-    decode_pool p = {.files = files, .nfiles = nfiles, .denom = denom ? denom : 1};
+    pool p = {.files = files, .nfiles = nfiles, .denom = denom ? denom : 1, .decode_only = true};
     double best[3] = {0, 0, 0};
     for (int round = 0; round < 3; round++)
         for (int way = 0; way < 3; way++) {
             p.way = (enum decode_way)way;
-            double ms = run_threads(decode_worker, &p, &p.next, threads);
+            double ms = run_pool(&p, threads);
             if (round == 0 || ms < best[way])
                 best[way] = ms;
         }
