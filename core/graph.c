@@ -187,6 +187,7 @@ int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkForma
         .int64_atomics = ctx->int64_atomics,
         .subgroup_int64 = ctx->subgroup_int64,
         .matrix16 = ctx->matrix16,
+        .cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU,
     };
     g->width = width;
     g->height = height;

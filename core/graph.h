@@ -30,6 +30,7 @@ typedef struct vkfx_caps {
     bool subgroup_int64;        /* subgroup arithmetic on 64-bit integers */
     /* 16x16x16 matrix products of halves summed in float32 (VK_NV_cooperative_matrix). */
     bool matrix16;
+    bool cpu; /* a software device (VK_PHYSICAL_DEVICE_TYPE_CPU, such as lavapipe) */
 } vkfx_caps;
 
 /* A resource a pass binds, in the kernel's binding order. */

@@ -73,7 +73,7 @@ int vkfx_variant_record(vkfx_graph *g, const vkfx_variants *family, const void *
         return v->record(g, job);
     }
     for (v = family->list; v->name; v++)
-        if (v->applies(caps, job))
+        if (v->applies(caps, job) && (!v->preferred || v->preferred(caps, job)))
             return v->record(g, job);
     return vkfx_fail(VKFX_E_LIMIT, "no %s kernel applies to these options on this device",
                      family->name);

@@ -1,7 +1,8 @@
 /* Kernel variants: a filter whose work several kernels can do (one pass or two, matrix units,
  * subgroup or shared-memory scans) lists them in a table, each with when it applies and how it
- * records; the first that applies runs, unless VKFX_VARIANT (or vkfx_graph_force_variants)
- * names another. Tests run every variant that applies against the C reference. */
+ * records; the first that applies (and is preferred, where the variant says when) runs, unless
+ * VKFX_VARIANT (or vkfx_graph_force_variants) names another. Tests run every variant that
+ * applies against the C reference. */
 #ifndef VKFX_VARIANT_H
 #define VKFX_VARIANT_H
 
@@ -14,6 +15,9 @@ typedef struct vkfx_variant {
     /* Whether it can do this job (the family's own struct: options, images) on this device. */
     bool (*applies)(const vkfx_caps *caps, const void *job);
     int (*record)(vkfx_graph *g, const void *job);
+    /* Where not NULL: whether a run takes it unforced where it applies (one that serves every
+     * device but is slow on some); VKFX_VARIANT still forces it wherever it applies. */
+    bool (*preferred)(const vkfx_caps *caps, const void *job);
 } vkfx_variant;
 
 /* A family of variants, named as VKFX_VARIANT names it ("gauss:generic"). */

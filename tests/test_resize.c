@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "gpu_harness.h"
 #include "icc.h"
 #include "kernel.h"
+#include "run_binary.h"
 
 static const char *const kernels[] = {"lanczos3", "mitchell", "linear", "box"};
 
@@ -185,6 +187,36 @@ Test(resize, variants_give_the_same_bits, .timeout = 300)
     th_gpu_close(&g);
     cr_expect_gt(walked, 0, "the walk applied to none of the chains");
     cr_expect_gt(compared, 20, "only %u pairs compared", compared);
+}
+
+/* A run takes the walk where it applies, except on a software device (such as lavapipe), where
+ * its long loops were 6 times slower than rows'; VKFX_VARIANT forces it there too. --timings
+ * names the kernels a run built. */
+Test(resize, walk_passed_over_on_a_software_device_unless_forced, .timeout = 120)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    bool cpu = g.ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    th_gpu_close(&g);
+    cr_assert_eq(tc_tmpdir_make("resize"), 0);
+    const char *in = VKFX_TEST_IMAGES "/chelsea.png", *out = tc_tpath("half.png");
+    cli_run r;
+    unsetenv("VKFX_VARIANT");
+    VKFX(&r, "--timings", in, "-f", "resize:scale=0.5", "-o", out);
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    bool walked = strstr(r.err, "kernel resize_walk") != NULL;
+    cr_expect_eq(walked, !cpu, "%s device, resize_walk %s:\n%s", cpu ? "a software" : "a GPU",
+                 walked ? "ran" : "did not run", r.err);
+    if (cpu)
+        cr_expect(strstr(r.err, "kernel resize_rows") != NULL, "%s", r.err);
+    run_free(&r);
+    setenv("VKFX_VARIANT", "resize:walk", 1);
+    VKFX(&r, "--timings", in, "-f", "resize:scale=0.5", "-o", out);
+    unsetenv("VKFX_VARIANT");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    cr_expect(strstr(r.err, "kernel resize_walk") != NULL, "forced, it did not run:\n%s", r.err);
+    run_free(&r);
+    tc_tmpdir_remove();
 }
 
 /* The value of half bit pattern h (not infinity or NaN). */

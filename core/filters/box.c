@@ -211,9 +211,9 @@ static int segments_record(vkfx_graph *g, const void *job)
 }
 
 static const vkfx_variant box_variant_list[] = {
-    {"one-pass", one_pass_applies, one_pass_record},
-    {"rows", rows_applies, rows_record},
-    {"segments", vkfx_variant_always, segments_record},
+    {"one-pass", one_pass_applies, one_pass_record, NULL},
+    {"rows", rows_applies, rows_record, NULL},
+    {"segments", vkfx_variant_always, segments_record, NULL},
     {0},
 };
 

@@ -310,10 +310,10 @@ fail:
 }
 
 static const vkfx_variant gauss_variant_list[] = {
-    {"one-pass", one_pass_applies, one_pass_record},
-    {"matrix", matrix_applies, matrix_record},
-    {"unrolled", unrolled_applies, unrolled_record},
-    {"generic", vkfx_variant_always, generic_record},
+    {"one-pass", one_pass_applies, one_pass_record, NULL},
+    {"matrix", matrix_applies, matrix_record, NULL},
+    {"unrolled", unrolled_applies, unrolled_record, NULL},
+    {"generic", vkfx_variant_always, generic_record, NULL},
     {0},
 };
 

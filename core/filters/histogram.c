@@ -140,8 +140,8 @@ static int shared_record(vkfx_graph *g, const void *job)
 /* Subgroup-aggregated counts where the device has subgroup arithmetic, shared-memory atomics
  * alone otherwise; both count exactly, so their outputs are the same. */
 static const vkfx_variant histogram_variant_list[] = {
-    {"subgroup", vkfx_variant_subgroup_arith, subgroup_record},
-    {"shared", vkfx_variant_always, shared_record},
+    {"subgroup", vkfx_variant_subgroup_arith, subgroup_record, NULL},
+    {"shared", vkfx_variant_always, shared_record, NULL},
     {0},
 };
 

@@ -232,9 +232,9 @@ static int shared_record(vkfx_graph *g, const void *job)
 /* 64-bit subgroup scans where the device has them, 32-bit pieces where it only has subgroup
  * arithmetic, shared memory otherwise. */
 static const vkfx_variant sat_variant_list[] = {
-    {"subgroup64", subgroup64_applies, subgroup64_record},
-    {"subgroup", subgroup_applies, subgroup_record},
-    {"shared", vkfx_variant_always, shared_record},
+    {"subgroup64", subgroup64_applies, subgroup64_record, NULL},
+    {"subgroup", subgroup_applies, subgroup_record, NULL},
+    {"shared", vkfx_variant_always, shared_record, NULL},
     {0},
 };
 

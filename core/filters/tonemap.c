@@ -102,7 +102,7 @@ fail:
  * whose order follows the device's subgroup size, was 0.5% faster on the GPU machine
  * (tests/bench/RESULTS.md) and gave other bits. */
 static const vkfx_variant tonemap_variant_list[] = {
-    {"shared", vkfx_variant_always, shared_record},
+    {"shared", vkfx_variant_always, shared_record, NULL},
     {0},
 };
 
