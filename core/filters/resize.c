@@ -419,8 +419,8 @@ fail:
  * WALK_SEG outputs of its line, fewer where the pass would then have fewer than WALK_THREADS
  * invocations (down to WALK_SEG_LEAST): a segment reads the inputs at its ends a second time,
  * but one invocation walks its inputs one after another (sizes from a sweep on the GPU
- * machine, tests/bench/RESULTS.md, resize). It takes shrink factors up to WALK_MOST (at 41x
- * the texture passes were faster there) and kernels of at least WALK_TAPS taps along x (with
+ * machine, tests/bench/RESULTS.md, resize). It takes shrink factors up to WALK_MOST (beyond,
+ * the texture passes can be faster) and kernels of at least WALK_TAPS taps along x (with
  * fewer, resize_rows' sums are cheap and it was faster). */
 enum {
     WALK_W = 64,
@@ -550,8 +550,8 @@ fail:
 }
 
 /* Not on a software device: each invocation's walk is one long loop, which lavapipe runs far
- * slower than resize_rows' or the texture passes' short ones (512x512 to half size: 39.2 ms,
- * against 6.4 and 5.6). */
+ * slower than resize_rows' or the texture passes' short ones (tests/bench/RESULTS.md,
+ * resize walking lines). */
 static bool walk_preferred(const vkfx_caps *caps, const void *job)
 {
     (void)job;
