@@ -4,7 +4,8 @@
  * every output (two words each), then the outputs' weights as floats, tap k of output i at
  * word (2 + k) * outputs + i (taps rows). resize_rows' table then holds, for each run of
  * work-group-wide outputs, the first input its outputs read and the end of the furthest run
- * (two words a run). resize_walk's tables are in glsl/resize_walk.comp. */
+ * (two words a run). resize_walk's tables are in glsl/resize_walk.comp; resize_ratio reads the
+ * axis's table alone. */
 #ifndef VKFX_GLSL_RESIZE_H
 #define VKFX_GLSL_RESIZE_H
 
@@ -16,6 +17,9 @@
 #define RESIZE_SPEC_UNROLL 5
 /* resize_walk: the most outputs an input feeds (the running sums in registers). */
 #define RESIZE_WALK_SLOTS 7
+/* resize_ratio: the input size over the output size, and the taps of an output off the edges. */
+#define RESIZE_SPEC_RATIO 6
+#define RESIZE_SPEC_TAPS 7
 
 /* resize: one axis (vertical != 0: along y). */
 #if !defined(VULKAN) || defined(RESIZE_AXIS)
@@ -43,6 +47,19 @@ VKFX_PUSH_BEGIN(resize_walk_push)
     VKFX_UINT(vertical);
     VKFX_UINT(seg); /* outputs a segment */
 VKFX_PUSH_END(resize_walk_push)
+#endif
+
+/* resize_ratio: one axis whose input is a whole number of times its output. */
+#if !defined(VULKAN) || defined(RESIZE_RATIO)
+#define RESIZE_RATIO_PUSH_BYTES 28
+VKFX_PUSH_BEGIN(resize_ratio_push)
+    VKFX_IVEC2(size); /* of the pass's output */
+    VKFX_UINT(vertical);
+    VKFX_UINT(seg); /* outputs a segment */
+    VKFX_UINT(lo);  /* outputs [lo, hi) read R i + first on with the weights of output lo */
+    VKFX_UINT(hi);
+    VKFX_INT(first);
+VKFX_PUSH_END(resize_ratio_push)
 #endif
 
 #endif

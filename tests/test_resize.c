@@ -131,10 +131,11 @@ Test(resize, photos_at_awkward_sizes, .timeout = 600)
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
 
-/* resize's variants (walk, rows, texture) sum each output's taps in the same order: the same
- * float bits from each that applies, at rgba16f and rgba32f, on a photo and on random RGBA, for
- * shrinks the walk takes (both sides, 6 taps or more along x), one it does not, a size kept
- * along one axis, and an enlargement (walk refused). */
+/* resize's variants (ratio, walk, rows, texture) sum each output's taps in the same order: the
+ * same float bits from each that applies, at rgba16f and rgba32f, on a photo and on random RGBA,
+ * for shrinks the walk takes (both sides, 6 taps or more along x), one it does not, a size kept
+ * along one axis, an enlargement (walk refused), and shrinks by whole numbers (ratio: segments
+ * of a whole turn of the kernel, of part of one, and of several turns). */
 Test(resize, variants_give_the_same_bits, .timeout = 300)
 {
     static const char *const chains[] = {
@@ -145,20 +146,26 @@ Test(resize, variants_give_the_same_bits, .timeout = 300)
         "resize:scale=0.5:kernel=linear",
         "resize:width=301:height=40",
         "resize:scale=1.7:kernel=mitchell",
+        "crop:width=300:height=200,resize:scale=0.5",
+        "crop:width=300:height=200,resize:scale=0.5:kernel=linear",
+        "crop:width=300:height=200,resize:width=75:height=50:kernel=mitchell",
+        "crop:width=300:height=200,resize:width=100:height=200",
+        "crop:width=301:height=203,resize:width=43:height=29:kernel=box",
     };
-    static const char *const variants[] = {"walk", "rows", "texture"};
+    static const char *const variants[] = {"ratio", "walk", "rows", "texture"};
+    enum { NV = sizeof(variants) / sizeof(variants[0]) };
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels inputs[2];
     random_rgba(&inputs[0], 301, 203, 2940);
     cr_assert_eq(tc_load_photo(tc_photos()[0], &inputs[1]), VKFX_OK, "%s", vkfx_error_message());
-    unsigned compared = 0, walked = 0;
+    unsigned compared = 0, ran_as[NV] = {0};
     for (size_t i = 0; i < 2; i++)
         for (int precision = 16; precision <= 32; precision += 16)
             for (size_t c = 0; c < sizeof(chains) / sizeof(chains[0]); c++) {
                 vkfx_pixels first = {0};
                 const char *first_name = NULL;
-                for (size_t v = 0; v < 3; v++) {
+                for (size_t v = 0; v < NV; v++) {
                     char force[64];
                     snprintf(force, sizeof(force), "resize:%s", variants[v]);
                     setenv("VKFX_VARIANT", force, 1);
@@ -168,7 +175,7 @@ Test(resize, variants_give_the_same_bits, .timeout = 300)
                     unsetenv("VKFX_VARIANT");
                     if (!ran)
                         continue;
-                    walked += v == 0;
+                    ran_as[v]++;
                     if (!first_name) {
                         first = got;
                         first_name = variants[v];
@@ -185,8 +192,9 @@ Test(resize, variants_give_the_same_bits, .timeout = 300)
     for (size_t i = 0; i < 2; i++)
         vkfx_pixels_free(&inputs[i]);
     th_gpu_close(&g);
-    cr_expect_gt(walked, 0, "the walk applied to none of the chains");
-    cr_expect_gt(compared, 20, "only %u pairs compared", compared);
+    for (size_t v = 0; v < NV; v++)
+        cr_expect_gt(ran_as[v], 0, "resize:%s applied to none of the chains", variants[v]);
+    cr_expect_gt(compared, 40, "only %u pairs compared", compared);
 }
 
 /* A run takes the walk where it applies, except on a software device (such as lavapipe), where
@@ -216,6 +224,35 @@ Test(resize, walk_passed_over_on_a_software_device_unless_forced, .timeout = 120
     cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
     cr_expect(strstr(r.err, "kernel resize_walk") != NULL, "forced, it did not run:\n%s", r.err);
     run_free(&r);
+    tc_tmpdir_remove();
+}
+
+/* Where both sides shrink by whole numbers with few enough taps, a run takes resize_ratio on
+ * every device (on lavapipe too it was the fastest); elsewhere it does not apply. */
+Test(resize, ratio_taken_where_sides_shrink_by_whole_numbers, .timeout = 120)
+{
+    cr_assert_eq(tc_tmpdir_make("resize"), 0);
+    const char *in = VKFX_TEST_IMAGES "/chelsea.png", *out = tc_tpath("half.png");
+    static const struct {
+        const char *chain;
+        bool ratio;
+    } cases[] = {
+        {"crop:width=450:height=300,resize:scale=0.5", true},
+        {"crop:width=448:height=300,resize:width=112:height=75", true},
+        {"resize:scale=0.5", false},                                      /* 451 wide */
+        {"crop:width=448:height=296,resize:scale=0.125", false},          /* 48 taps */
+        {"crop:width=450:height=300,resize:width=900:height=600", false}, /* enlarged */
+    };
+    unsetenv("VKFX_VARIANT");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cli_run r;
+        VKFX(&r, "--timings", in, "-f", cases[i].chain, "-o", out);
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        bool ratio = strstr(r.err, "kernel resize_ratio") != NULL;
+        cr_expect_eq(ratio, cases[i].ratio, "%s: resize_ratio %s:\n%s", cases[i].chain,
+                     ratio ? "ran" : "did not run", r.err);
+        run_free(&r);
+    }
     tc_tmpdir_remove();
 }
 

@@ -1,10 +1,10 @@
 /* Every kernel variant against the C reference, as dav1d's checkasm runs every implementation
  * of a function against C: for each family of variants that a registered filter uses, each
- * variant is forced with VKFX_VARIANT=family:variant and run on random images and a photo cut
- * to odd sizes, at both precisions, wherever it applies; its output must match the reference
- * within the filters' tolerance (8-bit output within 1 code value; histogram's counts, its
- * output, exactly). Every variant must run at
- * least once unless the device lacks what it needs, and a family without cases here fails. */
+ * variant is forced with VKFX_VARIANT=family:variant and run on random images (one with even sides)
+ * and a photo cut to odd sizes, at both precisions, wherever it applies; its output must match the
+ * reference within the filters' tolerance (8-bit output within 1 code value; histogram's counts,
+ * its output, exactly). Every variant must run at least once unless the device lacks what it needs,
+ * and a family without cases here fails. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -179,9 +179,11 @@ Test(variants, every_variant_against_reference, .timeout = 900)
 {
     th_gpu g;
     th_gpu_open(&g);
-    vkfx_pixels inputs[3], photo;
+    vkfx_pixels inputs[4], photo;
     tc_random_pixels(&inputs[0], 97, 61, 4, VKFX_SAMPLE_U8, 281);
     tc_random_pixels(&inputs[1], 1, 3, 3, VKFX_SAMPLE_U8, 282);
+    /* even sides: resize:scale=0.5 halves them exactly, where resize:ratio applies */
+    tc_random_pixels(&inputs[3], 66, 50, 4, VKFX_SAMPLE_U8, 284);
     cr_assert_eq(tc_load_photo(tc_photos()[0], &photo), VKFX_OK, "%s", vkfx_error_message());
     cr_assert_eq(tc_fit(&photo, 131, 77, &inputs[2]), VKFX_OK);
     vkfx_pixels_free(&photo);
@@ -197,10 +199,10 @@ Test(variants, every_variant_against_reference, .timeout = 900)
                 continue;
             cr_assert_lt(ndone, sizeof(done) / sizeof(done[0]));
             done[ndone++] = *v;
-            failures += check_family(&g, *v, inputs, 3);
+            failures += check_family(&g, *v, inputs, 4);
         }
     cr_expect_gt(ndone, 0, "no filter declares kernel variants");
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 4; i++)
         vkfx_pixels_free(&inputs[i]);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);

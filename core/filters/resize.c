@@ -3,11 +3,14 @@
  * output row or column takes its first input index, its tap count and its weights from a
  * table computed once on the host in double, normalised there and rounded to VKFX_WEIGHT_BITS
  * (core/kernel.h: their products with the halves they weigh are exact, the same bits on every
- * device). Where both axes shrink, each pass walks lines, reading each input once and adding
- * it into the running sums of the outputs that read it (glsl/resize_walk.comp). Otherwise the
- * pass along x reads its rows through shared memory where a work group's runs fit there
- * (glsl/resize_rows.comp); the pass along y, and along x otherwise, read the image directly
- * (glsl/resize.comp). Every variant sums each output's taps in input order: the same bytes. */
+ * device). Where each side of the input is a whole number of times the output's, each pass
+ * keeps an output's inputs in registers and loads only the new ones for the next output
+ * (glsl/resize_ratio.comp). Else where both axes shrink, each pass walks lines, reading each
+ * input once and adding it into the running sums of the outputs that read it
+ * (glsl/resize_walk.comp). Otherwise the pass along x reads its rows through shared memory
+ * where a work group's runs fit there (glsl/resize_rows.comp); the pass along y, and along x
+ * otherwise, read the image directly (glsl/resize.comp). Every variant sums each output's taps
+ * in input order: the same bytes. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -19,12 +22,15 @@
 
 #include "resize.spv.h"
 #include "resize_rows.spv.h"
+#include "resize_ratio.spv.h"
 #include "resize_walk.spv.h"
 #include "../../glsl/resize.h"
 
 _Static_assert(sizeof(resize_push) == RESIZE_PUSH_BYTES, "resize.comp's push block");
 _Static_assert(sizeof(resize_rows_push) == RESIZE_ROWS_PUSH_BYTES, "resize_rows.comp's push block");
 _Static_assert(sizeof(resize_walk_push) == RESIZE_WALK_PUSH_BYTES, "resize_walk.comp's push block");
+_Static_assert(sizeof(resize_ratio_push) == RESIZE_RATIO_PUSH_BYTES,
+               "resize_ratio.comp's push block");
 
 /* resize.comp's work group: GROUP x GROUP outputs along x; along y, V_W x V_H, which the GPU
  * machine ran faster (tests/bench/RESULTS.md, resize). */
@@ -335,17 +341,26 @@ typedef struct resize_job {
     vkfx_image *src, *dst;
 } resize_job;
 
-static int texture_record(vkfx_graph *g, const void *job)
+/* One pass of a variant's kernel along axis a from src into dst. */
+typedef int (*pass_fn)(vkfx_graph *g, const axis *a, bool vertical, vkfx_image *src,
+                       vkfx_image *dst);
+
+/* job's two passes through one kernel: along x first, as Pillow does, into an image of the
+ * output's width, then along y. */
+static int x_then_y(vkfx_graph *g, const resize_job *j, pass_fn one)
 {
     int ret = VKFX_OK;
-    const resize_job *j = job;
     vkfx_image *mid = NULL;
-    /* Along x first, as Pillow does, into an image of the output's width. */
     TRY(vkfx_graph_image(g, j->dst->width, j->src->height, vkfx_graph_format(g), &mid));
-    TRY(pass(g, &j->x, false, j->src, mid));
-    TRY(pass(g, &j->y, true, mid, j->dst));
+    TRY(one(g, &j->x, false, j->src, mid));
+    TRY(one(g, &j->y, true, mid, j->dst));
 fail:
     return ret;
+}
+
+static int texture_record(vkfx_graph *g, const void *job)
+{
+    return x_then_y(g, job, pass);
 }
 
 /* resize_rows' work group: ROWS_W outputs of each of ROWS_H rows (on the GPU machine two rows
@@ -561,21 +576,121 @@ static bool walk_preferred(const vkfx_caps *caps, const void *job)
 /* Along x, then along y, each pass walking lines (glsl/resize_walk.comp). */
 static int walk_record(vkfx_graph *g, const void *job)
 {
-    int ret = VKFX_OK;
+    return x_then_y(g, job, walk_pass);
+}
+
+/* resize_ratio's work group: RATIO_LINES lines by RATIO_SEGS segments, each invocation making a
+ * segment of one turn of the kernel (taps / ratio outputs), RATIO_SEG_LEAST at least; shorter
+ * segments read the inputs at their ends again, but the GPU machine ran these fastest
+ * (tests/bench/RESULTS.md, resize by whole numbers). An output's taps, RATIO_TAPS_MOST at
+ * most, are held in registers. */
+enum { RATIO_LINES = 32, RATIO_SEGS = 4, RATIO_SEG_LEAST = 3, RATIO_TAPS_MOST = 24 };
+
+/* The shape glsl/resize_ratio.comp needs of axis a from in_size inputs. */
+typedef struct ratio_shape {
+    uint32_t r, taps; /* in_size / out_size, and the taps of the outputs in [lo, hi) */
+    uint32_t lo, hi;  /* each reads taps inputs from r i + first on, with output lo's weights */
+    int32_t first;
+} ratio_shape;
+
+/* Whether outputs i and m of axis a read the same run relative to r i and r m, with the same
+ * weights. */
+static bool ratio_same(const axis *a, uint32_t r, uint32_t i, uint32_t m)
+{
+    const uint32_t n = a->out_size, *t = a->table;
+    if (t[2 * i + 1] != t[2 * m + 1] ||
+        (int64_t)t[2 * i] - (int64_t)r * i != (int64_t)t[2 * m] - (int64_t)r * m)
+        return false;
+    for (uint32_t k = 0; k < t[2 * m + 1]; k++)
+        if (t[(2 + (size_t)k) * n + i] != t[(2 + (size_t)k) * n + m])
+            return false;
+    return true;
+}
+
+/* The outputs around the middle one that read a whole number of inputs' shift apart with the
+ * same weights; false where in_size is not a whole number of times the output size, or the
+ * taps do not fit resize_ratio. */
+static bool ratio_axis(const axis *a, uint32_t in_size, ratio_shape *sh)
+{
+    const uint32_t n = a->out_size, m = n / 2;
+    if (in_size % n != 0)
+        return false;
+    sh->r = in_size / n;
+    sh->taps = a->table[2 * m + 1];
+    if (sh->taps > RATIO_TAPS_MOST || sh->taps < sh->r || sh->taps % sh->r != 0)
+        return false;
+    sh->first = (int32_t)((int64_t)a->table[2 * m] - (int64_t)sh->r * m);
+    sh->lo = m;
+    while (sh->lo > 0 && ratio_same(a, sh->r, sh->lo - 1, m))
+        sh->lo--;
+    sh->hi = m + 1;
+    while (sh->hi < n && ratio_same(a, sh->r, sh->hi, m))
+        sh->hi++;
+    return true;
+}
+
+static const vkfx_kernel_desc resize_ratio_kernel = {
+    .name = "resize_ratio",
+    VKFX_SPV(resize_ratio),
+    .nbind = 3,
+    .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_BUFFER},
+    .push_size = sizeof(resize_ratio_push),
+};
+
+static bool ratio_applies(const vkfx_caps *caps, const void *job)
+{
+    (void)caps;
     const resize_job *j = job;
-    vkfx_image *mid = NULL;
-    TRY(vkfx_graph_image(g, j->dst->width, j->src->height, vkfx_graph_format(g), &mid));
-    TRY(walk_pass(g, &j->x, false, j->src, mid));
-    TRY(walk_pass(g, &j->y, true, mid, j->dst));
+    ratio_shape x, y;
+    return ratio_axis(&j->x, j->src->width, &x) && ratio_axis(&j->y, j->src->height, &y);
+}
+
+/* One pass of resize_ratio along axis a from src into dst. */
+static int ratio_pass(vkfx_graph *g, const axis *a, bool vertical, vkfx_image *src, vkfx_image *dst)
+{
+    int ret = VKFX_OK;
+    vkfx_buffer *buf = NULL;
+    vkfx_kernel *k = NULL;
+    ratio_shape sh;
+    ratio_axis(a, vertical ? src->height : src->width, &sh);
+    uint32_t lines = vertical ? dst->width : dst->height, turn = sh.taps / sh.r;
+    uint32_t seg = turn > RATIO_SEG_LEAST ? turn : RATIO_SEG_LEAST;
+    TRY(vkfx_graph_upload(g, a->table, a->words * sizeof(*a->table), &buf));
+    vkfx_spec spec = {.local = {RATIO_LINES, RATIO_SEGS, 1},
+                      .half_out = vkfx_half_out(dst->format),
+                      .nextra = VKFX_SPEC_COUNT(RESIZE_SPEC_TAPS)};
+    spec.extra[VKFX_SPEC(RESIZE_SPEC_RATIO)] = sh.r;
+    spec.extra[VKFX_SPEC(RESIZE_SPEC_TAPS)] = sh.taps;
+    TRY(vkfx_graph_kernel(g, &resize_ratio_kernel, &spec, &k));
+    resize_ratio_push push = {
+        {(int32_t)dst->width, (int32_t)dst->height}, vertical, seg, sh.lo, sh.hi, sh.first};
+    vkfx_dispatch d = {
+        .kernel = k,
+        .label = vertical ? "resize.v" : "resize.h",
+        .use = {{.image = src}, {.image = dst, .write = true}, {.buffer = buf}},
+        .push = &push,
+        .groups = {vkfx_groups(lines, RATIO_LINES),
+                   vkfx_groups(vkfx_groups(a->out_size, seg), RATIO_SEGS), 1},
+    };
+    TRY(vkfx_graph_dispatch(g, &d));
 fail:
     return ret;
 }
 
-/* Walking lines where both axes shrink by up to WALK_MOST with a kernel of WALK_TAPS taps or
+/* Along x, then along y, each pass through resize_ratio. */
+static int ratio_record(vkfx_graph *g, const void *job)
+{
+    return x_then_y(g, job, ratio_pass);
+}
+
+/* Registers holding each output's inputs where both sides shrink by whole numbers with at most
+ * RATIO_TAPS_MOST taps (on every device: on lavapipe too it ran faster than rows or texture);
+ * else walking lines where both axes shrink by up to WALK_MOST with a kernel of WALK_TAPS taps or
  * more, except on a software device; else along x through shared memory for rgba16f where a
  * work group's runs fit there (with lanczos3 and 48 KiB of it, shrinking by up to about 14x),
  * then along y through the texture cache; else through the texture cache along both. */
 static const vkfx_variant resize_variant_list[] = {
+    {"ratio", ratio_applies, ratio_record, NULL},
     {"walk", walk_applies, walk_record, walk_preferred},
     {"rows", rows_applies, rows_record, NULL},
     {"texture", vkfx_variant_always, texture_record, NULL},
