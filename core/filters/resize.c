@@ -580,11 +580,10 @@ static int walk_record(vkfx_graph *g, const void *job)
 }
 
 /* resize_ratio's work group: RATIO_LINES lines by RATIO_SEGS segments, each invocation making a
- * segment of one turn of the kernel (taps / ratio outputs), RATIO_SEG_LEAST at least; shorter
- * segments read the inputs at their ends again, but the GPU machine ran these fastest
- * (tests/bench/RESULTS.md, resize by whole numbers). An output's taps, RATIO_TAPS_MOST at
- * most, are held in registers. */
-enum { RATIO_LINES = 32, RATIO_SEGS = 4, RATIO_SEG_LEAST = 3, RATIO_TAPS_MOST = 24 };
+ * segment of one turn of the kernel (taps / ratio outputs); short segments read the inputs at
+ * their ends again, but the GPU machine ran these fastest (tests/bench/RESULTS.md, resize by
+ * whole numbers). An output's taps, RATIO_TAPS_MOST at most, are held in registers. */
+enum { RATIO_LINES = 32, RATIO_SEGS = 4, RATIO_TAPS_MOST = 24 };
 
 /* The shape glsl/resize_ratio.comp needs of axis a from in_size inputs. */
 typedef struct ratio_shape {
@@ -653,8 +652,7 @@ static int ratio_pass(vkfx_graph *g, const axis *a, bool vertical, vkfx_image *s
     vkfx_kernel *k = NULL;
     ratio_shape sh;
     ratio_axis(a, vertical ? src->height : src->width, &sh);
-    uint32_t lines = vertical ? dst->width : dst->height, turn = sh.taps / sh.r;
-    uint32_t seg = turn > RATIO_SEG_LEAST ? turn : RATIO_SEG_LEAST;
+    uint32_t lines = vertical ? dst->width : dst->height, seg = sh.taps / sh.r;
     TRY(vkfx_graph_upload(g, a->table, a->words * sizeof(*a->table), &buf));
     vkfx_spec spec = {.local = {RATIO_LINES, RATIO_SEGS, 1},
                       .half_out = vkfx_half_out(dst->format),
