@@ -32,6 +32,7 @@ enum {
     OPT_NO_FSYNC,
     OPT_JPEG_SUBSAMPLING,
     OPT_JPEG_PROGRESSIVE,
+    OPT_JPEG_OPTIMIZE,
     OPT_PNG_LEVEL,
     OPT_TIFF_COMPRESSION,
     OPT_LOSSLESS,
@@ -72,6 +73,7 @@ static const struct option longopts[] = {
     {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
     {"jpeg-subsampling", required_argument, NULL, OPT_JPEG_SUBSAMPLING},
     {"jpeg-progressive", no_argument, NULL, OPT_JPEG_PROGRESSIVE},
+    {"jpeg-optimize", no_argument, NULL, OPT_JPEG_OPTIMIZE},
     {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
     {"tiff-compression", required_argument, NULL, OPT_TIFF_COMPRESSION},
     {"lossless", no_argument, NULL, OPT_LOSSLESS},
@@ -95,6 +97,7 @@ static cli_scope scope_of(int c)
     case OPT_EXR_FLOAT:
     case OPT_JPEG_SUBSAMPLING:
     case OPT_JPEG_PROGRESSIVE:
+    case OPT_JPEG_OPTIMIZE:
     case OPT_PNG_LEVEL:
     case OPT_TIFF_COMPRESSION:
     case OPT_LOSSLESS:
@@ -248,6 +251,9 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_JPEG_PROGRESSIVE:
             o->job.save.jpeg_progressive = true;
+            break;
+        case OPT_JPEG_OPTIMIZE:
+            o->job.save.jpeg_optimize = true;
             break;
         case OPT_PNG_LEVEL:
             if (!parse_long(optarg, 0, 9, &v))

@@ -951,11 +951,11 @@ Test(cli, help_mentions_every_option)
     cr_assert_eq(r.status, 0, "exit %d; stderr:\n%s", r.status, r.err);
     cr_assert_str_empty(r.err);
     static const char *const want[] = {
-        "-f, --filter",       "-o, --output",       "-q, --quality", "--precision",
-        "--linear",           "--timings",          "--device",      "--filters",
-        "--help-filter",      "--list-devices",     "--version",     "--help",
-        "--jpeg-subsampling", "--jpeg-progressive", "--png-level",   "--tiff-compression",
-        "--lossless",         "exit status",
+        "-f, --filter",       "-o, --output",       "-q, --quality",   "--precision",
+        "--linear",           "--timings",          "--device",        "--filters",
+        "--help-filter",      "--list-devices",     "--version",       "--help",
+        "--jpeg-subsampling", "--jpeg-progressive", "--png-level",     "--tiff-compression",
+        "--lossless",         "exit status",        "--jpeg-optimize",
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         cr_assert(find_ci(r.out, want[i]), "--help does not mention '%s':\n%s", want[i], r.out);

@@ -154,22 +154,52 @@ Test(formats, a_16_bit_map_selects_rgba32f, .timeout = 120)
     vkfx_pixels_free(&c);
 }
 
-static void jpeg_header(const char *path, int *h, int *v, bool *progressive)
+/* path read and its header parsed by libjpeg into d; returns the file's bytes (malloc'd), which
+ * d reads from until it is destroyed. */
+static char *jpeg_begin(const char *path, struct jpeg_decompress_struct *d,
+                        struct jpeg_error_mgr *e)
 {
     size_t size;
     char *data = tc_slurp(path, &size);
     cr_assert(data);
+    d->err = jpeg_std_error(e);
+    jpeg_create_decompress(d);
+    jpeg_mem_src(d, (unsigned char *)data, (unsigned long)size);
+    cr_assert_eq(jpeg_read_header(d, TRUE), JPEG_HEADER_OK);
+    return data;
+}
+
+static void jpeg_header(const char *path, int *h, int *v, bool *progressive)
+{
     struct jpeg_decompress_struct d;
     struct jpeg_error_mgr e;
-    d.err = jpeg_std_error(&e);
-    jpeg_create_decompress(&d);
-    jpeg_mem_src(&d, (unsigned char *)data, (unsigned long)size);
-    cr_assert_eq(jpeg_read_header(&d, TRUE), JPEG_HEADER_OK);
+    char *data = jpeg_begin(path, &d, &e);
     *h = d.comp_info[0].h_samp_factor;
     *v = d.comp_info[0].v_samp_factor;
     *progressive = d.progressive_mode;
     jpeg_destroy_decompress(&d);
     free(data);
+}
+
+/* The pixels libjpeg decodes from path (malloc'd, *n bytes). */
+static unsigned char *jpeg_pixels(const char *path, size_t *n)
+{
+    struct jpeg_decompress_struct d;
+    struct jpeg_error_mgr e;
+    char *data = jpeg_begin(path, &d, &e);
+    jpeg_start_decompress(&d);
+    size_t stride = (size_t)d.output_width * d.output_components;
+    *n = stride * d.output_height;
+    unsigned char *px = malloc(*n);
+    cr_assert(px);
+    while (d.output_scanline < d.output_height) {
+        JSAMPROW row = px + stride * d.output_scanline;
+        jpeg_read_scanlines(&d, &row, 1);
+    }
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    free(data);
+    return px;
 }
 
 static uint16_t tiff_compression(const char *path)
@@ -211,6 +241,17 @@ Test(formats, encoder_options_reach_the_file, .timeout = 300)
     RUN_OK("-o", tc_tpath("p.jpg"), "--jpeg-progressive");
     jpeg_header(tc_tpath("p.jpg"), &h, &v, &prog);
     cr_assert(prog, "--jpeg-progressive: baseline");
+    /* Optimised tables: a smaller file of the same pixels. */
+    RUN_OK("-o", tc_tpath("o.jpg"), "--jpeg-optimize");
+    jpeg_header(tc_tpath("o.jpg"), &h, &v, &prog);
+    cr_assert(h == 1 && v == 1 && !prog, "--jpeg-optimize: %dx%d progressive %d", h, v, prog);
+    cr_assert_lt(file_size(tc_tpath("o.jpg")), file_size(tc_tpath("d.jpg")));
+    size_t nd, no;
+    unsigned char *pd = jpeg_pixels(tc_tpath("d.jpg"), &nd),
+                  *po = jpeg_pixels(tc_tpath("o.jpg"), &no);
+    cr_assert(nd == no && !memcmp(pd, po, nd), "--jpeg-optimize changed the pixels");
+    free(pd);
+    free(po);
 
     RUN_OK("-o", tc_tpath("l0.png"), "--png-level", "0");
     RUN_OK("-o", tc_tpath("l9.png"), "--png-level", "9");

@@ -32,6 +32,7 @@ typedef struct vkfx_save_opts {
     int jpeg_quality; /* 1..100, JPEG and lossy WebP; 0 means the default, 90 */
     vkfx_jpeg_subsampling jpeg_subsampling;
     bool jpeg_progressive;
+    bool jpeg_optimize; /* Huffman tables optimised for the image (progressive: always) */
     bool png_level_set; /* png_level was given; otherwise the default, 6 */
     int png_level;      /* 0..9, the zlib level */
     vkfx_tiff_compression tiff_compression;

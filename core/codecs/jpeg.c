@@ -260,7 +260,11 @@ static int jpeg_encode_body(struct jpeg_write *w, FILE *f, const vkfx_pixels *px
     jpeg_set_defaults(c);
     int quality = vkfx_jpeg_quality(opts);
     jpeg_set_quality(c, quality, TRUE);
-    c->optimize_coding = TRUE;
+    /* The standard tables unless asked: optimised ones take a second pass over the image's
+     * coefficients, 2 to 5 times the encoding time at 4:4:4 for files 3 to 6% smaller
+     * (tests/bench/RESULTS.md, JPEG's Huffman tables). libjpeg optimises progressive scans
+     * itself. */
+    c->optimize_coding = opts && opts->jpeg_optimize;
     c->dct_method = JDCT_ISLOW;
     vkfx_jpeg_subsampling sub = opts ? opts->jpeg_subsampling : VKFX_JPEG_SUBSAMPLING_AUTO;
     int h = 2, v = 2;
@@ -324,7 +328,7 @@ const vkfx_codec vkfx_codec_jpeg = {
     .layout = layout_jpeg,
     .fits = fits_jpeg,
     .encode = encode_jpeg,
-    .options = "-q, --jpeg-subsampling, --jpeg-progressive",
+    .options = "-q, --jpeg-subsampling, --jpeg-progressive, --jpeg-optimize",
     .read_meta = vkfx_jpeg_read_meta,
     .meta_kinds = VKFX_META_ICC | VKFX_META_EXIF | VKFX_META_XMP | VKFX_META_RES,
     .meta_fits = vkfx_jpeg_meta_fits,
