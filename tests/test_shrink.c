@@ -29,7 +29,9 @@ static void run(th_gpu *g, const char *text, const vkfx_pixels *in, uint32_t sou
 
 Test(shrink, within_codes_of_the_full_decode, .timeout = 600)
 {
-    static const double divisors[] = {4.2, 8.5, 17, 40};
+    /* 5.86: 6000 to 1024 wide, tests/bench/thumbs.py's shrink, which leaves 1.46x after a 1/4
+     * decode: 3.2 codes on average, where 1/2 keeps 1.2 (tests/bench/RESULTS.md). */
+    static const double divisors[] = {4.2, 5.86, 8.5, 17, 40};
     cr_assert_eq(tc_tmpdir_make("shrink"), 0);
     th_gpu g;
     th_gpu_open(&g);
