@@ -10,6 +10,8 @@
 #define PIECE_MIN   ((size_t)1 << 20)
 #define THREADS_MAX 8
 
+static int most_threads; /* 0: THREADS_MAX */
+
 typedef struct piece {
     void *dst;
     const void *src;
@@ -23,11 +25,17 @@ static void *copy_piece(void *arg)
     return NULL;
 }
 
+void vkfx_copy_set_threads(int n)
+{
+    most_threads = n > 0 && n < THREADS_MAX ? n : 0;
+}
+
 void vkfx_copy(void *dst, const void *src, size_t n)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t most = most_threads ? (size_t)most_threads : THREADS_MAX;
     size_t k = n / PIECE_MIN;
-    k = k > THREADS_MAX ? THREADS_MAX : k;
+    k = k > most ? most : k;
     k = cores > 0 && k > (size_t)cores ? (size_t)cores : k;
     if (k < 2) {
         memcpy(dst, src, n);

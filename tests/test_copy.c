@@ -1,5 +1,6 @@
 /* Tests of core/copy.c: copies split over threads land whole, at sizes
- * around the split (below it, one byte over, odd lengths, odd addresses). */
+ * around the split (below it, one byte over, odd lengths, odd addresses),
+ * with the default number of threads, one, and three. */
 #include <criterion/criterion.h>
 
 #include <stdint.h>
@@ -20,17 +21,22 @@ Test(copy, every_byte_at_every_split)
         r = r * 1103515245u + 12345u;
         src[i] = (unsigned char)(r >> 16);
     }
-    for (size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++)
-        for (size_t off = 0; off < 8; off += 7) {
-            memset(dst, 0xA5, most);
-            vkfx_copy(dst + off, src + 1, sizes[k]);
-            cr_assert(!memcmp(dst + off, src + 1, sizes[k]), "%zu bytes at offset %zu", sizes[k],
-                      off);
-            /* Nothing written past the end. */
-            for (size_t i = off + sizes[k]; i < off + sizes[k] + 8; i++)
-                cr_assert_eq(dst[i], 0xA5, "byte %zu after a copy of %zu", i - off - sizes[k],
-                             sizes[k]);
-        }
+    static const int threads[] = {0, 1, 3};
+    for (size_t t = 0; t < sizeof(threads) / sizeof(*threads); t++) {
+        vkfx_copy_set_threads(threads[t]);
+        for (size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++)
+            for (size_t off = 0; off < 8; off += 7) {
+                memset(dst, 0xA5, most);
+                vkfx_copy(dst + off, src + 1, sizes[k]);
+                cr_assert(!memcmp(dst + off, src + 1, sizes[k]),
+                          "%zu bytes at offset %zu, %d threads", sizes[k], off, threads[t]);
+                /* Nothing written past the end. */
+                for (size_t i = off + sizes[k]; i < off + sizes[k] + 8; i++)
+                    cr_assert_eq(dst[i], 0xA5, "byte %zu after a copy of %zu", i - off - sizes[k],
+                                 sizes[k]);
+            }
+    }
+    vkfx_copy_set_threads(0);
     free(src);
     free(dst);
 }
