@@ -42,7 +42,9 @@ def headings(text):
 
 def sources(root):
     for top, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith('build'))
+        # Build folders of any name (meson's hold meson-private) hold logs that quote sources.
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and
+                         not os.path.isdir(os.path.join(top, d, 'meson-private')))
         for name in sorted(files):
             path = os.path.join(top, name)
             if os.path.getsize(path) > 4 << 20:
