@@ -279,6 +279,7 @@ def run(tmp):
     # Start-up mistakes are usage errors before anything is served.
     for args, what in ((['preview'], 'no input'),
                        (['preview', IMAGE, '--port', '70000'], 'bad port'),
+                       (['preview', IMAGE, '--time-limit', '0'], 'bad time limit'),
                        (['preview', IMAGE, '-f', 'gauss:sigma=0'], 'bad chain'),
                        (['preview', IMAGE, '-o', IMAGE], 'output over the input'),
                        (['preview', IMAGE, '-f', 'dof:depth=' + MAP, '-o', MAP],
