@@ -251,29 +251,6 @@ static void fields_of(const char *input, size_t index, fields *f)
         copy_str(f->dir, sizeof(f->dir), input, (size_t)(slash - input));
 }
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static bool sbuf_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return false;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-    return true;
-}
-
 /* Fills {stem} {name} {ext} {dir} {index} into text; {{ and }} are literal
  * braces. In a chain (escape true) the values get a backslash before each
  * character the chain syntax uses, so a file name with , : = or \ stays one
@@ -281,11 +258,11 @@ static bool sbuf_put(sbuf *b, const char *s, size_t n)
 static int expand(const char *text, const fields *f, bool escape, const char *what, char **out)
 {
     static const char *const names[] = {"stem", "name", "ext", "dir", "index", NULL};
-    sbuf b = {0};
-    bool ok = sbuf_put(&b, "", 0);
+    cli_sbuf b = {0};
+    bool ok = cli_sbuf_put(&b, "", 0);
     for (const char *s = text; *s && ok;) {
         if ((s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}')) {
-            ok = sbuf_put(&b, s, 1);
+            ok = cli_sbuf_put(&b, s, 1);
             s += 2;
             continue;
         }
@@ -295,7 +272,7 @@ static int expand(const char *text, const fields *f, bool escape, const char *wh
                              what, text);
         }
         if (*s != '{') {
-            ok = sbuf_put(&b, s++, 1);
+            ok = cli_sbuf_put(&b, s++, 1);
             continue;
         }
         const char *end = strchr(s, '}');
@@ -324,8 +301,8 @@ static int expand(const char *text, const fields *f, bool escape, const char *wh
                                          : num;
         for (const char *v = value; *v && ok; v++) {
             if (escape && strchr(",:=\\", *v))
-                ok = sbuf_put(&b, "\\", 1);
-            ok = ok && sbuf_put(&b, v, 1);
+                ok = cli_sbuf_put(&b, "\\", 1);
+            ok = ok && cli_sbuf_put(&b, v, 1);
         }
         s = end + 1;
     }
@@ -409,9 +386,11 @@ static int check_targets(const cli_paths *paths)
     for (size_t i = 0; i < paths->n; i++) {
         const cli_path *p = &paths->v[i];
         vkfx_target_kind kind;
-        if (!p->writes || (strncmp(p->label, "output", 6) == 0 && !folder_exists(p->path)))
+        if (!p->writes || p->stream ||
+            (strncmp(p->label, "output", 6) == 0 && !folder_exists(p->resolved)))
             continue;
-        int r = vkfx_safefile_target(p->path, &kind);
+        /* "new/../out.png" reaches out.png only once new is made. */
+        int r = vkfx_safefile_target(folder_exists(p->path) ? p->path : p->resolved, &kind);
         if (r < 0 && strstr(vkfx_error_message(), "--no-clobber")) {
             size_t len = strlen(names);
             snprintf(names + len, sizeof(names) - len, "%s%s", kept ? ", " : "", p->path);
@@ -472,12 +451,22 @@ static int list_paths(const cli_batch_opts *o, const char *source, const job *jo
         }
         if (strcmp(j->input, "-") != 0)
             CHECK(cli_paths_add(paths, j->input, false, role, NULL));
+        else
+            CHECK(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, role));
         if (strcmp(j->output, "-") != 0)
             CHECK(cli_paths_add(paths, j->output, true, "output", of));
+        else
+            CHECK(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "-o -"));
         CHECK(cli_paths_add_chain(paths, j->chain, of));
     }
     if (o->json && strcmp(o->json, "-") != 0)
         CHECK(cli_paths_add(paths, o->json, true, "--json", NULL));
+    else if (o->json)
+        CHECK(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "--json"));
+    if (o->job_file && strcmp(o->job_file, "-") != 0)
+        CHECK(cli_paths_add(paths, o->job_file, false, "the job file", NULL));
+    else if (o->job_file)
+        CHECK(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, "the job file"));
 fail:
     return ret;
 }

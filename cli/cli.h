@@ -49,6 +49,13 @@ typedef struct cli_strv {
  * (a failed strdup) is out of memory. */
 int cli_strv_add(cli_strv *s, char *str);
 void cli_strv_free(cli_strv *s);
+/* A growing string, NUL-terminated after each put; the caller frees p. */
+typedef struct cli_sbuf {
+    char *p;
+    size_t len, cap;
+} cli_sbuf;
+/* Appends n bytes of s; false when out of memory (b keeps what it had). */
+bool cli_sbuf_put(cli_sbuf *b, const char *s, size_t n);
 
 /* text as a JSON string, escaped; bytes that are not UTF-8 become U+FFFD. */
 void cli_json_string(FILE *f, const char *text);
@@ -79,6 +86,7 @@ typedef struct cli_batch_opts {
     unsigned shard_n;   /* plan is K modulo N; shard_n 0: all of them */
     bool skip_existing; /* --skip-existing: a job whose output exists is not run */
     bool init_only;     /* --init-only: create the GPU context, then exit */
+    const char *job_file; /* vkfx run's job file ("-": standard input), or NULL: never written */
     vkfx_context_opts ctx;
 } cli_batch_opts;
 
@@ -159,7 +167,9 @@ typedef struct cli_path {
     dev_t dev; /* identity: of the file, or of its nearest existing folder */
     ino_t ino;
     char *rest;  /* "" for an existing file, else the names below that folder */
+    char *resolved; /* absolute, its links and ".." resolved (cli/paths.c says how) */
     bool device; /* a character device: written more than once without harm */
+    bool stream; /* standard input or output, by the file open there */
 } cli_path;
 
 typedef struct cli_paths {
@@ -170,6 +180,9 @@ typedef struct cli_paths {
 /* Lists path, read or written; role and of (the input it belongs to, or
  * NULL) name it in messages. */
 int cli_paths_add(cli_paths *p, const char *path, bool writes, const char *role, const char *of);
+/* Lists the file open at fd (standard input or output) under name, when it
+ * is a regular file: "-o - >> in.png" writes the input. */
+int cli_paths_add_stream(cli_paths *p, int fd, const char *name, bool writes, const char *role);
 /* Lists every file the chain's options name (read or written, from the
  * filters' option tables); of: the input the chain runs on. */
 int cli_paths_add_chain(cli_paths *p, const vkfx_chain *chain, const char *of);

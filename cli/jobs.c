@@ -320,6 +320,7 @@ int cli_run_main(int argc, char **argv)
     } else {
         o.ctx.validate = cli_env_flag("VKFX_VALIDATE");
         o.ctx.log = cli_log;
+        o.job_file = path;
         code = cli_batch_lines(&o, jobs.lines, jobs.n, source);
     }
     job_file_free(&jobs);

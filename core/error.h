@@ -13,6 +13,7 @@ enum vkfx_status {
     VKFX_E_NODEVICE = -6, /* no Vulkan loader, driver or suitable device */
     VKFX_E_LIMIT = -7,    /* a size beyond what vkfx or the device supports */
     VKFX_E_LOST = -8,     /* the device was lost: nothing more runs on it */
+    VKFX_E_STOPPED = -9,  /* stopped by the caller's cancel check (vkfx_cancel) */
 };
 
 /* Records a printf-style message for the calling thread and returns code. */

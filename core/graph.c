@@ -44,6 +44,8 @@ struct vkfx_graph {
     uint32_t nnotes;
     char forced[256]; /* vkfx_graph_force_variants */
     bool variant_refused;
+    const vkfx_cancel *cancel;
+    uint32_t dispatches;
     bool submitted;
     bool ended;
     uint64_t ticket; /* of the last submission */
@@ -445,12 +447,39 @@ static void stamp(vkfx_graph *g, const char *label)
     vkCmdWriteTimestamp2(g->cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g->queries, g->nqueries++);
 }
 
+void vkfx_graph_set_cancel(vkfx_graph *g, const vkfx_cancel *cancel)
+{
+    g->cancel = cancel;
+}
+
+/* The passes recorded so far run to their end, then the cancel check is
+ * asked; a new command buffer takes the passes after. Barriers recorded
+ * there order them after the work submitted before, as submission order
+ * on the one queue allows. */
+static int pass_boundary(vkfx_graph *g)
+{
+    int ret = VKFX_OK;
+    VK_TRY(vkEndCommandBuffer(g->cmd));
+    TRY(vkfx_submit(g->ctx, g->cmd, &g->ticket));
+    g->submitted = true;
+    TRY(vkfx_wait(g->ctx, g->ticket));
+    vkfx_cmd_free(g->ctx, g->cmd);
+    g->cmd = VK_NULL_HANDLE;
+    if (g->cancel->stop(g->cancel->user))
+        return vkfx_fail(VKFX_E_STOPPED, "stopped after %u passes", g->dispatches - 1);
+    TRY(vkfx_cmd_begin(g->ctx, false, &g->cmd));
+fail:
+    return ret;
+}
+
 int vkfx_graph_dispatch(vkfx_graph *g, const vkfx_dispatch *d)
 {
     int ret = VKFX_OK;
     const vkfx_kernel_desc *desc = d->kernel->desc;
     vkfx_use uses[VKFX_MAX_BINDINGS + 1];
     size_t nuses = 0;
+    if (g->cancel && g->dispatches++ > 0)
+        TRY(pass_boundary(g));
     for (uint32_t i = 0; i < desc->nbind; i++)
         uses[nuses++] = d->use[i];
     if (d->indirect)

@@ -97,6 +97,11 @@ bool vkfx_graph_variant_was_refused(const vkfx_graph *g);
 /* The file the chain's input came from (NULL if none): what depth=self reads. */
 void vkfx_graph_set_input_path(vkfx_graph *g, const char *path);
 const char *vkfx_graph_input_path(vkfx_graph *g);
+/* Polled between passes (NULL: never): the work then goes to the device
+ * one pass at a time, each waited for, so that a stop takes effect at
+ * the next pass instead of after the whole chain. */
+void vkfx_graph_set_cancel(vkfx_graph *g, const vkfx_cancel *cancel);
+
 /* Decoded auxiliary maps the filters take instead of reading their files
  * (NULL: they read them); kept by whoever runs the graph. */
 void vkfx_graph_set_maps(vkfx_graph *g, vkfx_maps *maps);

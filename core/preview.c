@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "filters/filters.h"
@@ -188,8 +189,35 @@ fail:
     return ret;
 }
 
+static int check_map_file(void *user, const vkfx_filter *f, const vkfx_option *o, const char *value)
+{
+    (void)user;
+    if (o->writes || strcmp(value, "self") == 0)
+        return VKFX_OK;
+    char *file = NULL;
+    const char *channel;
+    int ret = vkfx_file_map_split(value, &file, &channel);
+    struct stat st;
+    /* stat, not open: opening a FIFO waits for a writer. A file that
+     * cannot be found is left to the read, which says so as a file run does. */
+    if (ret == VKFX_OK && stat(file, &st) == 0 && !S_ISREG(st.st_mode))
+        ret = vkfx_fail(VKFX_E_USAGE,
+                        "%s: %s=%s is not a regular file: the preview reads maps from files "
+                        "only, never a FIFO, device or folder",
+                        f->name, o->name, value);
+    free(file);
+    return ret;
+}
+
+/* The maps a chain names, before any is read: the session's one thread
+ * must not wait on a FIFO's writer or read a device without end. */
+static int check_map_files(const vkfx_chain *chain)
+{
+    return vkfx_chain_paths(chain, check_map_file, NULL);
+}
+
 int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
-                        double *gpu_ms)
+                        double *gpu_ms, const vkfx_cancel *cancel)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
@@ -206,12 +234,14 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
     }
     *gpu_ms = -1;
     *out = (vkfx_pixels){.straight = true};
+    TRY(check_map_files(chain));
     TRY(vkfx_chain_size(chain, w, h, &out->width, &out->height));
     vkfx_file_output_layout(VKFX_FILE_JPEG, p->in.channels, p->in.sample, &out->channels,
                             &out->sample);
     TRY(input_at(p, w, &in));
     VkFormat format = vkfx_internal_format(16);
     TRY(vkfx_graph_begin(p->ctx, w, h, format, true, &g));
+    vkfx_graph_set_cancel(g, cancel);
     vkfx_graph_set_staging(g, p->staging);
     vkfx_graph_set_input_path(g, p->input_path);
     vkfx_graph_set_maps(g, p->maps);
@@ -256,6 +286,7 @@ int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint3
     *focus = 0;
     if (!coc)
         return VKFX_OK;
+    TRY(check_map_files(chain));
     TRY(vkfx_maps_value(p->maps, link->filter->name, "depth", coc->depth, x, y, &z));
     *focus = vkfx_coc_depth(coc, z);
 fail:
@@ -263,12 +294,13 @@ fail:
 }
 
 int vkfx_preview_save(vkfx_preview *p, const vkfx_chain *chain, const char *path,
-                      const vkfx_save_opts *save)
+                      const vkfx_save_opts *save, const vkfx_cancel *cancel)
 {
     int ret = VKFX_OK;
     vkfx_file_format fmt;
     vkfx_pixels out = {0};
     vkfx_run_result result = {0};
+    TRY(check_map_files(chain));
     TRY(vkfx_file_format_for_output(path, &fmt));
     /* The precision a file run of the same command takes (--precision
      * auto), so that Save writes that run's bytes. */
@@ -278,6 +310,7 @@ int vkfx_preview_save(vkfx_preview *p, const vkfx_chain *chain, const char *path
         .input_path = p->input_path,
         .maps = p->maps,
         .tone = p->tone,
+        .cancel = cancel,
     };
     vkfx_save_opts with_meta = save ? *save : (vkfx_save_opts){0};
     if (!with_meta.meta)

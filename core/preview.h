@@ -25,9 +25,12 @@ uint32_t vkfx_preview_height(const vkfx_preview *p, uint32_t width);
  * size the input runs as a file run does; smaller, the input and its maps
  * are area-averaged to that size first (each size is made once and kept).
  * Filters' finish hooks (files a filter writes) do not run. *gpu_ms is the
- * device time of the passes, or -1 where the device has no timestamps. */
+ * device time of the passes, or -1 where the device has no timestamps.
+ * cancel (NULL: none) is asked between passes (VKFX_E_STOPPED). The map
+ * files the chain names must be regular files, as for every call below:
+ * a FIFO would block the caller and a device never ends. */
 int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
-                        double *gpu_ms);
+                        double *gpu_ms, const vkfx_cancel *cancel);
 
 /* For link i of chain: *has is whether the filter has a depth map and a
  * focus (dof, satdof, bokeh); then *focus is the depth the filter compares
@@ -41,6 +44,6 @@ int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint3
  * writes it (same run, same checks, same atomic write), the maps taken from
  * the session instead of their files. */
 int vkfx_preview_save(vkfx_preview *p, const vkfx_chain *chain, const char *path,
-                      const vkfx_save_opts *save);
+                      const vkfx_save_opts *save, const vkfx_cancel *cancel);
 
 #endif

@@ -354,6 +354,7 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_kernel_prepare(ctx, &encode_kernel, &encode_spec);
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &p->g));
+    vkfx_graph_set_cancel(p->g, opts->cancel);
     vkfx_graph_set_staging(p->g, staging);
     vkfx_graph_set_input_path(p->g, opts->input_path);
     vkfx_graph_set_maps(p->g, opts->maps);

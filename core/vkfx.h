@@ -102,6 +102,15 @@ typedef struct vkfx_note {
 } vkfx_note;
 #define VKFX_MAX_NOTES 16
 
+/* A check that a caller polling its work gives a run: with it, the run
+ * submits its passes one at a time and asks stop after each, ending with
+ * VKFX_E_STOPPED once stop says so (a client gone, a newer request, a
+ * time limit: what stop weighs is the caller's). */
+typedef struct vkfx_cancel {
+    bool (*stop)(void *user);
+    void *user;
+} vkfx_cancel;
+
 typedef struct vkfx_run_opts {
     int precision; /* 16 (rgba16f) or 32 (rgba32f); 0 (auto) is 16 here: see below */
     bool linear;   /* 8/16-bit samples are linear: no sRGB transfer either way */
@@ -125,6 +134,8 @@ typedef struct vkfx_run_opts {
     /* The size the first filter's sizes refer to, when the input was decoded smaller
      * (vkfx_file_load_shrunk); 0: the input's. */
     uint32_t source_width, source_height;
+    /* Asked between passes whether to stop; NULL: the run goes to its end. */
+    const vkfx_cancel *cancel;
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit
