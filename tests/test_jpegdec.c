@@ -1,0 +1,269 @@
+/* The GPU JPEG decoder against libjpeg-turbo as vkfx calls it: JPEGs written here through
+ * libjpeg's encoder in every sampling layout, size, quality, restart spacing, Huffman choice
+ * and scan layout the GPU path covers, plus files of other writers kept in tests/data/jpeg,
+ * decoded both ways and compared byte for byte; damaged streams go back to libjpeg-turbo. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+#include "codecs/codec.h"
+#include "fileio.h"
+#include "gpu_harness.h"
+#include "jpeg_gpu.h"
+
+typedef struct enc_case {
+    uint32_t w, h;
+    int ncomp;
+    int samp[3][2]; /* h, v of each component; zero: 1x1 */
+    int quality;
+    int restart;      /* MCUs between restart markers; negative: rows of MCUs */
+    bool optimize;    /* the image's own Huffman tables */
+    int scans;        /* 0: one interleaved scan; 1: one per component; 2: Y+Cb, then Cr */
+    const char *what; /* content: "photo", "noise" or "flat" */
+} enc_case;
+
+static void describe(const enc_case *c, char *out, size_t size)
+{
+    snprintf(out, size, "%ux%u %s %d comp %dx%d,%dx%d,%dx%d q%d restart %d%s scans %d", c->w, c->h,
+             c->what, c->ncomp, c->samp[0][0], c->samp[0][1], c->samp[1][0], c->samp[1][1],
+             c->samp[2][0], c->samp[2][1], c->quality, c->restart, c->optimize ? " optimised" : "",
+             c->scans);
+}
+
+/* The case's source pixels: a crop of a photo (tiled where the photo is smaller), noise, or
+ * one colour. */
+static void source(const enc_case *c, vkfx_pixels *out)
+{
+    if (!strcmp(c->what, "noise")) {
+        tc_random_pixels(out, c->w, c->h, (uint32_t)c->ncomp, VKFX_SAMPLE_U8, c->w * 31u + c->h);
+        return;
+    }
+    vkfx_pixels photo = {0}, rgb = {0};
+    cr_assert_eq(tc_load_photo(c->ncomp == 1 ? "camera.png" : "chelsea.png", &photo), 0);
+    cr_assert_eq(tc_crop(&photo, 37, 11, c->w, c->h, &rgb), 0);
+    if (!strcmp(c->what, "flat"))
+        memset(rgb.data, 200, vkfx_pixels_bytes(&rgb));
+    cr_assert_eq(rgb.channels, (uint32_t)c->ncomp);
+    vkfx_pixels_free(&photo);
+    *out = rgb;
+}
+
+/* The JPEG of case c, through libjpeg's encoder; free() it. */
+static unsigned char *encode(const enc_case *c, unsigned long *size)
+{
+    vkfx_pixels px;
+    source(c, &px);
+    struct jpeg_compress_struct j;
+    struct jpeg_error_mgr err;
+    j.err = jpeg_std_error(&err);
+    jpeg_create_compress(&j);
+    unsigned char *buf = NULL;
+    *size = 0;
+    jpeg_mem_dest(&j, &buf, size);
+    j.image_width = c->w;
+    j.image_height = c->h;
+    j.input_components = c->ncomp;
+    j.in_color_space = c->ncomp == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&j);
+    jpeg_set_quality(&j, c->quality, TRUE);
+    j.optimize_coding = c->optimize;
+    j.dct_method = JDCT_ISLOW;
+    for (int i = 0; i < c->ncomp; i++) {
+        j.comp_info[i].h_samp_factor = c->samp[i][0] ? c->samp[i][0] : 1;
+        j.comp_info[i].v_samp_factor = c->samp[i][1] ? c->samp[i][1] : 1;
+    }
+    if (c->restart > 0)
+        j.restart_interval = (unsigned)c->restart;
+    else if (c->restart < 0)
+        j.restart_in_rows = -c->restart;
+    jpeg_scan_info script[3];
+    if (c->scans && c->ncomp == 3) {
+        int n = 0;
+        for (int i = 0; i < 3; i++) {
+            if (c->scans == 2 && i == 1) {
+                script[n - 1].comps_in_scan = 2;
+                script[n - 1].component_index[1] = 1;
+                continue;
+            }
+            script[n] = (jpeg_scan_info){
+                .comps_in_scan = 1, .component_index = {i}, .Ss = 0, .Se = 63, .Ah = 0, .Al = 0};
+            n++;
+        }
+        j.scan_info = script;
+        j.num_scans = n;
+    }
+    jpeg_start_compress(&j, TRUE);
+    while (j.next_scanline < j.image_height) {
+        JSAMPROW row = (unsigned char *)px.data + (size_t)j.next_scanline * c->w * c->ncomp;
+        jpeg_write_scanlines(&j, &row, 1);
+    }
+    jpeg_finish_compress(&j);
+    jpeg_destroy_compress(&j);
+    vkfx_pixels_free(&px);
+    return buf;
+}
+
+/* Decodes data both ways; returns 0 when the GPU took it and gave libjpeg-turbo's bytes, 1
+ * when it left the file to libjpeg-turbo, -1 (after a report) when the bytes differ. want
+ * (when not NULL) receives libjpeg-turbo's decode, or its error code. */
+static int both_ways(th_gpu *g, const unsigned char *data, size_t size, const char *what,
+                     int *cpu_ret)
+{
+    vkfx_pixels cpu = {0}, gpu = {0};
+    vkfx_decode_note note;
+    int cret = vkfx_codec_jpeg.decode(data, size, what, &cpu, &note);
+    if (cpu_ret)
+        *cpu_ret = cret;
+    vkfx_error_clear();
+    int gret = vkfx_jpeg_gpu_decode(g->ctx, g->staging, data, size, &gpu);
+    cr_assert_geq(gret, 0, "%s: the GPU decode failed: %s", what, vkfx_error_message());
+    int result = gret;
+    if (gret == 0) {
+        cr_assert_eq(cret, 0, "%s: the GPU decoded what libjpeg-turbo refuses", what);
+        cr_assert(gpu.width == cpu.width && gpu.height == cpu.height &&
+                  gpu.channels == cpu.channels && gpu.sample == cpu.sample);
+        const unsigned char *a = gpu.data, *b = cpu.data;
+        size_t n = vkfx_pixels_bytes(&cpu), bad = 0, first = 0;
+        for (size_t i = 0; i < n; i++)
+            if (a[i] != b[i] && bad++ == 0)
+                first = i;
+        if (bad) {
+            size_t p = first / cpu.channels;
+            cr_log_error("%s: %zu of %zu bytes differ, first at (%zu, %zu) channel %zu: GPU %u, "
+                         "libjpeg-turbo %u",
+                         what, bad, n, p % cpu.width, p / cpu.width, first % cpu.channels, a[first],
+                         b[first]);
+            result = -1;
+        }
+    }
+    vkfx_pixels_free(&cpu);
+    vkfx_pixels_free(&gpu);
+    return result;
+}
+
+/* Every case must be the GPU's and give libjpeg-turbo's bytes. */
+static void check_cases(const enc_case *cases, size_t n)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    int failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        char what[160];
+        describe(&cases[i], what, sizeof(what));
+        unsigned long size;
+        unsigned char *jpg = encode(&cases[i], &size);
+        int r = both_ways(&g, jpg, size, what, NULL);
+        if (r == 1)
+            cr_log_error("%s: left to libjpeg-turbo", what);
+        failed += r != 0;
+        free(jpg);
+    }
+    th_gpu_close(&g);
+    cr_assert_eq(failed, 0, "%d of %zu JPEGs not decoded as libjpeg-turbo does", failed, n);
+}
+
+#define S444                                                                                       \
+    {                                                                                              \
+        {1, 1}, {1, 1},                                                                            \
+        {                                                                                          \
+            1, 1                                                                                   \
+        }                                                                                          \
+    }
+#define S422                                                                                       \
+    {                                                                                              \
+        {2, 1}, {1, 1},                                                                            \
+        {                                                                                          \
+            1, 1                                                                                   \
+        }                                                                                          \
+    }
+#define S420                                                                                       \
+    {                                                                                              \
+        {2, 2}, {1, 1},                                                                            \
+        {                                                                                          \
+            1, 1                                                                                   \
+        }                                                                                          \
+    }
+#define S440                                                                                       \
+    {                                                                                              \
+        {1, 2}, {1, 1},                                                                            \
+        {                                                                                          \
+            1, 1                                                                                   \
+        }                                                                                          \
+    }
+#define S411                                                                                       \
+    {                                                                                              \
+        {4, 1}, {1, 1},                                                                            \
+        {                                                                                          \
+            1, 1                                                                                   \
+        }                                                                                          \
+    }
+
+Test(jpegdec, sampling_layouts, .timeout = 600)
+{
+    static const enc_case cases[] = {
+        {64, 48, 3, S444, 90, 0, false, 0, "photo"},
+        {64, 48, 3, S422, 90, 0, false, 0, "photo"},
+        {64, 48, 3, S420, 75, 0, false, 0, "photo"},
+        {64, 48, 3, S440, 75, 0, false, 0, "photo"},
+        {64, 48, 3, S411, 75, 0, false, 0, "photo"},
+        {61, 45, 3, S420, 80, 0, false, 0, "photo"},
+        {61, 45, 3, S422, 80, 0, false, 0, "photo"},
+        {61, 45, 3, S440, 80, 0, false, 0, "photo"},
+        {61, 45, 3, S411, 80, 0, false, 0, "photo"},
+        /* 4:1:0, 3:1 (whole factors upsampled by copies), chroma finer than luma */
+        {50, 37, 3, {{4, 2}, {1, 1}, {1, 1}}, 85, 0, false, 0, "photo"},
+        {50, 37, 3, {{3, 1}, {1, 1}, {1, 1}}, 85, 0, false, 0, "photo"},
+        {50, 37, 3, {{1, 1}, {2, 2}, {1, 1}}, 85, 0, false, 0, "photo"},
+        {50, 37, 3, {{2, 2}, {2, 1}, {1, 2}}, 85, 0, false, 0, "photo"},
+        {50, 37, 3, {{2, 1}, {1, 2}, {1, 1}}, 85, 0, false, 0, "photo"},
+        {57, 33, 1, S444, 90, 0, false, 0, "photo"},
+        {57, 33, 1, {{2, 2}, {1, 1}, {1, 1}}, 90, 0, false, 0, "photo"},
+    };
+    check_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+Test(jpegdec, sizes_not_whole_mcus, .timeout = 600)
+{
+    static const enc_case cases[] = {
+        {1, 1, 3, S420, 90, 0, false, 0, "photo"},    {1, 1, 3, S444, 90, 0, false, 0, "photo"},
+        {1, 1, 1, S444, 90, 0, false, 0, "photo"},    {2, 2, 3, S420, 90, 0, false, 0, "photo"},
+        {3, 2, 3, S422, 90, 0, false, 0, "photo"},    {5, 5, 3, S420, 90, 0, false, 0, "photo"},
+        {17, 9, 3, S420, 90, 0, false, 0, "photo"},   {17, 9, 3, S422, 90, 0, false, 0, "photo"},
+        {17, 9, 3, S440, 90, 0, false, 0, "photo"},   {17, 9, 1, S444, 90, 0, false, 0, "photo"},
+        {4097, 3, 3, S420, 90, 0, false, 0, "photo"}, {3, 300, 3, S420, 60, 0, false, 0, "photo"},
+        {4097, 3, 1, S444, 70, 0, false, 0, "photo"},
+    };
+    check_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+Test(jpegdec, qualities_and_tables, .timeout = 600)
+{
+    static const int qualities[] = {1, 2, 5, 10, 25, 50, 75, 90, 95, 98, 100};
+    enum { NQ = sizeof(qualities) / sizeof(qualities[0]) };
+    enc_case cases[NQ * 4];
+    size_t n = 0;
+    for (int i = 0; i < NQ; i++) {
+        cases[n++] = (enc_case){40, 24, 3, S420, qualities[i], 0, false, 0, "photo"};
+        cases[n++] = (enc_case){40, 24, 3, S444, qualities[i], 0, true, 0, "noise"};
+        cases[n++] = (enc_case){40, 24, 1, S444, qualities[i], 0, i % 2 == 0, 0, "noise"};
+        cases[n++] = (enc_case){24, 16, 3, S422, qualities[i], 0, true, 0, "flat"};
+    }
+    check_cases(cases, n);
+}
+
+Test(jpegdec, restarts_and_scans, .timeout = 600)
+{
+    static const enc_case cases[] = {
+        {70, 40, 3, S420, 85, 1, false, 0, "photo"},  {70, 40, 3, S420, 85, 3, true, 0, "photo"},
+        {70, 40, 3, S444, 85, -1, false, 0, "photo"}, {70, 40, 1, S444, 85, 1, false, 0, "photo"},
+        {70, 40, 1, S444, 85, 7, true, 0, "noise"},   {4097, 3, 3, S420, 90, 2, false, 0, "photo"},
+        {70, 40, 3, S420, 85, 0, false, 1, "photo"},  {70, 40, 3, S422, 85, 0, true, 1, "photo"},
+        {70, 40, 3, S420, 85, 0, false, 2, "photo"},  {70, 40, 3, S420, 85, 5, false, 1, "photo"},
+        {70, 40, 3, S411, 85, 9, true, 2, "photo"},
+    };
+    check_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
