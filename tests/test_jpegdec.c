@@ -24,6 +24,7 @@ typedef struct enc_case {
     bool optimize;    /* the image's own Huffman tables */
     int scans;        /* 0: one interleaved scan; 1: one per component; 2: Y+Cb, then Cr */
     const char *what; /* content: "photo", "noise" or "flat" */
+    int mode;         /* 0 sequential Huffman, 1 progressive, 2 arithmetic coding */
 } enc_case;
 
 static void describe(const enc_case *c, char *out, size_t size)
@@ -38,7 +39,7 @@ static void describe(const enc_case *c, char *out, size_t size)
  * one colour. */
 static void source(const enc_case *c, vkfx_pixels *out)
 {
-    if (!strcmp(c->what, "noise")) {
+    if (!strcmp(c->what, "noise") || c->ncomp == 4) {
         tc_random_pixels(out, c->w, c->h, (uint32_t)c->ncomp, VKFX_SAMPLE_U8, c->w * 31u + c->h);
         return;
     }
@@ -67,12 +68,12 @@ static unsigned char *encode(const enc_case *c, unsigned long *size)
     j.image_width = c->w;
     j.image_height = c->h;
     j.input_components = c->ncomp;
-    j.in_color_space = c->ncomp == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    j.in_color_space = c->ncomp == 1 ? JCS_GRAYSCALE : c->ncomp == 4 ? JCS_CMYK : JCS_RGB;
     jpeg_set_defaults(&j);
     jpeg_set_quality(&j, c->quality, TRUE);
     j.optimize_coding = c->optimize;
     j.dct_method = JDCT_ISLOW;
-    for (int i = 0; i < c->ncomp; i++) {
+    for (int i = 0; i < c->ncomp && i < 3; i++) {
         j.comp_info[i].h_samp_factor = c->samp[i][0] ? c->samp[i][0] : 1;
         j.comp_info[i].v_samp_factor = c->samp[i][1] ? c->samp[i][1] : 1;
     }
@@ -96,6 +97,9 @@ static unsigned char *encode(const enc_case *c, unsigned long *size)
         j.scan_info = script;
         j.num_scans = n;
     }
+    if (c->mode == 1)
+        jpeg_simple_progression(&j);
+    j.arith_code = c->mode == 2;
     jpeg_start_compress(&j, TRUE);
     while (j.next_scanline < j.image_height) {
         JSAMPROW row = (unsigned char *)px.data + (size_t)j.next_scanline * c->w * c->ncomp;
@@ -205,23 +209,23 @@ static void check_cases(const enc_case *cases, size_t n)
 Test(jpegdec, sampling_layouts, .timeout = 600)
 {
     static const enc_case cases[] = {
-        {64, 48, 3, S444, 90, 0, false, 0, "photo"},
-        {64, 48, 3, S422, 90, 0, false, 0, "photo"},
-        {64, 48, 3, S420, 75, 0, false, 0, "photo"},
-        {64, 48, 3, S440, 75, 0, false, 0, "photo"},
-        {64, 48, 3, S411, 75, 0, false, 0, "photo"},
-        {61, 45, 3, S420, 80, 0, false, 0, "photo"},
-        {61, 45, 3, S422, 80, 0, false, 0, "photo"},
-        {61, 45, 3, S440, 80, 0, false, 0, "photo"},
-        {61, 45, 3, S411, 80, 0, false, 0, "photo"},
+        {64, 48, 3, S444, 90, 0, false, 0, "photo", 0},
+        {64, 48, 3, S422, 90, 0, false, 0, "photo", 0},
+        {64, 48, 3, S420, 75, 0, false, 0, "photo", 0},
+        {64, 48, 3, S440, 75, 0, false, 0, "photo", 0},
+        {64, 48, 3, S411, 75, 0, false, 0, "photo", 0},
+        {61, 45, 3, S420, 80, 0, false, 0, "photo", 0},
+        {61, 45, 3, S422, 80, 0, false, 0, "photo", 0},
+        {61, 45, 3, S440, 80, 0, false, 0, "photo", 0},
+        {61, 45, 3, S411, 80, 0, false, 0, "photo", 0},
         /* 4:1:0, 3:1 (whole factors upsampled by copies), chroma finer than luma */
-        {50, 37, 3, {{4, 2}, {1, 1}, {1, 1}}, 85, 0, false, 0, "photo"},
-        {50, 37, 3, {{3, 1}, {1, 1}, {1, 1}}, 85, 0, false, 0, "photo"},
-        {50, 37, 3, {{1, 1}, {2, 2}, {1, 1}}, 85, 0, false, 0, "photo"},
-        {50, 37, 3, {{2, 2}, {2, 1}, {1, 2}}, 85, 0, false, 0, "photo"},
-        {50, 37, 3, {{2, 1}, {1, 2}, {1, 1}}, 85, 0, false, 0, "photo"},
-        {57, 33, 1, S444, 90, 0, false, 0, "photo"},
-        {57, 33, 1, {{2, 2}, {1, 1}, {1, 1}}, 90, 0, false, 0, "photo"},
+        {50, 37, 3, {{4, 2}, {1, 1}, {1, 1}}, 85, 0, false, 0, "photo", 0},
+        {50, 37, 3, {{3, 1}, {1, 1}, {1, 1}}, 85, 0, false, 0, "photo", 0},
+        {50, 37, 3, {{1, 1}, {2, 2}, {1, 1}}, 85, 0, false, 0, "photo", 0},
+        {50, 37, 3, {{2, 2}, {2, 1}, {1, 2}}, 85, 0, false, 0, "photo", 0},
+        {50, 37, 3, {{2, 1}, {1, 2}, {1, 1}}, 85, 0, false, 0, "photo", 0},
+        {57, 33, 1, S444, 90, 0, false, 0, "photo", 0},
+        {57, 33, 1, {{2, 2}, {1, 1}, {1, 1}}, 90, 0, false, 0, "photo", 0},
     };
     check_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -229,13 +233,19 @@ Test(jpegdec, sampling_layouts, .timeout = 600)
 Test(jpegdec, sizes_not_whole_mcus, .timeout = 600)
 {
     static const enc_case cases[] = {
-        {1, 1, 3, S420, 90, 0, false, 0, "photo"},    {1, 1, 3, S444, 90, 0, false, 0, "photo"},
-        {1, 1, 1, S444, 90, 0, false, 0, "photo"},    {2, 2, 3, S420, 90, 0, false, 0, "photo"},
-        {3, 2, 3, S422, 90, 0, false, 0, "photo"},    {5, 5, 3, S420, 90, 0, false, 0, "photo"},
-        {17, 9, 3, S420, 90, 0, false, 0, "photo"},   {17, 9, 3, S422, 90, 0, false, 0, "photo"},
-        {17, 9, 3, S440, 90, 0, false, 0, "photo"},   {17, 9, 1, S444, 90, 0, false, 0, "photo"},
-        {4097, 3, 3, S420, 90, 0, false, 0, "photo"}, {3, 300, 3, S420, 60, 0, false, 0, "photo"},
-        {4097, 3, 1, S444, 70, 0, false, 0, "photo"},
+        {1, 1, 3, S420, 90, 0, false, 0, "photo", 0},
+        {1, 1, 3, S444, 90, 0, false, 0, "photo", 0},
+        {1, 1, 1, S444, 90, 0, false, 0, "photo", 0},
+        {2, 2, 3, S420, 90, 0, false, 0, "photo", 0},
+        {3, 2, 3, S422, 90, 0, false, 0, "photo", 0},
+        {5, 5, 3, S420, 90, 0, false, 0, "photo", 0},
+        {17, 9, 3, S420, 90, 0, false, 0, "photo", 0},
+        {17, 9, 3, S422, 90, 0, false, 0, "photo", 0},
+        {17, 9, 3, S440, 90, 0, false, 0, "photo", 0},
+        {17, 9, 1, S444, 90, 0, false, 0, "photo", 0},
+        {4097, 3, 3, S420, 90, 0, false, 0, "photo", 0},
+        {3, 300, 3, S420, 60, 0, false, 0, "photo", 0},
+        {4097, 3, 1, S444, 70, 0, false, 0, "photo", 0},
     };
     check_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -247,10 +257,10 @@ Test(jpegdec, qualities_and_tables, .timeout = 600)
     enc_case cases[NQ * 4];
     size_t n = 0;
     for (int i = 0; i < NQ; i++) {
-        cases[n++] = (enc_case){40, 24, 3, S420, qualities[i], 0, false, 0, "photo"};
-        cases[n++] = (enc_case){40, 24, 3, S444, qualities[i], 0, true, 0, "noise"};
-        cases[n++] = (enc_case){40, 24, 1, S444, qualities[i], 0, i % 2 == 0, 0, "noise"};
-        cases[n++] = (enc_case){24, 16, 3, S422, qualities[i], 0, true, 0, "flat"};
+        cases[n++] = (enc_case){40, 24, 3, S420, qualities[i], 0, false, 0, "photo", 0};
+        cases[n++] = (enc_case){40, 24, 3, S444, qualities[i], 0, true, 0, "noise", 0};
+        cases[n++] = (enc_case){40, 24, 1, S444, qualities[i], 0, i % 2 == 0, 0, "noise", 0};
+        cases[n++] = (enc_case){24, 16, 3, S422, qualities[i], 0, true, 0, "flat", 0};
     }
     check_cases(cases, n);
 }
@@ -258,12 +268,143 @@ Test(jpegdec, qualities_and_tables, .timeout = 600)
 Test(jpegdec, restarts_and_scans, .timeout = 600)
 {
     static const enc_case cases[] = {
-        {70, 40, 3, S420, 85, 1, false, 0, "photo"},  {70, 40, 3, S420, 85, 3, true, 0, "photo"},
-        {70, 40, 3, S444, 85, -1, false, 0, "photo"}, {70, 40, 1, S444, 85, 1, false, 0, "photo"},
-        {70, 40, 1, S444, 85, 7, true, 0, "noise"},   {4097, 3, 3, S420, 90, 2, false, 0, "photo"},
-        {70, 40, 3, S420, 85, 0, false, 1, "photo"},  {70, 40, 3, S422, 85, 0, true, 1, "photo"},
-        {70, 40, 3, S420, 85, 0, false, 2, "photo"},  {70, 40, 3, S420, 85, 5, false, 1, "photo"},
-        {70, 40, 3, S411, 85, 9, true, 2, "photo"},
+        {70, 40, 3, S420, 85, 1, false, 0, "photo", 0},
+        {70, 40, 3, S420, 85, 3, true, 0, "photo", 0},
+        {70, 40, 3, S444, 85, -1, false, 0, "photo", 0},
+        {70, 40, 1, S444, 85, 1, false, 0, "photo", 0},
+        {70, 40, 1, S444, 85, 7, true, 0, "noise", 0},
+        {4097, 3, 3, S420, 90, 2, false, 0, "photo", 0},
+        {70, 40, 3, S420, 85, 0, false, 1, "photo", 0},
+        {70, 40, 3, S422, 85, 0, true, 1, "photo", 0},
+        {70, 40, 3, S420, 85, 0, false, 2, "photo", 0},
+        {70, 40, 3, S420, 85, 5, false, 1, "photo", 0},
+        {70, 40, 3, S411, 85, 9, true, 2, "photo", 0},
     };
     check_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* Files of other writers (tests/data/jpeg/README.md). */
+Test(jpegdec, other_writers, .timeout = 600)
+{
+    static const char *const names[] = {
+        "pillow_420_q75.jpg", "pillow_422_q50_optimized.jpg", "pillow_444_q95.jpg",
+        "pillow_web_low.jpg", "pillow_gray_q30.jpg",          "pillow_33x17_q100.jpg",
+        "magick_440_q80.jpg", "magick_411_q65.jpg",           "magick_gray_q85.jpg",
+        "magick_420_q40.jpg",
+    };
+    th_gpu g;
+    th_gpu_open(&g);
+    int failed = 0;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/tests/data/jpeg/%s", VKFX_SOURCE_ROOT, names[i]);
+        size_t size;
+        char *data = tc_slurp(path, &size);
+        cr_assert(data, "cannot read %s", path);
+        int r = both_ways(&g, (unsigned char *)data, size, names[i], NULL);
+        if (r == 1)
+            cr_log_error("%s: left to libjpeg-turbo", names[i]);
+        failed += r != 0;
+        free(data);
+    }
+    th_gpu_close(&g);
+    cr_assert_eq(failed, 0);
+}
+
+/* Files the GPU does not cover go to libjpeg-turbo without a word. */
+Test(jpegdec, other_files_left_to_libjpeg, .timeout = 600)
+{
+    static const enc_case cases[] = {
+        {40, 24, 3, S420, 90, 0, false, 0, "photo", 1},
+        {40, 24, 3, S420, 90, 0, false, 0, "photo", 2},
+        {40, 24, 1, S444, 90, 0, false, 0, "photo", 1},
+        {40, 24, 4, {{1, 1}, {1, 1}, {1, 1}}, 90, 0, false, 0, "noise", 0},
+    };
+    th_gpu g;
+    th_gpu_open(&g);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char what[160];
+        describe(&cases[i], what, sizeof(what));
+        unsigned long size;
+        unsigned char *jpg = encode(&cases[i], &size);
+        int cpu = -1;
+        cr_expect_eq(both_ways(&g, jpg, size, what, &cpu), 1, "%s: taken by the GPU", what);
+        cr_expect_eq(cpu, 0, "%s: libjpeg-turbo refused it", what);
+        free(jpg);
+    }
+    th_gpu_close(&g);
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* Where the first scan's entropy-coded data starts. */
+static size_t scan_start(const unsigned char *d, size_t size)
+{
+    for (size_t i = 2; i + 3 < size;) {
+        size_t len = (size_t)d[i + 2] << 8 | d[i + 3];
+        if (d[i + 1] == 0xDA)
+            return i + 2 + len;
+        i += 2 + len;
+    }
+    cr_assert_fail("no scan");
+    return 0;
+}
+
+/* Damaged entropy-coded data (bytes changed, or the data cut short before the end-of-image
+ * marker): the GPU either gives libjpeg-turbo's bytes for a stream libjpeg-turbo takes without
+ * a word, or leaves the file to it; it never takes one libjpeg-turbo refuses. */
+Test(jpegdec, damaged_streams, .timeout = 600)
+{
+    static const enc_case cases[] = {
+        {48, 40, 3, S420, 80, 0, false, 0, "photo", 0},
+        {48, 40, 3, S444, 80, 2, true, 0, "photo", 0},
+        {48, 40, 1, S444, 50, 0, false, 1, "photo", 0},
+    };
+    th_gpu g;
+    th_gpu_open(&g);
+    uint64_t rng = 42;
+    int flagged = 0, refused = 0, runs = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned long size;
+        unsigned char *jpg = encode(&cases[i], &size);
+        size_t start = scan_start(jpg, size), span = size - 2 - start;
+        unsigned char *bad = malloc(size + 2);
+        for (int k = 0; k < 40; k++) {
+            memcpy(bad, jpg, size);
+            size_t n = size;
+            char what[200];
+            if (k % 4 == 3) {
+                /* cut short, the end-of-image marker after what is left */
+                size_t cut = start + 1 + next_random(&rng) % (span - 1);
+                bad[cut] = 0xFF;
+                bad[cut + 1] = 0xD9;
+                n = cut + 2;
+                snprintf(what, sizeof(what), "case %zu cut at %zu of %lu", i, cut, size);
+            } else {
+                size_t at = start + next_random(&rng) % span;
+                bad[at] = (unsigned char)next_random(&rng);
+                snprintf(what, sizeof(what), "case %zu byte %zu set to %u", i, at, bad[at]);
+            }
+            int cpu = 0;
+            int r = both_ways(&g, bad, n, what, &cpu);
+            cr_expect_neq(r, -1, "%s: bytes differ", what);
+            flagged += r == 1;
+            refused += cpu != 0;
+            runs++;
+        }
+        free(bad);
+        free(jpg);
+    }
+    th_gpu_close(&g);
+    cr_log_info("%d damaged streams: %d left to libjpeg-turbo, %d refused by it", runs, flagged,
+                refused);
+    /* Both paths taken: the checks above saw the GPU decline as well as decode. */
+    cr_expect_gt(refused, 0);
+    cr_expect_lt(flagged, runs);
 }
