@@ -171,6 +171,7 @@ static int add_segment(parse_state *s, size_t start, uint32_t first_mcu, uint32_
     g[1] = (uint32_t)start; /* its end, set when the segment ends */
     g[2] = first_mcu;
     g[3] = scan;
+    g[4] = g[5] = 0;
     return 0;
 }
 
@@ -216,6 +217,15 @@ static int read_sos(parse_state *s, const unsigned char *m, uint32_t len, vkfx_j
         mcus_x = div_up(out->width, 8 * s->max_h);
         mcus = mcus_x * div_up(out->height, 8 * s->max_v);
     }
+    uint32_t b = 0;
+    for (uint32_t k = 0; k < ns; k++) {
+        uint32_t c = sc[JD_S_SLOT + k], n = ns == 1 ? 1 : s->comp_h[c] * s->comp_v[c];
+        for (uint32_t i = 0; i < n; i++, b++) {
+            sc[JD_S_BSLOT + b] = k;
+            sc[JD_S_BINDEX + b] = i;
+        }
+    }
+    sc[JD_S_BPM] = b;
     sc[JD_S_NCOMP] = ns;
     sc[JD_S_MCUS_X] = mcus_x;
     sc[JD_S_MCUS] = mcus;
