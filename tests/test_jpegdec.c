@@ -425,3 +425,41 @@ Test(jpegdec, photos_settle, .timeout = 600)
     static const vkfx_jpeg_gpu_opts settle = {.no_retry = true};
     check_cases_in(cases, sizeof(cases) / sizeof(cases[0]), &settle);
 }
+
+/* The first marker with this code at or after from, or 0. */
+static size_t find_marker(const unsigned char *d, size_t size, size_t from, unsigned code)
+{
+    for (size_t i = from; i + 1 < size; i++)
+        if (d[i] == 0xFF && d[i + 1] == code)
+            return i;
+    return 0;
+}
+
+/* Markers that lie: restart markers out of order, a frame far larger than its data. The GPU
+ * leaves both to libjpeg-turbo, which refuses them as it does today. */
+Test(jpegdec, lying_markers, .timeout = 600)
+{
+    static const enc_case c = {64, 40, 3, S420, 80, 1, false, 0, "photo", 0};
+    th_gpu g;
+    th_gpu_open(&g);
+    unsigned long size;
+    unsigned char *jpg = encode(&c, &size);
+    size_t rst = find_marker(jpg, size, scan_start(jpg, size), 0xD1);
+    cr_assert(rst);
+    jpg[rst + 1] = 0xD3;
+    int cpu = 0;
+    cr_expect_eq(both_ways(&g, jpg, size, "restart markers out of order", &cpu), 1);
+    cr_expect_neq(cpu, 0);
+    free(jpg);
+    jpg = encode(&c, &size);
+    size_t sof = find_marker(jpg, size, 2, 0xC0);
+    cr_assert(sof);
+    /* 60000 x 60000 from a few kilobytes */
+    jpg[sof + 5] = jpg[sof + 7] = 0xEA;
+    jpg[sof + 6] = jpg[sof + 8] = 0x60;
+    vkfx_pixels px = {0};
+    cr_expect_eq(vkfx_jpeg_gpu_decode(g.ctx, g.staging, jpg, size, NULL, &px), 1);
+    cr_expect_null(px.data);
+    free(jpg);
+    th_gpu_close(&g);
+}
