@@ -363,8 +363,9 @@ static int walk_markers(parse_state *s, vkfx_jpeg_layout *out)
 int vkfx_jpeg_parse(const unsigned char *data, size_t size, vkfx_jpeg_layout *out)
 {
     memset(out, 0, sizeof(*out));
-    /* Gray or YCbCr, as libjpeg-turbo reads the header without a word. */
-    if (size >= UINT32_MAX - 8 || !vkfx_jpeg_header_plain(data, size))
+    /* Gray or YCbCr, as libjpeg-turbo reads the header without a word; the device counts the
+     * data's bits in 32 bits. */
+    if (size >= (1u << 29) || !vkfx_jpeg_header_plain(data, size))
         return 1;
     int ret;
     parse_state s = {.p = data, .end = data + size};
