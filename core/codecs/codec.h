@@ -52,6 +52,10 @@ int vkfx_jpeg_quality(const vkfx_save_opts *opts);
 int vkfx_jpeg_decode_scaled(const unsigned char *data, size_t size, const char *name,
                             unsigned denom, vkfx_pixels *out);
 
+/* True when libjpeg-turbo reads the JPEG's header without a warning and finds a sequential
+ * Huffman-coded gray or YCbCr image of 8-bit samples: what the GPU decoder may take. */
+bool vkfx_jpeg_header_plain(const unsigned char *data, size_t size);
+
 /* What a header says, before any pixel is decoded. */
 typedef struct vkfx_image_info {
     uint32_t width, height;

@@ -224,6 +224,31 @@ int vkfx_jpeg_decode_scaled(const unsigned char *data, size_t size, const char *
     return jpeg_read(data, size, name, false, &info, out, denom);
 }
 
+/* Only the header is read: the scans may still hold anything. */
+static int jpeg_header_body(struct jpeg_read *r, const unsigned char *data, size_t size)
+{
+    if (setjmp(r->fail.jump))
+        return -1;
+    jpeg_create_decompress(&r->d);
+    r->created = true;
+    jpeg_mem_src(&r->d, data, (unsigned long)size);
+    jpeg_read_header(&r->d, TRUE);
+    return 0;
+}
+
+bool vkfx_jpeg_header_plain(const unsigned char *data, size_t size)
+{
+    struct jpeg_read r = {0};
+    r.d.err = &r.fail.mgr;
+    jpeg_fail_init(&r.fail);
+    bool plain = size <= (unsigned long)-1 && jpeg_header_body(&r, data, size) == 0 &&
+                 !r.d.progressive_mode && !r.d.arith_code && r.d.data_precision == 8 &&
+                 (r.d.jpeg_color_space == JCS_GRAYSCALE || r.d.jpeg_color_space == JCS_YCbCr);
+    if (r.created)
+        jpeg_destroy_decompress(&r.d);
+    return plain;
+}
+
 /* Gray stays gray; alpha has nowhere to go. */
 static void layout_jpeg(uint32_t in_channels, vkfx_sample in_sample, uint32_t *channels,
                         vkfx_sample *sample)
