@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../core/copy.h"
-#include "../core/icc.h"
+#include "copy.h"
+#include "icc.h"
 
 /* Calls that return a status: on failure, keep it and go to the cleanup. */
 #define CHECK(call)                                                                                \

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../core/vkfx.h"
+#include "vkfx.h"
 
 enum { EXIT_OK = 0, EXIT_PROCESSING = 1, EXIT_USAGE = 2 };
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/compare.h"
+#include "compare.h"
 #include "cli.h"
 
 static const char compare_usage[] =

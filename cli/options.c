@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "../core/safefile.h"
+#include "safefile.h"
 
 enum {
     OPT_PRECISION = 256,

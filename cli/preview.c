@@ -21,7 +21,7 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "../core/preview.h"
+#include "preview.h"
 #include "cli.h"
 #include "preview_html.h"
 

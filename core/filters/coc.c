@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
-#include "../fileio.h"
-#include "../maps.h"
+#include "error.h"
+#include "fileio.h"
+#include "maps.h"
 #include "filters.h"
 
 int vkfx_aux_read(const char *filter, const char *option, const char *path, const char *input,

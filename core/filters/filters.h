@@ -3,8 +3,8 @@
 #ifndef VKFX_FILTERS_H
 #define VKFX_FILTERS_H
 
-#include "../filter.h"
-#include "../graph.h"
+#include "filter.h"
+#include "graph.h"
 
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */

@@ -20,7 +20,7 @@
 
 #include <tiffio.h>
 
-#include "../error.h"
+#include "error.h"
 #include "../exif.h"
 #include "codec.h"
 

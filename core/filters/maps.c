@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "filters/filters.h"
+#include "filters.h"
 #include "resample.h"
 
 /* Sizes kept per map: the full one and the last few widths shown, so that

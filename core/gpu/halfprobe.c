@@ -19,7 +19,7 @@
 #include "vkfx.h"
 
 #include "half_probe.spv.h"
-#include "../glsl/half_probe.h"
+#include "../../glsl/half_probe.h"
 
 _Static_assert(sizeof(half_probe_push) == HALF_PROBE_PUSH_BYTES, "half_probe.comp's push block");
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "filters/filters.h"
+#include "filters.h"
 #include "icc.h"
 #include "maps.h"
 #include "resample.h"

@@ -10,7 +10,7 @@
 
 #include <png.h>
 
-#include "../error.h"
+#include "error.h"
 #include "../pngwrite.h"
 #include "codec.h"
 #include "png_meta.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "error.h"
 #include "codec.h"
 #include "png_meta.h"
 

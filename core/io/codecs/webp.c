@@ -11,7 +11,7 @@
 #include <webp/encode.h>
 #include <webp/mux.h>
 
-#include "../error.h"
+#include "error.h"
 #include "codec.h"
 
 static bool sniff_webp(const unsigned char *data, size_t size)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "error.h"
 #include "../icc.h"
 #include "codec.h"
 #include "jpeg_meta.h"

@@ -2,7 +2,7 @@
  * meson.build, through the X-macro list VKFX_FILTER_LIST it generates. */
 #include <string.h>
 
-#include "filters/filters.h"
+#include "filters.h"
 #include "vkfx_filter_list.h"
 
 #define X(name) extern const vkfx_filter vkfx_filter_##name;

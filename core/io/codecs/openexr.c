@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../error.h"
+#include "error.h"
 #include "../exr.h"
 #include "codec.h"
 

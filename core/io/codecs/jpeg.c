@@ -13,7 +13,7 @@
 
 #include <jpeglib.h>
 
-#include "../error.h"
+#include "error.h"
 #include "../icc.h"
 #include "codec.h"
 #include "jpeg_meta.h"

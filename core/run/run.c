@@ -10,7 +10,7 @@
 
 #include "decode.spv.h"
 #include "encode.spv.h"
-#include "../glsl/decode.h"
+#include "../../glsl/decode.h"
 
 _Static_assert(sizeof(decode_push) == DECODE_PUSH_BYTES, "decode.comp's push block");
 _Static_assert(sizeof(encode_push) == ENCODE_PUSH_BYTES, "encode.comp's push block");

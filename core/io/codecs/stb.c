@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "error.h"
 #include "codec.h"
 
 /* stb is compiled in here, static so it cannot clash with the copy in
