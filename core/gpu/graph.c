@@ -110,10 +110,8 @@ int vkfx_graph_force_variants(vkfx_graph *g, const char *list)
     if (strlen(list) >= sizeof(g->forced))
         return vkfx_fail(VKFX_E_USAGE, "VKFX_VARIANT: '%.40s...' is longer than %zu bytes", list,
                          sizeof(g->forced) - 1);
-    int ret = vkfx_variants_check(list);
-    if (ret == VKFX_OK)
-        snprintf(g->forced, sizeof(g->forced), "%s", list);
-    return ret;
+    snprintf(g->forced, sizeof(g->forced), "%s", list);
+    return VKFX_OK;
 }
 const char *vkfx_graph_forced_variants(const vkfx_graph *g)
 {

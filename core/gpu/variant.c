@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "filter.h"
 
 bool vkfx_variant_always(const vkfx_caps *caps, const void *job)
 {
@@ -19,8 +18,7 @@ bool vkfx_variant_subgroup_arith(const vkfx_caps *caps, const void *job)
     return caps->subgroup_arith;
 }
 
-/* The variant of family that list names (NULL if it names none), its name in *given. */
-static const vkfx_variant *named(const vkfx_variants *family, const char *list, char *given,
+const vkfx_variant *vkfx_variant_named(const vkfx_variants *family, const char *list, char *given,
                                  size_t size, bool *found)
 {
     size_t n = strlen(family->name);
@@ -40,8 +38,7 @@ static const vkfx_variant *named(const vkfx_variants *family, const char *list, 
     return NULL;
 }
 
-/* "a, b, c": the family's variant names. */
-static void names(const vkfx_variants *family, char *out, size_t size)
+void vkfx_variant_names(const vkfx_variants *family, char *out, size_t size)
 {
     size_t used = 0;
     out[0] = 0;
@@ -56,10 +53,10 @@ int vkfx_variant_record(vkfx_graph *g, const vkfx_variants *family, const void *
     const char *list = vkfx_graph_forced_variants(g);
     char given[64], all[256];
     bool found;
-    const vkfx_variant *v = named(family, list, given, sizeof(given), &found);
+    const vkfx_variant *v = vkfx_variant_named(family, list, given, sizeof(given), &found);
     if (found) {
         if (!v) {
-            names(family, all, sizeof(all));
+            vkfx_variant_names(family, all, sizeof(all));
             return vkfx_fail(VKFX_E_USAGE, "VKFX_VARIANT: %s has no variant '%s' (%s)",
                              family->name, given, all);
         }
@@ -77,37 +74,4 @@ int vkfx_variant_record(vkfx_graph *g, const vkfx_variants *family, const void *
             return v->record(g, job);
     return vkfx_fail(VKFX_E_LIMIT, "no %s kernel applies to these options on this device",
                      family->name);
-}
-
-/* The family named name[0..len) among the registered filters' (NULL if none). */
-static const vkfx_variants *family_named(const char *name, size_t len)
-{
-    for (const vkfx_filter *const *f = vkfx_filters; *f; f++)
-        for (const vkfx_variants *const *v = (*f)->variants; v && *v; v++)
-            if (strlen((*v)->name) == len && strncmp((*v)->name, name, len) == 0)
-                return *v;
-    return NULL;
-}
-
-int vkfx_variants_check(const char *list)
-{
-    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-        size_t len = strcspn(p, ",");
-        const char *colon = memchr(p, ':', len);
-        const vkfx_variants *family = colon ? family_named(p, (size_t)(colon - p)) : NULL;
-        if (!family)
-            return vkfx_fail(VKFX_E_USAGE,
-                             "VKFX_VARIANT: '%.*s' is not FAMILY:VARIANT of a filter's kernels "
-                             "(vkfx bench --variants lists them)",
-                             (int)len, p);
-        char given[64];
-        bool found;
-        if (!named(family, p, given, sizeof(given), &found)) {
-            char all[256];
-            names(family, all, sizeof(all));
-            return vkfx_fail(VKFX_E_USAGE, "VKFX_VARIANT: %s has no variant '%s' (%s)",
-                             family->name, given, all);
-        }
-    }
-    return VKFX_OK;
 }

@@ -7,6 +7,7 @@
 #define VKFX_VARIANT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "graph.h"
 
@@ -35,8 +36,11 @@ bool vkfx_variant_subgroup_arith(const vkfx_caps *caps, const void *job);
  * told to force: VKFX_E_USAGE, naming it, when that one does not apply. */
 int vkfx_variant_record(vkfx_graph *g, const vkfx_variants *family, const void *job);
 
-/* Checks a list "family:variant[,family:variant]..." (VKFX_VARIANT) against the families
- * the registered filters use; VKFX_E_USAGE with a message naming the wrong part. */
-int vkfx_variants_check(const char *list);
+/* The variant of family that list ("family:variant[,family:variant]...") names (NULL if it
+ * names none); *found whether it names the family at all, the variant's name in given. */
+const vkfx_variant *vkfx_variant_named(const vkfx_variants *family, const char *list, char *given,
+                                       size_t size, bool *found);
+/* "a, b, c": the family's variant names, for messages. */
+void vkfx_variant_names(const vkfx_variants *family, char *out, size_t size);
 
 #endif

@@ -240,7 +240,12 @@ fail:
 int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, vkfx_image **result,
                       void ***states_out)
 {
-    int ret = VKFX_OK;
+    /* The graph takes the forced variants as given: only this layer sees the filters whose
+     * families they must name. */
+    *states_out = NULL;
+    int ret = vkfx_variants_check(vkfx_graph_forced_variants(g));
+    if (ret != VKFX_OK)
+        return ret;
     void **states = calloc(chain->count ? chain->count : 1, sizeof(*states));
     vkfx_image *ping[2] = {NULL, NULL};
     vkfx_image *cur = src;

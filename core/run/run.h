@@ -28,4 +28,8 @@ int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, v
                       void ***states);
 void vkfx_destroy_chain_states(vkfx_graph *g, const vkfx_chain *chain, void **states);
 
+/* Checks a list "family:variant[,family:variant]..." (VKFX_VARIANT) against the families
+ * the registered filters use; VKFX_E_USAGE with a message naming the wrong part. */
+int vkfx_variants_check(const char *list);
+
 #endif
