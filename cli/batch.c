@@ -649,8 +649,8 @@ static void decode(batch *b, job *j)
                   ? vkfx_file_load_fd_meta(STDIN_FILENO, name, &j->in, &j->meta)
               : j->opts->no_shrink_on_load
                   ? vkfx_file_load_meta(j->input, &j->in, &j->meta)
-                  : vkfx_file_load_shrunk(j->input, j->chain, &j->in, &j->meta, &j->source_w,
-                                          &j->source_h);
+                  : vkfx_file_load_for_chain(j->input, j->chain, &j->in, &j->meta, &j->source_w,
+                                             &j->source_h);
     if (ret == VKFX_OK)
         ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
                                &j->colour);

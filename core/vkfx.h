@@ -123,13 +123,20 @@ typedef struct vkfx_run_opts {
      * GPU. A run in tiles encodes as vkfx_run does. */
     bool tone_later;
     /* The size the first filter's sizes refer to, when the input was decoded smaller
-     * (vkfx_file_load_shrunk); 0: the input's. */
+     * (vkfx_file_load_for_chain); 0: the input's. */
     uint32_t source_width, source_height;
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit
  * or float samples (rgba16f would round them), else 16. */
 int vkfx_auto_precision(const vkfx_chain *chain, const vkfx_pixels *in);
+
+/* vkfx_file_load_meta for a run of chain, with shrink-on-load: a JPEG whose chain starts with
+ * a resize that shrinks both sides by 4x or more is decoded at 1/2, 1/4 or 1/8 of its size,
+ * leaving the resize the rest; *source_w x *source_h is then the file's upright size, which
+ * the resize's sizes refer to (vkfx_run_opts.source_width), else 0 x 0. */
+int vkfx_file_load_for_chain(const char *path, const vkfx_chain *chain, vkfx_pixels *out,
+                             vkfx_meta *meta, uint32_t *source_w, uint32_t *source_h);
 
 typedef struct vkfx_run_result {
     vkfx_pass_time *times; /* owned: free() */

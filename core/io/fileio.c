@@ -1,6 +1,5 @@
 #include "fileio.h"
 
-#include "chain.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -524,14 +523,8 @@ int vkfx_file_save_fd(int fd, const char *name, vkfx_file_format fmt, const vkfx
 }
 
 
-/* Shrink-on-load leaves the resize on the GPU at least this much shrinking of its own, as
- * vipsthumbnail does. The DCT-domain decode averages encoded (not linear) values over its
- * blocks, darker than light's average where a block has texture, and no margin removes that
- * bias: 8 instead of 2 still left 16 to 24 codes at edges (tests/test_shrink.c prints them). */
-#define SHRINK_MARGIN 2
-
-int vkfx_file_load_shrunk(const char *path, const vkfx_chain *chain, vkfx_pixels *out,
-                          vkfx_meta *meta, uint32_t *source_w, uint32_t *source_h)
+int vkfx_file_load_shrunk(const char *path, vkfx_shrink_fn shrink, const void *plan,
+                          vkfx_pixels *out, vkfx_meta *meta, uint32_t *source_w, uint32_t *source_h)
 {
     unsigned char *buf = NULL;
     size_t size = 0;
@@ -540,11 +533,9 @@ int vkfx_file_load_shrunk(const char *path, const vkfx_chain *chain, vkfx_pixels
     int ret = read_all(path, &buf, &size);
     vkfx_image_info info;
     unsigned denom = 1;
-    const vkfx_chain_link *first = chain && chain->count ? &chain->links[0] : NULL;
-    if (ret == VKFX_OK && first && strcmp(first->filter->name, "resize") == 0 &&
-        vkfx_codec_sniff(buf, size) == VKFX_FILE_JPEG &&
+    if (ret == VKFX_OK && shrink && vkfx_codec_sniff(buf, size) == VKFX_FILE_JPEG &&
         VKFX_FILE_JPEG->probe(buf, size, path, &info) == VKFX_OK) {
-        /* The resize's sizes refer to the upright image: an orientation that
+        /* The plan's sizes refer to the upright image: an orientation that
          * turns by 90 degrees swaps the stored sides. */
         vkfx_meta peek = {0};
         if (autorotate && VKFX_FILE_JPEG->read_meta &&
@@ -555,14 +546,9 @@ int vkfx_file_load_shrunk(const char *path, const vkfx_chain *chain, vkfx_pixels
             info.height = t;
         }
         vkfx_meta_free(&peek);
-        uint32_t w = info.width, h = info.height;
-        if (first->filter->size(first->params, info.width, info.height, &w, &h) == VKFX_OK) {
-            double shrink_x = (double)info.width / w, shrink_y = (double)info.height / h;
-            double shrink = shrink_x < shrink_y ? shrink_x : shrink_y;
-            for (unsigned d = 8; d >= 2 && denom == 1; d /= 2)
-                if (shrink >= d * SHRINK_MARGIN)
-                    denom = d;
-        }
+        denom = shrink(plan, info.width, info.height);
+        if (denom != 2 && denom != 4 && denom != 8)
+            denom = 1;
     }
     if (ret == VKFX_OK && denom > 1) {
         *source_w = info.width;

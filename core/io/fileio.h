@@ -49,16 +49,18 @@ const char *vkfx_file_format_name(vkfx_file_format fmt);
  * VKFX_E_FORMAT; content in no format vkfx reads VKFX_E_FORMAT saying "not
  * a format vkfx reads" and listing them; the message names the path. */
 int vkfx_file_load(const char *path, vkfx_pixels *out);
-struct vkfx_chain;
 struct vkfx_meta;
-/* vkfx_file_load for a run of chain, with shrink-on-load: a JPEG whose chain starts with a
- * resize that shrinks both sides by 2x or more is decoded at 1/2, 1/4 or 1/8 of its size in
- * libjpeg-turbo's DCT domain, leaving the resize the rest. *source_w x *source_h is the file's
- * own size, upright, which the resize's sizes refer to (vkfx_run_opts.source_width). The
- * file's metadata goes into meta (may be NULL) and its orientation is applied, as by
- * vkfx_file_load_meta. */
-int vkfx_file_load_shrunk(const char *path, const struct vkfx_chain *chain, vkfx_pixels *out,
-                          struct vkfx_meta *meta, uint32_t *source_w, uint32_t *source_h);
+/* How many times smaller (1, 2, 4 or 8) than its upright size w x h an image may be decoded,
+ * as the caller's plan for the image (plan) decides. */
+typedef unsigned (*vkfx_shrink_fn)(const void *plan, uint32_t w, uint32_t h);
+/* vkfx_file_load with shrink-on-load: a JPEG for which shrink says 2, 4 or 8 is decoded at
+ * that fraction of its size in libjpeg-turbo's DCT domain; other files (or shrink NULL) at
+ * full size. *source_w x *source_h is the file's own size, upright, where it was decoded
+ * smaller (vkfx_run_opts.source_width), else 0 x 0. The file's metadata goes into meta (may be
+ * NULL) and its orientation is applied, as by vkfx_file_load_meta. */
+int vkfx_file_load_shrunk(const char *path, vkfx_shrink_fn shrink, const void *plan,
+                          vkfx_pixels *out, struct vkfx_meta *meta, uint32_t *source_w,
+                          uint32_t *source_h);
 /* An auxiliary map (depth, radius): "FILE.exr#CHANNEL" picks an OpenEXR
  * channel by name, an OpenEXR file without it its depth channel (see
  * vkfx_exr_load_channel_memory); other files load as vkfx_file_load does. */
