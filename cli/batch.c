@@ -26,13 +26,6 @@
 #include "copy.h"
 #include "icc.h"
 
-/* Calls that return a status: on failure, keep it and go to the cleanup. */
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        if ((ret = (call)) < 0)                                                                    \
-            goto fail;                                                                             \
-    } while (0)
-
 typedef enum job_state {
     JOB_WAITING,  /* not decoded yet */
     JOB_DECODING, /* a codec thread is reading it */
@@ -371,8 +364,8 @@ static int check_side_outputs(const job *jobs, size_t n)
     int ret = VKFX_OK;
     if (n < 2)
         return VKFX_OK;
-    CHECK(vkfx_chain_paths(jobs[0].chain, add_written, &a));
-    CHECK(vkfx_chain_paths(jobs[1].chain, add_written, &b));
+    TRY(vkfx_chain_paths(jobs[0].chain, add_written, &a));
+    TRY(vkfx_chain_paths(jobs[1].chain, add_written, &b));
     for (size_t i = 0; i < a.n && i < b.n; i++)
         if (strcmp(a.v[i], b.v[i]) == 0) {
             ret = vkfx_fail(VKFX_E_USAGE,
@@ -471,13 +464,13 @@ static int list_paths(const cli_batch_opts *o, const char *source, const job *jo
             snprintf(of, sizeof(of), "%s", j->input);
         }
         if (strcmp(j->input, "-") != 0)
-            CHECK(cli_paths_add(paths, j->input, false, role, NULL));
+            TRY(cli_paths_add(paths, j->input, false, role, NULL));
         if (strcmp(j->output, "-") != 0)
-            CHECK(cli_paths_add(paths, j->output, true, "output", of));
-        CHECK(cli_paths_add_chain(paths, j->chain, of));
+            TRY(cli_paths_add(paths, j->output, true, "output", of));
+        TRY(cli_paths_add_chain(paths, j->chain, of));
     }
     if (o->json && strcmp(o->json, "-") != 0)
-        CHECK(cli_paths_add(paths, o->json, true, "--json", NULL));
+        TRY(cli_paths_add(paths, o->json, true, "--json", NULL));
 fail:
     return ret;
 }
@@ -521,9 +514,9 @@ static int plan_line(plan *p, const cli_job_line *l)
     for (int i = 0; i < l->ninputs; i++) {
         struct stat st;
         if (strcmp(l->inputs[i], "-") != 0 && stat(l->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
-            CHECK(expand_dir(l->inputs[i], &p->inputs));
+            TRY(expand_dir(l->inputs[i], &p->inputs));
         else
-            CHECK(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
+            TRY(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
     }
     size_t n = p->inputs.n - first;
     if (o->output && strcmp(o->output, "-") == 0 && n > 1) {
@@ -556,10 +549,10 @@ static int plan_line(plan *p, const cli_job_line *l)
         fields f;
         fields_of(j->input, i + 1, &f);
         if (o->outdir)
-            CHECK(outdir_name(o->outdir, &f, &j->output));
+            TRY(outdir_name(o->outdir, &f, &j->output));
         else
-            CHECK(expand(o->output, &f, false, "-o", &j->output));
-        CHECK(expand(o->chain_text, &f, true, "-f", &j->chain_text));
+            TRY(expand(o->output, &f, false, "-o", &j->output));
+        TRY(expand(o->chain_text, &f, true, "-f", &j->chain_text));
         if ((ret = vkfx_chain_parse(j->chain_text, &j->chain)) < 0) {
             if (n > 1)
                 vkfx_fail_context(ret, "%s", j->input);
@@ -578,9 +571,9 @@ static int plan_line(plan *p, const cli_job_line *l)
             }
             continue;
         }
-        CHECK(vkfx_file_format_for_output(j->output, &j->fmt));
+        TRY(vkfx_file_format_for_output(j->output, &j->fmt));
     }
-    CHECK(check_side_outputs(&p->jobs[p->n - n], n));
+    TRY(check_side_outputs(&p->jobs[p->n - n], n));
 fail:
     if (ret < 0 && p->source)
         vkfx_fail_context(ret, "%s:%zu", p->source, l->line);
@@ -621,10 +614,10 @@ static int check_plan(const plan *p, const cli_batch_opts *o)
             goto fail;
         }
     }
-    CHECK(list_paths(o, p->source, p->jobs, p->n, &paths));
-    CHECK(cli_paths_check(&paths));
-    CHECK(check_targets(&paths));
-    CHECK(make_output_folders(p->jobs, p->n, p->source));
+    TRY(list_paths(o, p->source, p->jobs, p->n, &paths));
+    TRY(cli_paths_check(&paths));
+    TRY(check_targets(&paths));
+    TRY(make_output_folders(p->jobs, p->n, p->source));
 fail:
     cli_paths_free(&paths);
     return ret;

@@ -22,4 +22,14 @@ int vkfx_fail_context(int code, const char *fmt, ...) __attribute__((format(prin
 const char *vkfx_error_message(void);
 void vkfx_error_clear(void);
 
+/* Calls something that returns a status, in a function that has `int ret` and a `fail:`
+ * label, which a failure jumps to (one cleanup label per function). VK_TRY, for Vulkan
+ * calls, is in vkerror.h. */
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        ret = (call);                                                                              \
+        if (ret < 0)                                                                               \
+            goto fail;                                                                             \
+    } while (0)
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <volk.h>
 
+#include "vkerror.h"
 #include "vkfx.h"
 
 typedef struct vkfx_kernel vkfx_kernel;
@@ -87,28 +88,5 @@ void vkfx_cmd_free(vkfx_context *ctx, VkCommandBuffer cmd);
 
 /* Logs through the context's log function (validation messages, warnings). */
 void vkfx_log(vkfx_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Records a failed Vulkan call (call text, VkResult name, file, line) and
- * returns the matching status code. */
-int vkfx_vk_fail(VkResult r, const char *call, const char *file, int line);
-const char *vkfx_vk_result_name(VkResult r);
-
-/* Wraps a Vulkan call in a function that has `int ret` and a `fail:` label. */
-#define VK_TRY(call)                                                                               \
-    do {                                                                                           \
-        VkResult vk_try_r_ = (call);                                                               \
-        if (vk_try_r_ != VK_SUCCESS) {                                                             \
-            ret = vkfx_vk_fail(vk_try_r_, #call, __FILE__, __LINE__);                              \
-            goto fail;                                                                             \
-        }                                                                                          \
-    } while (0)
-
-/* Same for vkfx calls that return a status. */
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        ret = (call);                                                                              \
-        if (ret < 0)                                                                               \
-            goto fail;                                                                             \
-    } while (0)
 
 #endif

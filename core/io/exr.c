@@ -194,13 +194,6 @@ static int corrupt_block(const mem_stream *m, const exr_file *f, int64_t x, int6
                      m->name, name, (long long)x, (long long)y);
 }
 
-/* Calls that return a status: on failure, keep it and go to the cleanup. */
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        if ((ret = (call)) < 0)                                                                    \
-            goto fail;                                                                             \
-    } while (0)
-
 /* How the data window is cut into chunks: nx x ny tiles of tw x th, or ny
  * blocks of lines scanlines. */
 typedef struct chunk_grid {
@@ -276,11 +269,11 @@ static int check_chunks(mem_stream *m, exr_file *f)
         goto fail;
     }
     chunk_grid g;
-    CHECK(grid_of(m, f, &g));
+    TRY(grid_of(m, f, &g));
     for (int32_t ty = 0; ty < g.ny; ty++)
         for (int32_t tx = 0; tx < g.nx; tx++) {
             exr_chunk_info_t ci;
-            CHECK(read_chunk(m, f, &g, tx, ty, &ci));
+            TRY(read_chunk(m, f, &g, tx, ty, &ci));
         }
 fail:
     return ret;
@@ -320,11 +313,11 @@ static int decode(mem_stream *m, exr_file *f, const int *want, const float *fill
     }
 
     chunk_grid g;
-    CHECK(grid_of(m, f, &g));
+    TRY(grid_of(m, f, &g));
     for (int32_t ty = 0; ty < g.ny; ty++)
         for (int32_t tx = 0; tx < g.nx; tx++) {
             exr_chunk_info_t ci;
-            CHECK(read_chunk(m, f, &g, tx, ty, &ci));
+            TRY(read_chunk(m, f, &g, tx, ty, &ci));
             /* Chunk origins: tiles by tile index, scanline blocks by pixel. */
             int64_t x0 = f->storage == EXR_STORAGE_TILED ? (int64_t)tx * g.tw : 0;
             int64_t y0 = f->storage == EXR_STORAGE_TILED ? (int64_t)ty * g.th
