@@ -140,8 +140,6 @@ typedef struct cli_wall {
 double cli_since_start_ms(void);
 /* The breakdown on stderr, one line a phase, ending with the total so far. */
 void cli_wall_print(const cli_wall *w);
-/* --init-only: the GPU context created and closed, the floor of every run. */
-int cli_init_only(const cli_batch_opts *o);
 
 /* vkfx run FILE|-: the job file's lines under one GPU context. */
 int cli_run_main(int argc, char **argv);

@@ -332,6 +332,25 @@ bool cli_env_flag(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* --init-only: the GPU context created and closed, the floor of every run. */
+static int init_only(const cli_batch_opts *o)
+{
+    vkfx_context *ctx = NULL;
+    int ret = vkfx_context_create(&o->ctx, &ctx);
+    if (ret < 0) {
+        cli_print_error();
+        return cli_exit_code(ret);
+    }
+    cli_wall w = {.ready_ms = cli_since_start_ms()};
+    vkfx_context_times_get(ctx, &w.ctx);
+    double t = vkfx_now_ms();
+    vkfx_context_destroy(ctx);
+    w.exit_ms = vkfx_now_ms() - t;
+    if (o->timings)
+        cli_wall_print(&w);
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     if (cli_signals_start() < 0) {
@@ -373,7 +392,7 @@ int main(int argc, char **argv)
     o.ctx.validate = cli_env_flag("VKFX_VALIDATE");
     o.ctx.log = cli_log;
     if (o.init_only)
-        return cli_init_only(&o);
+        return init_only(&o);
     if (cli_check_job(&o.job, argc - first) < 0)
         return usage_error("%s", vkfx_error_message());
     return cli_batch(&o, argv + first, argc - first);
