@@ -23,8 +23,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "copy.h"
-#include "icc.h"
 
 typedef enum job_state {
     JOB_WAITING,  /* not decoded yet */

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "compare.h"
 #include "cli.h"
 
 static const char compare_usage[] =

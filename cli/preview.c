@@ -21,7 +21,6 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "preview.h"
 #include "cli.h"
 #include "preview_html.h"
 

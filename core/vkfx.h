@@ -1,5 +1,5 @@
-/* The library interface the command line uses: no Vulkan types here, so
- * cli/ stays free of them. Internal headers include this one. */
+/* The library interface the command line uses, the one core/ header cli/ includes: no
+ * Vulkan types here, so cli/ stays free of them. Internal headers include this one. */
 #ifndef VKFX_VKFX_H
 #define VKFX_VKFX_H
 
@@ -8,8 +8,11 @@
 #include <stdint.h>
 
 #include "chain.h"
+#include "compare.h"
+#include "copy.h"
 #include "error.h"
 #include "fileio.h"
+#include "icc.h"
 #include "pixels.h"
 #include "safefile.h"
 
@@ -206,5 +209,8 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
 /* How many cases vkfx_bench may fill for opts, the references included (every chain must
  * parse). */
 size_t vkfx_bench_max_cases(const vkfx_bench_opts *opts);
+
+/* vkfx preview's session, which needs the types above. */
+#include "preview.h"
 
 #endif
