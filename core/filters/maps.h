@@ -1,12 +1,24 @@
-/* Auxiliary maps (depth, radius) decoded once and kept on the device at
- * each size runs ask for: for runs that repeat on one input (the preview),
- * so that a map file is read once, not at every run. */
+/* Auxiliary maps (depth, radius) that filters read from files: read for one run, or decoded
+ * once and kept on the device at each size runs ask for, for runs that repeat on one input
+ * (the preview), so that a map file is read once, not at every run. */
 #ifndef VKFX_MAPS_H
 #define VKFX_MAPS_H
 
 #include <stdint.h>
 
 #include "graph.h"
+
+/* An auxiliary map of the image's size (a depth or radius map) read from
+ * path into a device buffer of W x H floats: the first channel, integer
+ * samples divided by 255 or 65535, float samples as they are. A size that
+ * differs from the image's is VKFX_E_USAGE; messages name filter and option. */
+int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const char *path,
+                  vkfx_buffer **out);
+/* The same map in host memory (*out: w x h floats, free()); input is the
+ * file depth=self reads, or NULL. What vkfx_aux_load uploads, unless the
+ * graph has a vkfx_maps that holds it already. */
+int vkfx_aux_read(const char *filter, const char *option, const char *path, const char *input,
+                  uint32_t w, uint32_t h, float **out);
 
 /* Maps for an input of width x height read from input_path (what depth=self
  * names; may be NULL); uploads go through staging. */
