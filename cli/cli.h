@@ -30,6 +30,9 @@ void cli_print_error(void);
 void cli_log(void *user, const char *message);
 /* True when the environment variable is set to something other than 0. */
 bool cli_env_flag(const char *name);
+/* The context's validation, log and knobs, from the environment (VKFX_VALIDATE and the
+ * variables vkfx_context_opts names); other fields are left as they are. */
+void cli_context_env(vkfx_context_opts *o);
 int cli_bench_main(int argc, char **argv);
 
 /* cli/message.c: every message on stderr goes through cli_message, a

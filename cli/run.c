@@ -318,8 +318,7 @@ int cli_run_main(int argc, char **argv)
         cli_print_error();
         code = cli_exit_code(ret);
     } else {
-        o.ctx.validate = cli_env_flag("VKFX_VALIDATE");
-        o.ctx.log = cli_log;
+        cli_context_env(&o.ctx);
         code = cli_batch_lines(&o, jobs.lines, jobs.n, source);
     }
     job_file_free(&jobs);

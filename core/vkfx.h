@@ -30,6 +30,17 @@ typedef struct vkfx_context_opts {
     bool no_subgroup_int64; /* pretend it lacks 64-bit subgroup arithmetic */
     vkfx_log_fn log;        /* receives validation messages and warnings; may be NULL */
     void *log_user;
+    /* Knobs for tests and tuning, which the command line takes from the environment
+     * variables named (cli/main.c); zero is the default. */
+    bool no_matrix;         /* VKFX_MATRIX=0: no matrix units, to compare the other kernels */
+    bool no_half_pack;      /* VKFX_HALF_PACK=0: halves rounded bit by bit (core/gpu/halfprobe.c) */
+    bool pipeline_stats;    /* VKFX_PIPELINE_STATS=1: each pipeline's driver statistics logged */
+    bool no_pipeline_cache; /* VKFX_PIPELINE_CACHE=0: no pipeline cache file read or written */
+    /* VKFX_VARIANT: kernel variants forced, "family:variant[,family:variant]..." (NULL: none);
+     * the caller keeps the string while the context lives. */
+    const char *variants;
+    uint64_t staging_bytes; /* VKFX_STAGING_BYTES: staging memory of size 0's (0: 64 MiB) */
+    uint32_t tile;          /* VKFX_TILE: the largest tile side, below the device's (0: none) */
 } vkfx_context_opts;
 
 int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out);
@@ -87,8 +98,8 @@ typedef struct vkfx_device_info {
  * the index picked without --device (-1 if none is usable). */
 int vkfx_list_devices(vkfx_device_info **list, uint32_t *count, int *best);
 
-/* size: the most mapped staging memory taken (0: 64 MiB, or VKFX_STAGING_BYTES); it is taken
- * at the first copy, only as large as the copies need. */
+/* size: the most mapped staging memory taken (0: the context's staging_bytes, or 64 MiB); it is
+ * taken at the first copy, only as large as the copies need. */
 int vkfx_staging_create(vkfx_context *ctx, uint64_t size, vkfx_staging **out);
 void vkfx_staging_destroy(vkfx_staging *s);
 

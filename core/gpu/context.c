@@ -433,6 +433,7 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     ctx->log = opts->log;
     ctx->log_user = opts->log_user;
+    ctx->opts = *opts;
     double t = vkfx_now_ms();
     TRY(load_loader());
     ctx->times.loader_ms = vkfx_now_ms() - t;
@@ -499,13 +500,9 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
     };
     const char *exts[2];
     uint32_t nexts = 0;
-    /* VKFX_MATRIX=0 keeps the matrix units out (to compare, or to test the other kernels). */
-    const char *matrix = getenv("VKFX_MATRIX");
-    ctx->matrix16 = c.matrix16 && !(matrix && strcmp(matrix, "0") == 0);
-    /* VKFX_HALF_PACK=0: kernels round halves bit by bit without asking the device's conversion
-     * (core/halfprobe.c), to compare. */
-    const char *pack = getenv("VKFX_HALF_PACK");
-    ctx->pack_checked = pack && strcmp(pack, "0") == 0;
+    ctx->matrix16 = c.matrix16 && !ctx->opts.no_matrix;
+    /* Unchecked, the kernels round halves bit by bit without asking the device's conversion. */
+    ctx->pack_checked = ctx->opts.no_half_pack;
     if (ctx->matrix16) {
         exts[nexts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
         fcm.pNext = f13.pNext;
@@ -513,11 +510,10 @@ int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out)
         f12.vulkanMemoryModel = VK_TRUE;
         f12.vulkanMemoryModelDeviceScope = VK_TRUE;
     }
-    /* VKFX_PIPELINE_STATS=1: the driver's statistics of every pipeline built (registers, shared
-     * memory...) go to the log, for tuning kernels. */
-    const char *stats = getenv("VKFX_PIPELINE_STATS");
+    /* The driver's statistics of every pipeline built (registers, shared memory...) go to the
+     * log, for tuning kernels. */
     ctx->pipeline_stats =
-        stats && strcmp(stats, "1") == 0 && c.has_exec_props_ext && c.fpe.pipelineExecutableInfo;
+        ctx->opts.pipeline_stats && c.has_exec_props_ext && c.fpe.pipelineExecutableInfo;
     if (ctx->pipeline_stats) {
         exts[nexts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
         fpe.pNext = f13.pNext;

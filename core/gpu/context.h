@@ -68,6 +68,8 @@ struct vkfx_context {
     unsigned aside;
     vkfx_log_fn log;
     void *log_user;
+    /* As created with; tests change the knobs (tile, variants, staging_bytes) between runs. */
+    vkfx_context_opts opts;
 };
 
 /* Counts n objects made or released in objects_made or objects_freed; the pipeline builds'

@@ -190,7 +190,7 @@ int vkfx_graph_begin(vkfx_context *ctx, uint32_t width, uint32_t height, VkForma
     g->width = width;
     g->height = height;
     g->format = format;
-    const char *forced = getenv("VKFX_VARIANT");
+    const char *forced = ctx->opts.variants;
     if (forced && *forced)
         TRY(vkfx_graph_force_variants(g, forced));
     TRY(add_pool(g));

@@ -86,8 +86,8 @@ void vkfx_graph_source(const vkfx_graph *g, uint32_t *width, uint32_t *height);
  * the graph). */
 void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging);
 /* Variants to run instead of the first that applies, "family:variant[,family:variant]..."
- * (core/gpu/variant.h); when the graph begins, VKFX_VARIANT's value. Taken as given: the run
- * layer checks the names against the filters' families (vkfx_variants_check). */
+ * (core/gpu/variant.h); when the graph begins, the context's (VKFX_VARIANT). Taken as given: the
+ * run layer checks the names against the filters' families (vkfx_variants_check). */
 int vkfx_graph_force_variants(vkfx_graph *g, const char *list);
 const char *vkfx_graph_forced_variants(const vkfx_graph *g);
 /* A forced variant did not apply (recording failed with VKFX_E_USAGE saying so): set by

@@ -91,8 +91,7 @@ int vkfx_pipecache_open(vkfx_context *ctx)
     int ret = VKFX_OK;
     unsigned char *data = NULL;
     size_t size = 0;
-    const char *off = getenv("VKFX_PIPELINE_CACHE");
-    char *dir = off && strcmp(off, "0") == 0 ? NULL : cache_dir();
+    char *dir = ctx->opts.no_pipeline_cache ? NULL : cache_dir();
     if (dir) {
         size_t len = strlen(dir) + 64;
         ctx->pipeline_cache_path = malloc(len);

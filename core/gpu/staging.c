@@ -97,8 +97,7 @@ int vkfx_staging_create(vkfx_context *ctx, uint64_t size, vkfx_staging **out)
 {
     *out = NULL;
     if (size == 0) {
-        const char *env = getenv("VKFX_STAGING_BYTES");
-        size = env && *env ? strtoull(env, NULL, 0) : 0;
+        size = ctx->opts.staging_bytes;
         if (size == 0)
             size = 64ull << 20;
     }

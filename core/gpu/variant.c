@@ -19,7 +19,7 @@ bool vkfx_variant_subgroup_arith(const vkfx_caps *caps, const void *job)
 }
 
 const vkfx_variant *vkfx_variant_named(const vkfx_variants *family, const char *list, char *given,
-                                 size_t size, bool *found)
+                                       size_t size, bool *found)
 {
     size_t n = strlen(family->name);
     *found = false;

@@ -1,6 +1,5 @@
 #include "fileio.h"
 
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>

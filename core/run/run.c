@@ -478,9 +478,8 @@ static uint32_t tile_side(const vkfx_context *ctx, int precision)
     uint64_t by_memory = (uint64_t)sqrt((double)tile_pixels(ctx, precision));
     if (by_memory < side)
         side = by_memory;
-    const char *forced = getenv("VKFX_TILE");
-    if (forced && atoi(forced) > 0 && (uint64_t)atoi(forced) < side)
-        side = (uint64_t)atoi(forced);
+    if (ctx->opts.tile > 0 && ctx->opts.tile < side)
+        side = ctx->opts.tile;
     return (uint32_t)side;
 }
 
@@ -526,9 +525,8 @@ static void add_tile(vkfx_run_result *result, vkfx_run_result *part)
 static bool fits(vkfx_context *ctx, uint32_t w, uint32_t h, const vkfx_run_opts *opts)
 {
     uint32_t most = ctx->props.limits.maxImageDimension2D;
-    const char *forced = getenv("VKFX_TILE");
-    if (forced && atoi(forced) > 0 && (uint32_t)atoi(forced) < most)
-        most = (uint32_t)atoi(forced);
+    if (ctx->opts.tile > 0 && ctx->opts.tile < most)
+        most = ctx->opts.tile;
     return w <= most && h <= most && (uint64_t)w * h <= tile_pixels(ctx, opts->precision);
 }
 
