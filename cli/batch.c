@@ -23,15 +23,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../core/copy.h"
-#include "../core/icc.h"
-
-/* Calls that return a status: on failure, keep it and go to the cleanup. */
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        if ((ret = (call)) < 0)                                                                    \
-            goto fail;                                                                             \
-    } while (0)
 
 typedef enum job_state {
     JOB_WAITING,  /* not decoded yet */
@@ -348,8 +339,8 @@ static int check_side_outputs(const job *jobs, size_t n)
     int ret = VKFX_OK;
     if (n < 2)
         return VKFX_OK;
-    CHECK(vkfx_chain_paths(jobs[0].chain, add_written, &a));
-    CHECK(vkfx_chain_paths(jobs[1].chain, add_written, &b));
+    TRY(vkfx_chain_paths(jobs[0].chain, add_written, &a));
+    TRY(vkfx_chain_paths(jobs[1].chain, add_written, &b));
     for (size_t i = 0; i < a.n && i < b.n; i++)
         if (strcmp(a.v[i], b.v[i]) == 0) {
             ret = vkfx_fail(VKFX_E_USAGE,
@@ -450,23 +441,23 @@ static int list_paths(const cli_batch_opts *o, const char *source, const job *jo
             snprintf(of, sizeof(of), "%s", j->input);
         }
         if (strcmp(j->input, "-") != 0)
-            CHECK(cli_paths_add(paths, j->input, false, role, NULL));
+            TRY(cli_paths_add(paths, j->input, false, role, NULL));
         else
-            CHECK(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, role));
+            TRY(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, role));
         if (strcmp(j->output, "-") != 0)
-            CHECK(cli_paths_add(paths, j->output, true, "output", of));
+            TRY(cli_paths_add(paths, j->output, true, "output", of));
         else
-            CHECK(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "-o -"));
-        CHECK(cli_paths_add_chain(paths, j->chain, of));
+            TRY(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "-o -"));
+        TRY(cli_paths_add_chain(paths, j->chain, of));
     }
     if (o->json && strcmp(o->json, "-") != 0)
-        CHECK(cli_paths_add(paths, o->json, true, "--json", NULL));
+        TRY(cli_paths_add(paths, o->json, true, "--json", NULL));
     else if (o->json)
-        CHECK(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "--json"));
+        TRY(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "--json"));
     if (o->job_file && strcmp(o->job_file, "-") != 0)
-        CHECK(cli_paths_add(paths, o->job_file, false, "the job file", NULL));
+        TRY(cli_paths_add(paths, o->job_file, false, "the job file", NULL));
     else if (o->job_file)
-        CHECK(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, "the job file"));
+        TRY(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, "the job file"));
 fail:
     return ret;
 }
@@ -510,9 +501,9 @@ static int plan_line(plan *p, const cli_job_line *l)
     for (int i = 0; i < l->ninputs; i++) {
         struct stat st;
         if (strcmp(l->inputs[i], "-") != 0 && stat(l->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
-            CHECK(expand_dir(l->inputs[i], &p->inputs));
+            TRY(expand_dir(l->inputs[i], &p->inputs));
         else
-            CHECK(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
+            TRY(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
     }
     size_t n = p->inputs.n - first;
     if (o->output && strcmp(o->output, "-") == 0 && n > 1) {
@@ -545,10 +536,10 @@ static int plan_line(plan *p, const cli_job_line *l)
         fields f;
         fields_of(j->input, i + 1, &f);
         if (o->outdir)
-            CHECK(outdir_name(o->outdir, &f, &j->output));
+            TRY(outdir_name(o->outdir, &f, &j->output));
         else
-            CHECK(expand(o->output, &f, false, "-o", &j->output));
-        CHECK(expand(o->chain_text, &f, true, "-f", &j->chain_text));
+            TRY(expand(o->output, &f, false, "-o", &j->output));
+        TRY(expand(o->chain_text, &f, true, "-f", &j->chain_text));
         if ((ret = vkfx_chain_parse(j->chain_text, &j->chain)) < 0) {
             if (n > 1)
                 vkfx_fail_context(ret, "%s", j->input);
@@ -567,9 +558,9 @@ static int plan_line(plan *p, const cli_job_line *l)
             }
             continue;
         }
-        CHECK(vkfx_file_format_for_output(j->output, &j->fmt));
+        TRY(vkfx_file_format_for_output(j->output, &j->fmt));
     }
-    CHECK(check_side_outputs(&p->jobs[p->n - n], n));
+    TRY(check_side_outputs(&p->jobs[p->n - n], n));
 fail:
     if (ret < 0 && p->source)
         vkfx_fail_context(ret, "%s:%zu", p->source, l->line);
@@ -610,10 +601,10 @@ static int check_plan(const plan *p, const cli_batch_opts *o)
             goto fail;
         }
     }
-    CHECK(list_paths(o, p->source, p->jobs, p->n, &paths));
-    CHECK(cli_paths_check(&paths));
-    CHECK(check_targets(&paths));
-    CHECK(make_output_folders(p->jobs, p->n, p->source));
+    TRY(list_paths(o, p->source, p->jobs, p->n, &paths));
+    TRY(cli_paths_check(&paths));
+    TRY(check_targets(&paths));
+    TRY(make_output_folders(p->jobs, p->n, p->source));
 fail:
     cli_paths_free(&paths);
     return ret;
@@ -638,8 +629,8 @@ static void decode(batch *b, job *j)
                   ? vkfx_file_load_fd_meta(STDIN_FILENO, name, &j->in, &j->meta)
               : j->opts->no_shrink_on_load
                   ? vkfx_file_load_meta(j->input, &j->in, &j->meta)
-                  : vkfx_file_load_shrunk(j->input, j->chain, &j->in, &j->meta, &j->source_w,
-                                          &j->source_h);
+                  : vkfx_file_load_for_chain(j->input, j->chain, &j->in, &j->meta, &j->source_w,
+                                             &j->source_h);
     if (ret == VKFX_OK)
         ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
                                &j->colour);

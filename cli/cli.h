@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../core/vkfx.h"
+#include "vkfx.h"
 
 enum { EXIT_OK = 0, EXIT_PROCESSING = 1, EXIT_USAGE = 2 };
 
@@ -30,6 +30,9 @@ void cli_print_error(void);
 void cli_log(void *user, const char *message);
 /* True when the environment variable is set to something other than 0. */
 bool cli_env_flag(const char *name);
+/* The context's validation, log and knobs, from the environment (VKFX_VALIDATE and the
+ * variables vkfx_context_opts names); other fields are left as they are. */
+void cli_context_env(vkfx_context_opts *o);
 int cli_bench_main(int argc, char **argv);
 
 /* cli/message.c: every message on stderr goes through cli_message, a
@@ -148,8 +151,6 @@ typedef struct cli_wall {
 double cli_since_start_ms(void);
 /* The breakdown on stderr, one line a phase, ending with the total so far. */
 void cli_wall_print(const cli_wall *w);
-/* --init-only: the GPU context created and closed, the floor of every run. */
-int cli_init_only(const cli_batch_opts *o);
 
 /* vkfx run FILE|-: the job file's lines under one GPU context. */
 int cli_run_main(int argc, char **argv);

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/compare.h"
 #include "cli.h"
 
 static const char compare_usage[] =

@@ -23,7 +23,6 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "../core/preview.h"
 #include "cli.h"
 #include "preview_html.h"
 
@@ -800,7 +799,8 @@ int cli_preview_main(int argc, char **argv)
         goto fail;
     if ((ret = make_token(s.token)) < 0)
         goto fail;
-    vkfx_context_opts co = {.validate = cli_env_flag("VKFX_VALIDATE"), .log = cli_log};
+    vkfx_context_opts co = {0};
+    cli_context_env(&co);
     if ((ret = vkfx_context_create(&co, &ctx)) < 0)
         goto fail;
     s.ctx = ctx;

@@ -305,6 +305,20 @@ Test(cli, max_pixels)
           "--max-pixels", "'0'", "1..1099511627776");
 }
 
+/* The command line hands the environment's knobs to the library (vkfx_context_opts): a forced
+ * variant of no filter's family, and staging memory below its least, are usage errors. */
+Test(cli, environment_knobs_reach_the_library)
+{
+    setenv("VKFX_VARIANT", "blur:fast", 1);
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss", "-o", tc_tpath("out.png")),
+          "'blur:fast' is not FAMILY:VARIANT");
+    unsetenv("VKFX_VARIANT");
+    setenv("VKFX_STAGING_BYTES", "100", 1);
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss", "-o", tc_tpath("out.png")),
+          "staging memory of 100 bytes is too small");
+    unsetenv("VKFX_STAGING_BYTES");
+}
+
 Test(cli, unknown_filter_option)
 {
     FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss:sigam=3", "-o", tc_tpath("out.png")),
