@@ -9,8 +9,9 @@
  * temporary and exits 128 + the signal; standard output closed early, or
  * full, is an error without a file in $TMPDIR; control bytes in names are
  * escaped in messages; a pipeline cache that is a FIFO or a folder is
- * ignored; /dev/zero as input is cut off; every file written is flushed to
- * disk before it is renamed into place (unless --no-fsync). */
+ * ignored; an endless input is cut off, /dev/zero on its first bytes; every
+ * file written is flushed to disk before it is renamed into place (unless
+ * --no-fsync). */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
