@@ -30,9 +30,10 @@ static const char run_usage[] =
     "joins the next line to it. '#' at the start of a word begins a comment to the\n"
     "end of the line; blank lines are ignored. Nothing is expanded: an unquoted\n"
     "$ ` * ? [ ~ or shell operator (| & ; < > ( )) is an error, as is a quote\n"
-    "left open at the end of a line. Every line is read and every job planned and\n"
-    "checked before any work (outputs that two jobs would write, or that are\n"
-    "another job's input, are refused); errors name the line.\n"
+    "left open at the end of a line. A job, with the lines joined to it, is at most\n"
+    "128 KiB: split a long list of inputs over several lines. Every line is read and\n"
+    "every job planned and checked before any work (outputs that two jobs would\n"
+    "write, or that are another job's input, are refused); errors name the line.\n"
     "\n"
     "A job that fails is reported with its line and the others complete; the exit\n"
     "status is then 1. With --json each object also has the job's \"line\".\n"
@@ -136,7 +137,8 @@ static int add_job(job_file *f, cli_strv *job, size_t line, bool stdin_taken)
     return ret;
 }
 
-/* Splits text (len bytes) into jobs. On an error the message names the line. */
+/* Splits text (len bytes, no NUL: read_all refuses one) into jobs. On an
+ * error the message names the line. */
 static int parse_jobs(const char *text, size_t len, const char *source, bool stdin_taken,
                       job_file *f)
 {
@@ -146,12 +148,6 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
     size_t line = 1, job_line = 0, err_line = 0;
     size_t i = 0;
     ret = cli_strv_add(&job, strdup("vkfx"));
-    const char *nul = memchr(text, 0, len);
-    if (ret == VKFX_OK && nul) {
-        for (const char *c = text; c < nul; c++)
-            line += *c == '\n';
-        ret = vkfx_fail(VKFX_E_USAGE, "a NUL byte: a job file is text");
-    }
     while (ret == VKFX_OK && i <= len) {
         char c = i < len ? text[i] : '\n'; /* the last line may lack its newline */
         bool at_end = i == len;
@@ -231,10 +227,53 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
     return ret;
 }
 
+/* The longest job (a line with the lines a backslash joins to it). Each
+ * input of a job costs a few KiB to plan, and a job of one-letter inputs
+ * has one every two bytes: 128 KiB of text (as much as the kernel lets one
+ * argument be) keeps a job's planning to some hundreds of MB. */
+#define JOB_MAX_BYTES (128u << 10)
+
+/* Where the text read so far stands: the line, and the bytes of the job. */
+struct job_scan {
+    size_t line, job_bytes;
+    bool escaped; /* the byte before was a backslash */
+};
+
+/* Checks the bytes p[from..to) as read: a NUL or a job longer than
+ * JOB_MAX_BYTES ends the reading with an error naming the line, so that
+ * /dev/zero or a file of one endless line fails at once. */
+static int scan_job_text(struct job_scan *js, const char *p, size_t from, size_t to,
+                         const char *name)
+{
+    for (size_t i = from; i < to; i++) {
+        if (!p[i])
+            return vkfx_fail(VKFX_E_USAGE, "%s:%zu: a NUL byte: a job file is text", name,
+                             js->line);
+        if (p[i] == '\\' && !js->escaped) {
+            js->escaped = true;
+            js->job_bytes++;
+            continue;
+        }
+        if (p[i] == '\n') {
+            js->line++;
+            if (!js->escaped)
+                js->job_bytes = 0;
+        } else if (++js->job_bytes > JOB_MAX_BYTES) {
+            return vkfx_fail(VKFX_E_USAGE,
+                             "%s:%zu: a job longer than %u KiB; split its inputs over several "
+                             "lines",
+                             name, js->line, JOB_MAX_BYTES >> 10);
+        }
+        js->escaped = false;
+    }
+    return VKFX_OK;
+}
+
 /* The whole of f, with a NUL after it. */
 static int read_all(FILE *f, const char *name, char **out, size_t *len)
 {
     size_t cap = 65536, n = 0;
+    struct job_scan js = {.line = 1};
     char *p = malloc(cap);
     if (!p)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
@@ -249,6 +288,11 @@ static int read_all(FILE *f, const char *name, char **out, size_t *len)
             cap *= 2;
         }
         size_t got = fread(p + n, 1, cap - n - 1, f);
+        int ret = scan_job_text(&js, p, n, n + got, name);
+        if (ret < 0) {
+            free(p);
+            return ret;
+        }
         n += got;
         if (got == 0)
             break;

@@ -103,22 +103,81 @@ typedef struct exr_file {
     const exr_attr_chlist_t *channels;
 } exr_file;
 
-/* A context reading m's header, errors kept in m. */
-static exr_result_t start_read(mem_stream *m, exr_context_t *ctxt)
+/* OpenEXRCore keeps a part's channels in a list sorted as it reads each
+ * one, comparing it with those before, so a header of 65536 channels takes
+ * half a minute to read. Files with a few hundred channels (render passes)
+ * are common; thousands are not. */
+#define EXR_MAX_CHANNELS 4096
+
+static uint32_t le32(const unsigned char *p)
 {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Counts the channels of every part's chlist attribute before the library
+ * reads them; anything malformed is left for the library to report. */
+static int check_channel_lists(const mem_stream *m)
+{
+    const unsigned char *d = m->data;
+    size_t n = m->size, at = 8;
+    if (n < 8)
+        return VKFX_OK;
+    bool multipart = le32(d + 4) & 0x1000;
+    while (at < n) {
+        if (!d[at]) { /* the end of a header; a second NUL ends a multi-part file's */
+            if (!multipart || ++at >= n || !d[at])
+                return VKFX_OK;
+            continue;
+        }
+        const unsigned char *name = d + at, *end = memchr(name, 0, n - at);
+        const unsigned char *type = end ? end + 1 : NULL;
+        end = type && type < d + n ? memchr(type, 0, (size_t)(d + n - type)) : NULL;
+        if (!end || (size_t)(d + n - end) < 5)
+            return VKFX_OK;
+        uint32_t len = le32(end + 1);
+        size_t value = (size_t)(end + 5 - d);
+        if (len > n - value)
+            return VKFX_OK;
+        if (!strcmp((const char *)type, "chlist")) {
+            size_t count = 0;
+            for (size_t p = value; p < value + len && d[p] && count <= EXR_MAX_CHANNELS; count++) {
+                const unsigned char *nul = memchr(d + p, 0, value + len - p);
+                if (!nul)
+                    break;
+                p = (size_t)(nul - d) + 1 + 16; /* pixel type, linear, reserved, sampling */
+            }
+            if (count > EXR_MAX_CHANNELS)
+                return vkfx_fail(VKFX_E_LIMIT,
+                                 "%s: an OpenEXR part with more than %d channels; vkfx reads at "
+                                 "most %d",
+                                 m->name, EXR_MAX_CHANNELS, EXR_MAX_CHANNELS);
+        }
+        at = value + len;
+    }
+    return VKFX_OK;
+}
+
+/* A context reading m's header, errors kept in m. */
+static int start_read(mem_stream *m, exr_context_t *ctxt)
+{
+    int ret = check_channel_lists(m);
+    if (ret < 0)
+        return ret;
     exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
     init.user_data = m;
     init.read_fn = mem_read;
     init.size_fn = mem_size;
     init.error_handler_fn = keep_error;
-    return exr_start_read(ctxt, m->name, &init);
+    exr_result_t rv = exr_start_read(ctxt, m->name, &init);
+    return rv == EXR_ERR_SUCCESS ? VKFX_OK : exr_error(m, rv, "reading the header");
 }
 
 static int open_file(mem_stream *m, exr_file *f)
 {
     int ret = VKFX_OK;
     memset(f, 0, sizeof(*f));
-    EXR_TRY(start_read(m, &f->ctxt), "reading the header");
+    if ((ret = start_read(m, &f->ctxt)) < 0)
+        goto fail;
     int parts = 0;
     EXR_TRY(exr_get_count(f->ctxt, &parts), "counting parts");
     EXR_TRY(exr_get_storage(f->ctxt, 0, &f->storage), "reading the storage type");
@@ -435,41 +494,63 @@ static void list_channels(const exr_attr_chlist_t *list, char *buf, size_t size)
         snprintf(buf, size, "none");
 }
 
-int vkfx_exr_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out)
+/* The channels of f that hold the colour into want (n of them, -1 where
+ * missing), from their names. */
+static int colour_channels(const exr_file *f, const char *name, int want[4], uint32_t *n)
 {
-    int ret = VKFX_OK;
-    mem_stream m = {data, size, name, {0}};
-    exr_file f;
-    out->data = NULL;
-    ret = open_file(&m, &f);
-    if (ret < 0)
-        return ret;
     char prefix[256];
-    colour_prefix(f.channels, prefix, sizeof(prefix));
-    int r = find_layered(f.channels, prefix, "R"), g = find_layered(f.channels, prefix, "G");
-    int b = find_layered(f.channels, prefix, "B"), a = find_layered(f.channels, prefix, "A");
-    int y = find_layered(f.channels, prefix, "Y");
-    int want[4];
-    float fill[4] = {0, 0, 0, 1};
-    uint32_t n;
+    colour_prefix(f->channels, prefix, sizeof(prefix));
+    int r = find_layered(f->channels, prefix, "R"), g = find_layered(f->channels, prefix, "G");
+    int b = find_layered(f->channels, prefix, "B"), a = find_layered(f->channels, prefix, "A");
+    int y = find_layered(f->channels, prefix, "Y");
     if (r >= 0 || g >= 0 || b >= 0) {
         /* RGB with any missing colour channel 0. */
         want[0] = r, want[1] = g, want[2] = b, want[3] = a;
-        n = a >= 0 ? 4 : 3;
+        *n = a >= 0 ? 4 : 3;
     } else if (y >= 0) {
         want[0] = y, want[1] = a;
-        n = a >= 0 ? 2 : 1;
+        *n = a >= 0 ? 2 : 1;
     } else {
         char names[512];
-        list_channels(f.channels, names, sizeof(names));
-        ret = vkfx_fail(VKFX_E_FORMAT,
-                        "%s: no colour channels (R, G, B or Y, optionally with a layer prefix); "
-                        "the file has: %s",
-                        name, names);
-        goto done;
+        list_channels(f->channels, names, sizeof(names));
+        return vkfx_fail(VKFX_E_FORMAT,
+                         "%s: no colour channels (R, G, B or Y, optionally with a layer prefix); "
+                         "the file has: %s",
+                         name, names);
     }
-    ret = decode_pixels(&m, &f, want, fill, n, false /* EXR colour is premultiplied */, out);
-done:
+    return VKFX_OK;
+}
+
+int vkfx_exr_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out)
+{
+    mem_stream m = {data, size, name, {0}};
+    exr_file f;
+    out->data = NULL;
+    int ret = open_file(&m, &f);
+    if (ret < 0)
+        return ret;
+    int want[4];
+    float fill[4] = {0, 0, 0, 1};
+    uint32_t n;
+    ret = colour_channels(&f, name, want, &n);
+    if (ret == VKFX_OK)
+        ret = decode_pixels(&m, &f, want, fill, n, false /* EXR colour is premultiplied */, out);
+    exr_finish(&f.ctxt);
+    return ret;
+}
+
+int vkfx_exr_probe_memory(const void *data, size_t size, const char *name, uint32_t *width,
+                          uint32_t *height, uint32_t *channels)
+{
+    mem_stream m = {data, size, name, {0}};
+    exr_file f;
+    int ret = open_file(&m, &f);
+    if (ret < 0)
+        return ret;
+    int want[4];
+    ret = colour_channels(&f, name, want, channels);
+    *width = (uint32_t)((int64_t)f.display.max.x - f.display.min.x + 1);
+    *height = (uint32_t)((int64_t)f.display.max.y - f.display.min.y + 1);
     exr_finish(&f.ctxt);
     return ret;
 }
@@ -532,7 +613,8 @@ int vkfx_exr_read_meta(const void *data, size_t size, const char *name, vkfx_met
     mem_stream ms = {data, size, name, {0}};
     mem_stream *m = &ms;
     exr_context_t ctxt = NULL;
-    EXR_TRY(start_read(m, &ctxt), "reading the header");
+    if ((ret = start_read(m, &ctxt)) < 0)
+        goto fail;
     for (size_t i = 0; ret == VKFX_OK && i < EXR_TEXTS; i++) {
         int32_t len = 0;
         const char *s = NULL;

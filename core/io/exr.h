@@ -19,6 +19,10 @@ bool vkfx_exr_is(const void *data, size_t size);
  * window; pixels the data window does not cover are 0. Corrupt data is
  * VKFX_E_FORMAT naming the file. */
 int vkfx_exr_load_memory(const void *data, size_t size, const char *name, vkfx_pixels *out);
+/* What vkfx_exr_load_memory would give (the display window's size, the
+ * colour channels), from the header alone. */
+int vkfx_exr_probe_memory(const void *data, size_t size, const char *name, uint32_t *width,
+                          uint32_t *height, uint32_t *channels);
 
 /* One channel as F32 gray: channel by exact name, or with channel NULL the
  * depth: Z, else a name whose last component is Z, else one containing
@@ -28,7 +32,7 @@ int vkfx_exr_load_channel_memory(const void *data, size_t size, const char *name
                                  const char *channel, vkfx_pixels *out);
 
 typedef struct vkfx_exr_opts {
-    bool float_samples;     /* float channels instead of half */
+    bool float_samples;    /* float channels instead of half */
     const vkfx_meta *meta; /* written as the standard attributes below; NULL: none */
 } vkfx_exr_opts;
 

@@ -195,16 +195,21 @@ static int fail_bytes(const char *name)
                      (unsigned long long)vkfx_file_max_pixels());
 }
 
+/* What the codecs' signatures need at most (TGA, the one without a magic
+ * number, looks at an 18-byte header). */
+#define SNIFF_BYTES 4096
+
 /* All of an open file (or pipe) in *buf (malloc'd), its size in *size; name
  * for messages. Read in growing pieces and cut off past
- * vkfx_file_max_bytes, so /dev/zero or an endless pipe ends with an error
- * instead of taking all memory. */
+ * vkfx_file_max_bytes, so an endless pipe ends with an error instead of
+ * taking all memory. */
 static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *size_out)
 {
     int ret;
     unsigned char *buf = NULL;
     size_t size = 0, cap;
     struct stat st;
+    const vkfx_codec *codec;
     uint64_t max = vkfx_file_max_bytes();
 
     *buf_out = NULL;
@@ -220,8 +225,11 @@ static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *si
         ret = fail_bytes(name);
         goto fail;
     }
-    /* Pipes and devices report no size: read until EOF, growing as needed. */
-    cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
+    /* Pipes and devices report no size: read until EOF, growing as needed.
+     * A file's size is allocated once its first bytes are known to be an
+     * image. */
+    size_t whole = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 0;
+    cap = !whole ? 65536 : whole < SNIFF_BYTES ? whole : SNIFF_BYTES;
     buf = malloc(cap);
     if (!buf) {
         ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading the file", name);
@@ -233,7 +241,9 @@ static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *si
                 ret = fail_bytes(name);
                 goto fail;
             }
-            size_t want = (uint64_t)cap * 2 > max + 1 ? (size_t)(max + 1) : cap * 2;
+            size_t want = whole > cap                   ? whole
+                          : (uint64_t)cap * 2 > max + 1 ? (size_t)(max + 1)
+                                                        : cap * 2;
             unsigned char *bigger = want > cap ? realloc(buf, want) : NULL;
             if (!bigger) {
                 ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory reading the file", name);
@@ -242,7 +252,10 @@ static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *si
             buf = bigger;
             cap = want;
         }
-        ssize_t n = read(fd, buf + size, cap - size);
+        /* the first bytes alone first, so that they are checked before the rest is read */
+        size_t ask =
+            size < SNIFF_BYTES && cap - size > SNIFF_BYTES - size ? SNIFF_BYTES - size : cap - size;
+        ssize_t n = read(fd, buf + size, ask);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -251,7 +264,13 @@ static int read_fd(int fd, const char *name, unsigned char **buf_out, size_t *si
         }
         if (n == 0)
             break;
+        size_t before = size;
         size += (size_t)n;
+        /* Every signature is within the first bytes: a stream that is no
+         * image (/dev/zero, a text) ends here, not at the size limit. */
+        if (before < SNIFF_BYTES && size >= SNIFF_BYTES &&
+            (ret = pick_codec(buf, size, name, &codec)) < 0)
+            goto fail;
     }
     if ((uint64_t)size > max) {
         ret = fail_bytes(name);

@@ -16,8 +16,7 @@
  * callers pick directly. */
 typedef const vkfx_codec *vkfx_file_format;
 extern const vkfx_codec vkfx_codec_png, vkfx_codec_jpeg, vkfx_codec_tiff, vkfx_codec_webp,
-    vkfx_codec_exr, vkfx_codec_gif, vkfx_codec_bmp, vkfx_codec_psd, vkfx_codec_hdr,
-    vkfx_codec_tga;
+    vkfx_codec_exr, vkfx_codec_gif, vkfx_codec_bmp, vkfx_codec_psd, vkfx_codec_hdr, vkfx_codec_tga;
 #define VKFX_FILE_PNG  (&vkfx_codec_png)
 #define VKFX_FILE_JPEG (&vkfx_codec_jpeg)
 #define VKFX_FILE_TIFF (&vkfx_codec_tiff)
@@ -77,8 +76,7 @@ int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_
  * the file, or NULL. */
 const char *vkfx_file_note(void);
 /* The header of a file: size (upright, as a load turns it), channels and
- * sample type, without decoding (OpenEXR decodes: its header does not say
- * which channels are colour). */
+ * sample type, without decoding. */
 int vkfx_file_probe(const char *path, vkfx_image_info *info);
 /* The sample type of an auxiliary map (vkfx_file_load_map's spec), from
  * its header. */

@@ -186,9 +186,12 @@ int vkfx_meta_add_field(vkfx_meta *m, const char *key, const char *v, size_t n)
     return vkfx_meta_add_text(m, key, strlen(key), v, n);
 }
 
-int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char *name,
-                      const char *what)
+/* data inflated into b when it comes to at most most bytes; *longer when
+ * it comes to more (b untouched, no error). */
+static int inflate_at_most(const uint8_t *data, size_t size, size_t most, vkfx_blob *b,
+                           const char *name, const char *what, bool *longer)
 {
+    *longer = false;
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     if (!d)
         return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory for its %s", name, what);
@@ -197,8 +200,8 @@ int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char
     size_t cap = size < 16384 ? 65536 : size * 4;
     uint8_t *out = NULL;
     for (;;) {
-        if (cap > VKFX_META_MAX_BYTES)
-            cap = VKFX_META_MAX_BYTES;
+        if (cap > most)
+            cap = most;
         uint8_t *grown = realloc(out, cap + 1);
         if (!grown) {
             ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory for its %s", name, what);
@@ -216,17 +219,39 @@ int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char
             break;
         }
         if (r != LIBDEFLATE_INSUFFICIENT_SPACE) {
-            ret = vkfx_fail(VKFX_E_FORMAT, "%s: its %s is corrupt (bad deflate data)", name,
-                            what);
+            ret = vkfx_fail(VKFX_E_FORMAT, "%s: its %s is corrupt (bad deflate data)", name, what);
             break;
         }
-        if (cap == VKFX_META_MAX_BYTES) {
-            ret = too_large(name, what);
+        if (cap == most) {
+            *longer = true;
             break;
         }
         cap *= 2;
     }
     free(out);
     libdeflate_free_decompressor(d);
+    return ret;
+}
+
+int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char *name,
+                      const char *what)
+{
+    bool longer;
+    int ret = inflate_at_most(data, size, VKFX_META_MAX_BYTES, b, name, what, &longer);
+    return ret == VKFX_OK && longer ? too_large(name, what) : ret;
+}
+
+int vkfx_meta_inflate_text(const vkfx_meta *m, size_t key_len, const uint8_t *data, size_t size,
+                           vkfx_blob *b, const char *name, const char *what)
+{
+    /* what vkfx_meta_add_text would still keep of this text: a text past
+     * the budget is dropped there, so it is not inflated at all here */
+    if (m->ntexts == VKFX_META_MAX_TEXTS || key_len >= VKFX_META_MAX_BYTES - m->text_bytes)
+        return VKFX_OK;
+    size_t left = VKFX_META_MAX_BYTES - m->text_bytes - key_len;
+    bool longer;
+    int ret = inflate_at_most(data, size, left, b, name, what, &longer);
+    if (ret == VKFX_OK && longer && left == VKFX_META_MAX_BYTES - key_len)
+        return too_large(name, what);
     return ret;
 }

@@ -106,5 +106,10 @@ int vkfx_meta_add_field(vkfx_meta *m, const char *key, const char *v, size_t n);
  * at most VKFX_META_MAX_BYTES. */
 int vkfx_meta_inflate(const uint8_t *data, size_t size, vkfx_blob *b, const char *name,
                       const char *what);
+/* A compressed text of m (its key key_len bytes) inflated into b, within
+ * what is left of m's text budget; b stays empty when the text would not
+ * be kept (vkfx_meta_add_text), which then costs no inflating. */
+int vkfx_meta_inflate_text(const vkfx_meta *m, size_t key_len, const uint8_t *data, size_t size,
+                           vkfx_blob *b, const char *name, const char *what);
 
 #endif

@@ -99,6 +99,42 @@ int vkfx_check_pixels(const char *name, uint64_t w, uint64_t h)
     return VKFX_OK;
 }
 
+int vkfx_check_samples(const char *name, uint64_t w, uint64_t h, uint64_t samples_per_pixel)
+{
+    uint64_t most = 4 * max_pixels;
+    if (!w || !h || !samples_per_pixel || (h <= most / w && samples_per_pixel <= most / (w * h)))
+        return VKFX_OK;
+    return vkfx_fail(VKFX_E_LIMIT,
+                     "%s: declares %llux%llu pixels of %llu samples each, more than the %llu "
+                     "samples --max-pixels %llu allows (4 a pixel)",
+                     name, (unsigned long long)w, (unsigned long long)h,
+                     (unsigned long long)samples_per_pixel, (unsigned long long)most,
+                     (unsigned long long)max_pixels);
+}
+
+int vkfx_check_stored(const char *name, const char *format, uint64_t w, uint64_t h, uint64_t units,
+                      uint64_t per_byte, size_t size)
+{
+    if (units / per_byte <= (uint64_t)size)
+        return VKFX_OK;
+    return vkfx_fail(VKFX_E_FORMAT,
+                     "%s: corrupt or truncated %s (%llux%llu pixels cannot be stored in the "
+                     "%zu bytes of the file)",
+                     name, format, (unsigned long long)w, (unsigned long long)h, size);
+}
+
+int vkfx_check_bomb(const char *name, const char *format, uint64_t w, uint64_t h,
+                    uint64_t decoded_bytes, size_t size)
+{
+    if (decoded_bytes <= VKFX_BOMB_FLOOR || decoded_bytes / VKFX_BOMB_RATIO <= (uint64_t)size)
+        return VKFX_OK;
+    return vkfx_fail(VKFX_E_LIMIT,
+                     "%s: a %llux%llu %s in %zu bytes would decode to %llu MiB, more than %u "
+                     "times the file; refused as a decompression bomb",
+                     name, (unsigned long long)w, (unsigned long long)h, format, size,
+                     (unsigned long long)(decoded_bytes >> 20), VKFX_BOMB_RATIO);
+}
+
 static int encode_threads;
 
 void vkfx_file_set_encode_threads(int n)

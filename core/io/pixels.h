@@ -46,6 +46,31 @@ uint64_t vkfx_file_max_pixels(void);
 int vkfx_fail_pixels(const char *name, uint64_t w, uint64_t h);
 /* VKFX_OK, or vkfx_fail_pixels when w x h is above the limit. */
 int vkfx_check_pixels(const char *name, uint64_t w, uint64_t h);
+/* VKFX_OK, or VKFX_E_LIMIT when w x h pixels of samples_per_pixel samples
+ * are more samples than four a pixel of the limit: a decoder holds every
+ * sample a file stores (TIFF's extra samples, OpenEXR's channels), so the
+ * limit on pixels alone does not bound its memory. */
+int vkfx_check_samples(const char *name, uint64_t w, uint64_t h, uint64_t samples_per_pixel);
+
+/* The check every decoder makes before allocating: whether size bytes can
+ * store a w x h image at all. units is what the format's densest coding
+ * spends its smallest code on (pixels, 8x8 blocks, decoded bytes) and
+ * per_byte how many of them one byte of the file can hold at most; a
+ * header declaring more is corrupt or cut short (VKFX_E_FORMAT naming the
+ * format, the size and the file's bytes). */
+int vkfx_check_stored(const char *name, const char *format, uint64_t w, uint64_t h, uint64_t units,
+                      uint64_t per_byte, size_t size);
+
+/* Where a coding has no useful smallest size (arithmetic coding, WebP's
+ * one-symbol codes and animation canvases) any header could be honest, so
+ * the bound is a ratio no photograph or drawing comes near: an image of
+ * more than VKFX_BOMB_FLOOR decoded bytes may take at most VKFX_BOMB_RATIO
+ * of them for each byte of its file. Above that it is refused
+ * (VKFX_E_LIMIT) as a decompression bomb before anything is allocated. */
+#define VKFX_BOMB_RATIO 4096u
+#define VKFX_BOMB_FLOOR (64ull << 20)
+int vkfx_check_bomb(const char *name, const char *format, uint64_t w, uint64_t h,
+                    uint64_t decoded_bytes, size_t size);
 
 /* Threads an encoder may use for one image (0, the default: one per core).
  * A batch that encodes one image on each core sets 1; the bytes written

@@ -104,15 +104,22 @@ static int jpeg_decode_body(struct jpeg_read *r, const unsigned char *data, size
         return 0;
     if ((*limit = vkfx_check_pixels(r->name, d->image_width, d->image_height)) < 0)
         return 0;
-    /* A sequential Huffman scan spends at least two bits on each 8x8 block
-     * (a DC code and an end-of-block), so a file cut short or lying about
-     * its size is refused before the image is allocated. */
+    /* Huffman codes are at least a bit long. A sequential scan spends two
+     * on each 8x8 block (a DC code and an end-of-block); a progressive file
+     * (libjpeg warns, which fails here, unless DC comes first) one on each
+     * block of its DC scan. Arithmetic coding can spend a fraction of a bit
+     * on a block, so those files are held to vkfx_check_bomb's ratio, on the
+     * full-size image libjpeg allocates its coefficients for. */
     uint64_t blocks = ((uint64_t)d->image_width + 7) / 8 * (((uint64_t)d->image_height + 7) / 8);
-    if (!d->progressive_mode && !d->arith_code && blocks > (uint64_t)size * 4) {
-        snprintf(r->fail.msg, sizeof(r->fail.msg),
-                 "%ux%u pixels cannot fit in the %zu bytes of the file", d->image_width,
-                 d->image_height, size);
-        return -1;
+    int ret =
+        d->arith_code
+            ? vkfx_check_bomb(r->name, "arithmetic-coded JPEG", d->image_width, d->image_height,
+                              (uint64_t)d->image_width * d->image_height * jpeg_channels(d), size)
+            : vkfx_check_stored(r->name, "JPEG", d->image_width, d->image_height, blocks,
+                                d->progressive_mode ? 8 : 4, size);
+    if (ret < 0) {
+        *limit = ret;
+        return 0;
     }
     bool cmyk = d->jpeg_color_space == JCS_CMYK || d->jpeg_color_space == JCS_YCCK;
     if (cmyk) {

@@ -12,21 +12,12 @@ static bool sniff_exr(const unsigned char *data, size_t size)
     return vkfx_exr_is(data, size);
 }
 
-/* The header alone does not say which channels hold the colour, so the
- * probe decodes; the sample is float whatever the file stores. */
+/* The sample is float whatever the file stores. */
 static int probe_exr(const unsigned char *data, size_t size, const char *name,
                      vkfx_image_info *info)
 {
-    vkfx_pixels px = {0};
-    int ret = vkfx_exr_load_memory(data, size, name, &px);
-    if (ret == VKFX_OK) {
-        info->width = px.width;
-        info->height = px.height;
-        info->channels = px.channels;
-        info->sample = px.sample;
-    }
-    vkfx_pixels_free(&px);
-    return ret;
+    info->sample = VKFX_SAMPLE_F32;
+    return vkfx_exr_probe_memory(data, size, name, &info->width, &info->height, &info->channels);
 }
 
 static int decode_exr(const unsigned char *data, size_t size, const char *name, vkfx_pixels *out,

@@ -63,8 +63,9 @@ static int read_text(vkfx_meta *m, const char *type, const unsigned char *d, siz
     if (!strcmp(type, "zTXt")) {
         if (end - rest < 1)
             return VKFX_OK;
-        ret = vkfx_meta_inflate(rest + 1, (size_t)(end - rest - 1), &inflated, name, "zTXt chunk");
-        if (ret == VKFX_OK)
+        ret = vkfx_meta_inflate_text(m, key_len, rest + 1, (size_t)(end - rest - 1), &inflated,
+                                     name, "zTXt chunk");
+        if (ret == VKFX_OK && inflated.data)
             ret = add_latin1(m, (const char *)d, key_len, inflated.data, inflated.size);
         free(inflated.data);
         return ret;
@@ -82,14 +83,16 @@ static int read_text(vkfx_meta *m, const char *type, const unsigned char *d, siz
     }
     const unsigned char *text = p;
     size_t n = (size_t)(end - p);
+    bool xmp = key_len == strlen(XMP_KEY) && !memcmp(d, XMP_KEY, key_len);
     if (compressed) {
-        ret = vkfx_meta_inflate(p, n, &inflated, name, "iTXt chunk");
-        if (ret < 0)
+        ret = xmp ? vkfx_meta_inflate(p, n, &inflated, name, "iTXt chunk")
+                  : vkfx_meta_inflate_text(m, key_len, p, n, &inflated, name, "iTXt chunk");
+        if (ret < 0 || !inflated.data)
             return ret;
         text = inflated.data;
         n = inflated.size;
     }
-    if (key_len == strlen(XMP_KEY) && !memcmp(d, XMP_KEY, key_len))
+    if (xmp)
         ret = vkfx_blob_set(&m->xmp, text, n, name, "XMP");
     else
         ret = vkfx_meta_add_text(m, (const char *)d, key_len, (const char *)text, n);

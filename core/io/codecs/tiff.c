@@ -258,6 +258,34 @@ static void tiff_place(const struct tiff_layout *l, unsigned char *img, const un
     }
 }
 
+/* No codec libtiff has turns a byte into more than a few thousand:
+ * deflate's limit is 1032, LZW's 4096 a 12-bit code. */
+#define TIFF_MOST_PER_BYTE 4096
+
+/* A tile is decoded whole into one buffer, whatever part of it the image
+ * covers: a 16x16 image may declare one 32768x32768 tile. Each is held to
+ * what an image is: within the pixel and sample limits, and in the file's
+ * bytes. (A strip is never larger than the image, which was checked.) */
+static int tiff_check_tile(TIFF *tif, const struct tiff_layout *l, const char *name, size_t size)
+{
+    uint32_t tw = 0, th = 0;
+    if (!TIFFIsTiled(tif))
+        return VKFX_OK;
+    if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th))
+        return vkfx_fail(VKFX_E_FORMAT, "%s: corrupt TIFF (tiles without their size)", name);
+    uint64_t spp = l->planar == PLANARCONFIG_SEPARATE ? 1 : l->spp;
+    char what[512];
+    snprintf(what, sizeof(what), "%s, its tile", name);
+    int ret = vkfx_check_pixels(what, tw, th);
+    if (ret == VKFX_OK)
+        ret = vkfx_check_samples(what, tw, th, spp);
+    if (ret == VKFX_OK)
+        ret = vkfx_check_stored(name, "TIFF tile", tw, th,
+                                (uint64_t)tw * th * spp * vkfx_sample_size(l->sample),
+                                TIFF_MOST_PER_BYTE, size);
+    return ret;
+}
+
 /* Every strip or tile of the first page into img (width x height x spp
  * samples, interleaved). Returns 0 or -1 (message in m->msg). */
 static int tiff_read_pixels(TIFF *tif, const struct tiff_layout *l, unsigned char *img)
@@ -361,16 +389,18 @@ static int decode_tiff(const unsigned char *data, size_t size, const char *name,
         goto fail;
     }
     if ((ret = tiff_read_layout(tif, &m, name, &l)) < 0 ||
-        (ret = vkfx_check_pixels(name, l.width, l.height)) < 0)
+        (ret = vkfx_check_pixels(name, l.width, l.height)) < 0 ||
+        (ret = vkfx_check_samples(name, l.width, l.height, l.spp)) < 0)
         goto fail;
     size_t bytes;
-    /* No codec libtiff has turns a byte into more than a few thousand:
-     * deflate's limit is 1032, LZW's 4096 a 12-bit code. */
-    if (!vkfx_image_bytes(l.width, l.height, l.spp, l.sample, &bytes) || bytes / 4096 > size) {
-        ret = vkfx_fail(VKFX_E_FORMAT, "%s: corrupt or truncated TIFF (a %ux%u image in %zu bytes)",
-                        name, l.width, l.height, size);
+    if (!vkfx_image_bytes(l.width, l.height, l.spp, l.sample, &bytes)) {
+        ret = vkfx_fail_pixels(name, l.width, l.height);
         goto fail;
     }
+    if ((ret = vkfx_check_stored(name, "TIFF", l.width, l.height, bytes, TIFF_MOST_PER_BYTE,
+                                 size)) < 0 ||
+        (ret = tiff_check_tile(tif, &l, name, size)) < 0)
+        goto fail;
     img = malloc(bytes);
     if (!img ||
         vkfx_pixels_alloc(&px, l.width, l.height, l.colour + (l.alpha >= 0), l.sample) < 0) {

@@ -96,6 +96,17 @@ static int decode_webp(const unsigned char *data, size_t size, const char *name,
         return ret;
     if ((ret = vkfx_check_pixels(name, (uint64_t)f.width, (uint64_t)f.height)) < 0)
         return ret;
+    /* Lossless WebP codes a pixel in no bits when every prefix code has one
+     * symbol, lossy WebP a macroblock in a fraction of one, and an
+     * animation's canvas (f's size; libwebp allocates two, RGBA, before the
+     * first frame) costs nothing whatever its frames: none has a smallest
+     * size to check a header against. */
+    const char *kind = f.has_animation ? "animated WebP" : f.format == 2 ? "lossless WebP" : "WebP";
+    uint64_t decoded =
+        (uint64_t)f.width * (uint64_t)f.height * (f.has_animation || f.has_alpha ? 4 : 3);
+    if ((ret = vkfx_check_bomb(name, kind, (uint64_t)f.width, (uint64_t)f.height, decoded, size)) <
+        0)
+        return ret;
     if (f.has_animation) {
         ret = decode_animation(data, size, name, &px, note);
     } else {
