@@ -33,6 +33,7 @@ typedef struct vkfx_save_opts {
     vkfx_jpeg_subsampling jpeg_subsampling;
     bool jpeg_progressive;
     bool jpeg_optimize; /* Huffman tables optimised for the image (progressive: always) */
+    uint16_t jpeg_restart; /* MCUs between restart markers; 0: none */
     bool png_level_set; /* png_level was given; otherwise the default, 6 */
     int png_level;      /* 0..9, the zlib level */
     vkfx_tiff_compression tiff_compression;

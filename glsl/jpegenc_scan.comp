@@ -1,0 +1,39 @@
+#version 460
+// The exclusive prefix sum of n words, in place, and their total into totals[slot]: one work
+// group, each invocation summing a run of consecutive words, the runs' sums scanned in
+// shared memory, then each run rewritten from its start.
+#extension GL_GOOGLE_include_directive : require
+#include "jpegenc.h"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(binding = 0) buffer Data { uint data[]; };
+layout(binding = 1) buffer Totals { uint totals[]; };
+
+shared uint sums[gl_WorkGroupSize.x];
+
+void main()
+{
+    uint lid = gl_LocalInvocationID.x;
+    const uint size = gl_WorkGroupSize.x;
+    uint run = (pc.n + size - 1u) / size;
+    uint begin = min(lid * run, pc.n), end = min(begin + run, pc.n);
+    uint own = 0u;
+    for (uint i = begin; i < end; i++)
+        own += data[i];
+    sums[lid] = own;
+    barrier();
+    for (uint off = 1u; off < size; off <<= 1) {
+        uint add = lid >= off ? sums[lid - off] : 0u;
+        barrier();
+        sums[lid] += add;
+        barrier();
+    }
+    uint at = sums[lid] - own;
+    for (uint i = begin; i < end; i++) {
+        uint v = data[i];
+        data[i] = at;
+        at += v;
+    }
+    if (lid == size - 1u)
+        totals[pc.slot] = sums[size - 1u];
+}
