@@ -30,6 +30,7 @@ enum {
     OPT_SKIP_EXISTING,
     OPT_INIT_ONLY,
     OPT_NO_FSYNC,
+    OPT_JPEG_CODEC,
     OPT_JPEG_SUBSAMPLING,
     OPT_JPEG_PROGRESSIVE,
     OPT_JPEG_OPTIMIZE,
@@ -71,6 +72,7 @@ static const struct option longopts[] = {
     {"init-only", no_argument, NULL, OPT_INIT_ONLY},
     {"no-clobber", no_argument, NULL, 'n'},
     {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
+    {"jpeg-codec", required_argument, NULL, OPT_JPEG_CODEC},
     {"jpeg-subsampling", required_argument, NULL, OPT_JPEG_SUBSAMPLING},
     {"jpeg-progressive", no_argument, NULL, OPT_JPEG_PROGRESSIVE},
     {"jpeg-optimize", no_argument, NULL, OPT_JPEG_OPTIMIZE},
@@ -187,6 +189,7 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
     /* Indexed by vkfx_jpeg_subsampling and vkfx_tiff_compression. */
     static const char *const subsamplings[] = {"auto", "444", "422", "420", NULL};
     static const char *const tiff_compressions[] = {"deflate", "lzw", "none", NULL};
+    static const char *const jpeg_codecs[] = {"auto", "gpu", "cpu", NULL}; /* vkfx_jpeg_codec */
     long v = 0;
     int c, k;
     char name[48];
@@ -245,8 +248,8 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_JPEG_SUBSAMPLING:
             if ((k = choice(optarg, subsamplings)) <= 0)
-                return vkfx_fail(VKFX_E_USAGE,
-                                 "--jpeg-subsampling '%s' must be 444, 422 or 420", optarg);
+                return vkfx_fail(VKFX_E_USAGE, "--jpeg-subsampling '%s' must be 444, 422 or 420",
+                                 optarg);
             o->job.save.jpeg_subsampling = (vkfx_jpeg_subsampling)k;
             break;
         case OPT_JPEG_PROGRESSIVE:
@@ -318,6 +321,12 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_NO_FSYNC:
             vkfx_safefile_set_fsync(false);
+            break;
+        case OPT_JPEG_CODEC:
+            if ((k = choice(optarg, jpeg_codecs)) < 0)
+                return vkfx_fail(VKFX_E_USAGE, "--jpeg-codec '%s' must be auto, gpu or cpu",
+                                 optarg);
+            o->jpeg_codec = (vkfx_jpeg_codec)k;
             break;
         case OPT_FILTERS:
             *info = CLI_INFO_FILTERS;

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "gpu_harness.h"
 #include "jpeg_gpu_enc.h"
+#include "run_binary.h"
 
 static const vkfx_codec *jpeg_codec(void)
 {
@@ -220,4 +221,97 @@ Test(jpegenc, restarts_and_optimised)
     check(&g, &flat1, &o, "1x1");
     vkfx_pixels_free(&flat1);
     th_gpu_close(&g);
+}
+
+/* ---- the command line: the same file either way, the device's path taken when asked ---- */
+
+static void cli_setup(void)
+{
+    cr_assert_eq(tc_tmpdir_make("jpegenc"), 0);
+}
+
+static void same_files(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    char *x = tc_slurp(a, &na), *y = tc_slurp(b, &nb);
+    cr_assert(x && y, "%s or %s missing", a, b);
+    cr_assert(na == nb && !memcmp(x, y, na), "%s (%zu bytes) and %s (%zu bytes) differ", a, na, b,
+              nb);
+    free(x);
+    free(y);
+}
+
+/* vkfx with --jpeg-codec gpu and cpu and the same other arguments (args[0] the output's name),
+ * --timings: whether the device encoded, from its passes. */
+static void both_codecs(const char *input, const char *chain, const char *const *extra,
+                        bool device_expected)
+{
+    const char *codecs[] = {"gpu", "cpu"};
+    char outs[2][256];
+    for (int k = 0; k < 2; k++) {
+        snprintf(outs[k], sizeof(outs[k]), "%s", tc_tpath(codecs[k]));
+        strcat(outs[k], ".jpg");
+        const char *args[24] = {input,   "-f",           chain,     "-o",
+                                outs[k], "--jpeg-codec", codecs[k], "--timings"};
+        size_t n = 8;
+        for (size_t i = 0; extra[i]; i++)
+            args[n++] = extra[i];
+        args[n] = NULL;
+        cli_run r;
+        run_with(&r, NULL, args);
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        bool device = strstr(r.err, "jpegenc.coef") != NULL;
+        cr_assert_eq(device, k == 0 && device_expected, "%s: the device %s", r.cmd,
+                     device ? "encoded" : "did not encode");
+        run_free(&r);
+    }
+    same_files(outs[0], outs[1]);
+}
+
+TestSuite(jpegenc_cli, .init = cli_setup, .fini = tc_tmpdir_remove);
+
+Test(jpegenc_cli, codecs)
+{
+    const char *photo = VKFX_TEST_IMAGES "/chelsea.png", *gray = VKFX_TEST_IMAGES "/camera.png";
+    both_codecs(photo, "resize:width=203", (const char *const[]){NULL}, true);
+    both_codecs(photo, "resize:width=203", (const char *const[]){"-q", "60", NULL}, true);
+    both_codecs(gray, "resize:width=99", (const char *const[]){"--jpeg-optimize", NULL}, true);
+    both_codecs(photo, "resize:width=150",
+                (const char *const[]){"--jpeg-subsampling", "422", "--strip", NULL}, true);
+    /* progressive stays with libjpeg-turbo, without a word */
+    both_codecs(photo, "resize:width=120", (const char *const[]){"--jpeg-progressive", NULL},
+                false);
+}
+
+/* Standard output and a resolution from the input (put into the JFIF segment after encoding). */
+Test(jpegenc_cli, stdout_and_metadata)
+{
+    const char *png = tc_tpath("dense.png");
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd),
+             "convert '%s/coffee.png' -resize 77x51 -density 300 -units PixelsPerInch '%s'",
+             VKFX_TEST_IMAGES, png);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    both_codecs(png, "grayscale", (const char *const[]){NULL}, true);
+    const char *codecs[] = {"gpu", "cpu"};
+    char outs[2][256];
+    for (int k = 0; k < 2; k++) {
+        snprintf(outs[k], sizeof(outs[k]), "%s", tc_tpath(codecs[k]));
+        strcat(outs[k], "-stdout.jpg");
+        FILE *f = fopen(outs[k], "w");
+        cr_assert(f && fclose(f) == 0, "%s", outs[k]);
+        run_opts o = {.stdout_path = outs[k]};
+        cli_run r;
+        VKFX_OPTS(&r, &o, png, "-f", "resize:width=40", "-o", "-", "--format", "jpg",
+                  "--jpeg-codec", codecs[k], "--timings");
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        cr_assert_eq(strstr(r.err, "jpegenc.coef") != NULL, k == 0, "%s", r.cmd);
+        run_free(&r);
+    }
+    same_files(outs[0], outs[1]);
+    size_t n = 0;
+    unsigned char *data = (unsigned char *)tc_slurp(outs[0], &n);
+    cr_assert(n > 20 && data[13] == 1 && data[14] == 1 && data[15] == 44,
+              "the JFIF segment holds no 300 dpi");
+    free(data);
 }
