@@ -157,6 +157,25 @@ static int choice(const char *word, const char *const *words)
     return -1;
 }
 
+int cli_jpeg_codec(const char *word, const char *what, vkfx_jpeg_codec *out)
+{
+    static const char *const codecs[] = {"auto", "gpu", "cpu", NULL}; /* vkfx_jpeg_codec */
+    int k = choice(word, codecs);
+    if (k < 0)
+        return vkfx_fail(VKFX_E_USAGE, "%s '%s' must be auto, gpu or cpu", what, word);
+    *out = (vkfx_jpeg_codec)k;
+    return VKFX_OK;
+}
+
+int cli_jpeg_codec_default(vkfx_jpeg_codec *out)
+{
+    /* The test suite sets VKFX_JPEG_CODEC=gpu to run every JPEG output through the device on
+     * lavapipe, where auto would keep libjpeg-turbo; --jpeg-codec overrides it. */
+    const char *env = getenv("VKFX_JPEG_CODEC");
+    *out = VKFX_JPEG_CODEC_AUTO;
+    return env && *env ? cli_jpeg_codec(env, "VKFX_JPEG_CODEC", out) : VKFX_OK;
+}
+
 /* The option as the user wrote it, for messages. */
 static const char *option_name(char **argv, int c, char *buf, size_t len)
 {
@@ -189,11 +208,12 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
     /* Indexed by vkfx_jpeg_subsampling and vkfx_tiff_compression. */
     static const char *const subsamplings[] = {"auto", "444", "422", "420", NULL};
     static const char *const tiff_compressions[] = {"deflate", "lzw", "none", NULL};
-    static const char *const jpeg_codecs[] = {"auto", "gpu", "cpu", NULL}; /* vkfx_jpeg_codec */
     long v = 0;
     int c, k;
     char name[48];
     *info = CLI_INFO_NONE;
+    if ((scopes & CLI_SCOPE_RUN) && cli_jpeg_codec_default(&o->jpeg_codec) < 0)
+        return VKFX_E_USAGE;
     opterr = 0;
     optind = 0; /* GNU getopt starts afresh: the parser runs once per job line */
     while ((c = getopt_long(argc, argv, ":f:o:q:j:nh", longopts, NULL)) != -1) {
@@ -323,10 +343,8 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             vkfx_safefile_set_fsync(false);
             break;
         case OPT_JPEG_CODEC:
-            if ((k = choice(optarg, jpeg_codecs)) < 0)
-                return vkfx_fail(VKFX_E_USAGE, "--jpeg-codec '%s' must be auto, gpu or cpu",
-                                 optarg);
-            o->jpeg_codec = (vkfx_jpeg_codec)k;
+            if (cli_jpeg_codec(optarg, "--jpeg-codec", &o->jpeg_codec) < 0)
+                return VKFX_E_USAGE;
             break;
         case OPT_FILTERS:
             *info = CLI_INFO_FILTERS;

@@ -60,6 +60,19 @@ bool vkfx_jpeg_gpu_covers(uint32_t width, uint32_t height, uint32_t channels,
     return out < UINT32_MAX && out <= caps->storage_buffer_range;
 }
 
+bool vkfx_jpeg_gpu_wanted(vkfx_jpeg_codec codec, const vkfx_caps *caps)
+{
+    switch (codec) {
+    case VKFX_JPEG_CODEC_AUTO:
+        return !caps->cpu;
+    case VKFX_JPEG_CODEC_GPU:
+        return true;
+    case VKFX_JPEG_CODEC_CPU:
+        return false;
+    }
+    return false;
+}
+
 /* libjpeg's zigzag order: the natural position of each zigzag index, walking the
  * anti-diagonals alternately up and down. */
 static void zigzag(uint32_t *natural)

@@ -22,6 +22,10 @@ typedef struct vkfx_jpeg_gpu vkfx_jpeg_gpu;
 bool vkfx_jpeg_gpu_covers(uint32_t width, uint32_t height, uint32_t channels,
                           const vkfx_save_opts *opts, const vkfx_caps *caps);
 
+/* Whether codec (--jpeg-codec) sends JPEG encoding to this device: gpu always, auto where the
+ * device is not a software one (libjpeg-turbo is faster there), cpu never. */
+bool vkfx_jpeg_gpu_wanted(vkfx_jpeg_codec codec, const vkfx_caps *caps);
+
 /* Records the encoding of codes (width x height x channels 8-bit codes, packed in 32-bit words as
  * glsl/encode.comp writes them) into g, after whatever wrote them. The encoder (returned in out,
  * owned by the caller, freed by vkfx_jpeg_gpu_destroy) keeps its own buffers, which outlive g. */

@@ -325,22 +325,12 @@ static void pending_free(vkfx_pending *p)
 }
 
 /* Whether the run's JPEG output is encoded on the device: 8-bit codes the device path covers,
- * on a device that is not a software one unless forced (libjpeg-turbo is faster there). */
+ * where --jpeg-codec sends it. */
 static bool jpeg_here(const vkfx_run_opts *opts, const vkfx_pending *p)
 {
     const vkfx_caps *caps = vkfx_graph_caps(p->g);
-    bool wanted = false;
-    switch (opts->jpeg_codec) {
-    case VKFX_JPEG_CODEC_AUTO:
-        wanted = !caps->cpu;
-        break;
-    case VKFX_JPEG_CODEC_GPU:
-        wanted = true;
-        break;
-    case VKFX_JPEG_CODEC_CPU:
-        break;
-    }
-    return wanted && opts->jpeg && !p->tone && p->out.sample == VKFX_SAMPLE_U8 &&
+    return opts->jpeg && vkfx_jpeg_gpu_wanted(opts->jpeg_codec, caps) && !p->tone &&
+           p->out.sample == VKFX_SAMPLE_U8 &&
            vkfx_jpeg_gpu_covers(p->out.width, p->out.height, p->out.channels, opts->jpeg, caps);
 }
 

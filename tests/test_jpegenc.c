@@ -13,6 +13,7 @@
 #include "error.h"
 #include "gpu_harness.h"
 #include "jpeg_gpu_enc.h"
+#include "preview.h"
 #include "run_binary.h"
 
 static const vkfx_codec *jpeg_codec(void)
@@ -314,4 +315,50 @@ Test(jpegenc_cli, stdout_and_metadata)
     cr_assert(n > 20 && data[13] == 1 && data[14] == 1 && data[15] == 44,
               "the JFIF segment holds no 300 dpi");
     free(data);
+}
+
+/* vkfx preview: its pictures and a JPEG Save encoded on the device, the bytes libjpeg-turbo
+ * writes for the same pixels and settings. */
+Test(jpegenc_cli, preview)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    const char *inputs[] = {VKFX_TEST_IMAGES "/chelsea.png", VKFX_TEST_IMAGES "/camera.png"};
+    for (int i = 0; i < 2; i++) {
+        vkfx_preview *p = NULL;
+        vkfx_chain *chain = NULL;
+        cr_assert_eq(vkfx_preview_open(g.ctx, inputs[i], &p), VKFX_OK, "%s", vkfx_error_message());
+        cr_assert_eq(vkfx_chain_parse("grayscale", &chain), VKFX_OK, "%s", vkfx_error_message());
+        unsigned char *jpeg = NULL;
+        size_t size = 0;
+        vkfx_pixels px = {0};
+        double ms;
+        cr_assert_eq(
+            vkfx_preview_render_jpeg(p, chain, 203, VKFX_JPEG_CODEC_GPU, &jpeg, &size, &px, &ms),
+            VKFX_OK, "%s", vkfx_error_message());
+        cr_assert(jpeg && !px.data, "%s: the device did not encode the picture", inputs[i]);
+        cr_assert_eq(vkfx_preview_render(p, chain, 203, &px, &ms), VKFX_OK);
+        size_t want_size = 0;
+        unsigned char *want = cpu_file(&px, &vkfx_preview_jpeg, &want_size);
+        cr_assert(size == want_size && !memcmp(jpeg, want, size), "%s: the picture differs",
+                  inputs[i]);
+        free(want);
+        free(jpeg);
+        vkfx_pixels_free(&px);
+        cr_assert_eq(
+            vkfx_preview_render_jpeg(p, chain, 203, VKFX_JPEG_CODEC_CPU, &jpeg, &size, &px, &ms),
+            VKFX_OK);
+        cr_assert(!jpeg && px.data);
+        vkfx_pixels_free(&px);
+        const char *names[] = {"save-gpu.jpg", "save-cpu.jpg"};
+        for (int k = 0; k < 2; k++) {
+            vkfx_preview_set_jpeg_codec(p, k == 0 ? VKFX_JPEG_CODEC_GPU : VKFX_JPEG_CODEC_CPU);
+            cr_assert_eq(vkfx_preview_save(p, chain, tc_tpath(names[k]), NULL), VKFX_OK, "%s",
+                         vkfx_error_message());
+        }
+        same_files(tc_tpath(names[0]), tc_tpath(names[1]));
+        vkfx_chain_free(chain);
+        vkfx_preview_close(p);
+    }
+    th_gpu_close(&g);
 }
