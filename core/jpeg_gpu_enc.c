@@ -55,7 +55,7 @@ bool vkfx_jpeg_gpu_covers(uint32_t width, uint32_t height, uint32_t channels,
         return false;
     /* 4:2:0 has the most blocks per pixel (1.5 per 64), 4:4:4 (3) the most per MCU: bound the
      * output, twice the worst packed size, by 3 blocks per 64 pixels. */
-    uint64_t blocks = 3 * ((uint64_t)width + 15) / 8 * (((uint64_t)height + 15) / 8);
+    uint64_t blocks = 3 * (((uint64_t)width + 15) / 8) * (((uint64_t)height + 15) / 8);
     uint64_t out = 2 * blocks * (BLOCK_BITS_MAX / 8 + 2);
     return out < UINT32_MAX && out <= caps->storage_buffer_range;
 }

@@ -15,8 +15,12 @@ void main()
 {
     uint lid = gl_LocalInvocationID.x;
     const uint size = gl_WorkGroupSize.x;
-    uint run = (pc.n + size - 1u) / size;
-    uint begin = min(lid * run, pc.n), end = min(begin + run, pc.n);
+    // The 0xFF counts are as many as the worst case's chunks; only those the data fills count.
+    uint n = pc.n;
+    if (pc.slot == JPEGENC_TOTAL_FF)
+        n = min(n, (totals[JPEGENC_TOTAL_BYTES] + JPEGENC_CHUNK - 1u) / JPEGENC_CHUNK);
+    uint run = (n + size - 1u) / size;
+    uint begin = min(lid * run, n), end = min(begin + run, n);
     uint own = 0u;
     for (uint i = begin; i < end; i++)
         own += data[i];

@@ -362,3 +362,17 @@ Test(jpegenc_cli, preview)
     }
     th_gpu_close(&g);
 }
+
+Test(jpegenc_cli, bad_codec_names)
+{
+    cli_run r;
+    VKFX(&r, VKFX_TEST_IMAGES "/camera.png", "-f", "grayscale", "-o", tc_tpath("x.jpg"),
+         "--jpeg-codec", "fpga");
+    cr_assert_eq(r.status, 2, "%s: exit %d", r.cmd, r.status);
+    cr_assert(strstr(r.err, "--jpeg-codec 'fpga' must be auto, gpu or cpu"), "%s", r.err);
+    run_free(&r);
+    VKFX(&r, "preview", VKFX_TEST_IMAGES "/camera.png", "--jpeg-codec", "fpga");
+    cr_assert_eq(r.status, 2, "%s: exit %d", r.cmd, r.status);
+    cr_assert(strstr(r.err, "--jpeg-codec 'fpga' must be auto, gpu or cpu"), "%s", r.err);
+    run_free(&r);
+}
