@@ -43,7 +43,7 @@ struct vkfx_jpeg_gpu {
     jpegenc_push push;
     bool optimize;
     uint32_t tables_host[JPEGENC_TABLE_WORDS];
-    /* Device buffers, the encoder's own: they outlive the graph that fills them. */
+    /* Device buffers, the recording graph's temporaries (spares of a like image's run). */
     vkfx_buffer *tables, *coefs, *lengths, *totals, *offsets, *packed, *ffcounts, *out;
 };
 
@@ -290,11 +290,9 @@ fail:
     return ret;
 }
 
-static int own_buffer(vkfx_context *ctx, uint64_t bytes, vkfx_buffer **out)
+static int buffer(vkfx_graph *g, uint64_t bytes, vkfx_buffer **out)
 {
-    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    return vkfx_buffer_create(ctx, (bytes + 3) / 4 * 4, usage, VKFX_MEM_DEVICE, out);
+    return vkfx_graph_buffer(g, (bytes + 3) / 4 * 4, 0, out);
 }
 
 int vkfx_jpeg_gpu_record(vkfx_graph *g, vkfx_buffer *codes, uint32_t width, uint32_t height,
@@ -337,14 +335,14 @@ int vkfx_jpeg_gpu_record(vkfx_graph *g, vkfx_buffer *codes, uint32_t width, uint
     TRY(put_huff_tables(e));
 
     uint64_t chunks = vkfx_groups(p->cap_bytes, JPEGENC_CHUNK);
-    TRY(own_buffer(e->ctx, sizeof(e->tables_host), &e->tables));
-    TRY(own_buffer(e->ctx, (uint64_t)p->nblocks * 128, &e->coefs));
-    TRY(own_buffer(e->ctx, (uint64_t)p->nblocks * 4, &e->lengths));
-    TRY(own_buffer(e->ctx, JPEGENC_TOTAL_WORDS * 4, &e->totals));
-    TRY(own_buffer(e->ctx, (uint64_t)p->nintervals * 4, &e->offsets));
-    TRY(own_buffer(e->ctx, p->cap_bytes, &e->packed));
-    TRY(own_buffer(e->ctx, chunks * 4, &e->ffcounts));
-    TRY(own_buffer(e->ctx, 2 * (uint64_t)p->cap_bytes + 2 * p->nintervals, &e->out));
+    TRY(buffer(g, sizeof(e->tables_host), &e->tables));
+    TRY(buffer(g, (uint64_t)p->nblocks * 128, &e->coefs));
+    TRY(buffer(g, (uint64_t)p->nblocks * 4, &e->lengths));
+    TRY(buffer(g, JPEGENC_TOTAL_WORDS * 4, &e->totals));
+    TRY(buffer(g, (uint64_t)p->nintervals * 4, &e->offsets));
+    TRY(buffer(g, p->cap_bytes, &e->packed));
+    TRY(buffer(g, chunks * 4, &e->ffcounts));
+    TRY(buffer(g, 2 * (uint64_t)p->cap_bytes + 2 * p->nintervals, &e->out));
 
     TRY(vkfx_graph_update(g, e->tables, e->tables_host, sizeof(e->tables_host)));
     TRY(vkfx_graph_fill(g, e->totals, 0));
@@ -544,12 +542,6 @@ fail:
 
 void vkfx_jpeg_gpu_destroy(vkfx_jpeg_gpu *e)
 {
-    if (!e)
-        return;
-    vkfx_buffer *own[] = {e->tables,  e->coefs,  e->lengths,  e->totals,
-                          e->offsets, e->packed, e->ffcounts, e->out};
-    for (size_t i = 0; i < sizeof(own) / sizeof(*own); i++)
-        vkfx_buffer_destroy(e->ctx, own[i]);
     free(e);
 }
 

@@ -28,7 +28,8 @@ bool vkfx_jpeg_gpu_wanted(vkfx_jpeg_codec codec, const vkfx_caps *caps);
 
 /* Records the encoding of codes (width x height x channels 8-bit codes, packed in 32-bit words as
  * glsl/encode.comp writes them) into g, after whatever wrote them. The encoder (returned in out,
- * owned by the caller, freed by vkfx_jpeg_gpu_destroy) keeps its own buffers, which outlive g. */
+ * owned by the caller, freed by vkfx_jpeg_gpu_destroy) works in g's temporaries: g must live
+ * until vkfx_jpeg_gpu_finish has returned. */
 int vkfx_jpeg_gpu_record(vkfx_graph *g, vkfx_buffer *codes, uint32_t width, uint32_t height,
                          uint32_t channels, const vkfx_save_opts *opts, vkfx_jpeg_gpu **out);
 /* Once g has run: the whole file in *data (malloc'd, the caller's), *size bytes. With
