@@ -27,7 +27,7 @@ _Static_assert(sizeof(jpegenc_push) == JPEGENC_PUSH_BYTES, "jpegenc.h's push blo
 
 static const vkfx_kernel_desc coef_kernel = JPEGENC_KERNEL(jpegenc_coef, 3);
 static const vkfx_kernel_desc count_kernel = JPEGENC_KERNEL(jpegenc_count, 4);
-static const vkfx_kernel_desc scan_kernel = JPEGENC_KERNEL(jpegenc_scan, 2);
+static const vkfx_kernel_desc scan_kernel = JPEGENC_KERNEL(jpegenc_scan, 3);
 static const vkfx_kernel_desc interval_kernel = JPEGENC_KERNEL(jpegenc_interval, 3);
 static const vkfx_kernel_desc pack_kernel = JPEGENC_KERNEL(jpegenc_pack, 5);
 static const vkfx_kernel_desc ffcount_kernel = JPEGENC_KERNEL(jpegenc_ffcount, 3);
@@ -45,6 +45,7 @@ struct vkfx_jpeg_gpu {
     uint32_t tables_host[JPEGENC_TABLE_WORDS];
     /* Device buffers, the recording graph's temporaries (spares of a like image's run). */
     vkfx_buffer *tables, *coefs, *lengths, *totals, *offsets, *packed, *ffcounts, *out;
+    vkfx_buffer *tiles; /* the prefix sums' tile sums */
 };
 
 bool vkfx_jpeg_gpu_covers(uint32_t width, uint32_t height, uint32_t channels,
@@ -220,18 +221,26 @@ static void grid(uint32_t n, uint32_t local, uint32_t groups[3])
     groups[2] = 1;
 }
 
+/* The scan's work groups: each sums or scans a tile of SCAN_TILE words. */
+#define SCAN_LOCAL 256
+#define SCAN_TILE  (SCAN_LOCAL * JPEGENC_SCAN_RUN)
+
+/* One pass in work groups of 64 over n items; the scan's in work groups of SCAN_LOCAL, one per
+ * tile of its n words (its TILES pass: one). */
 static int dispatch(vkfx_graph *g, const vkfx_kernel_desc *desc, const char *label,
                     const jpegenc_push *push, uint32_t n, const vkfx_use *use, uint32_t nuse)
 {
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
-    bool whole = desc == &scan_kernel; /* one work group scans the whole array */
-    vkfx_spec spec = {.local = {whole ? 256 : 64, 1, 1}};
+    bool scan = desc == &scan_kernel;
+    vkfx_spec spec = {.local = {scan ? SCAN_LOCAL : 64, 1, 1}};
     TRY(vkfx_graph_kernel(g, desc, &spec, &k));
     vkfx_dispatch d = {.kernel = k, .label = label, .push = push};
     memcpy(d.use, use, nuse * sizeof(*use));
-    if (whole)
+    if (scan && push->phase == JPEGENC_SCAN_TILES)
         d.groups[0] = d.groups[1] = d.groups[2] = 1;
+    else if (scan)
+        grid(vkfx_groups(n, SCAN_TILE), 1, d.groups);
     else
         grid(n, 64, d.groups);
     TRY(vkfx_graph_dispatch(g, &d));
@@ -241,11 +250,20 @@ fail:
 
 static int scan(vkfx_graph *g, const vkfx_jpeg_gpu *e, vkfx_buffer *data, uint32_t n, uint32_t slot)
 {
+    int ret = VKFX_OK;
     jpegenc_push push = e->push;
     push.n = n;
     push.slot = slot;
-    vkfx_use use[] = {{.buffer = data, .write = true}, {.buffer = e->totals, .write = true}};
-    return dispatch(g, &scan_kernel, "jpegenc.scan", &push, 1, use, 2);
+    vkfx_use use[] = {{.buffer = data, .write = true},
+                      {.buffer = e->totals, .write = true},
+                      {.buffer = e->tiles, .write = true}};
+    static const uint32_t phases[] = {JPEGENC_SCAN_SUM, JPEGENC_SCAN_TILES, JPEGENC_SCAN_ADD};
+    for (int i = 0; i < 3; i++) {
+        push.phase = phases[i];
+        TRY(dispatch(g, &scan_kernel, "jpegenc.scan", &push, n, use, 3));
+    }
+fail:
+    return ret;
 }
 
 /* Huffman coding with the tables in e->tables_host, from the coefficients to the stuffed bytes
@@ -343,6 +361,9 @@ int vkfx_jpeg_gpu_record(vkfx_graph *g, vkfx_buffer *codes, uint32_t width, uint
     TRY(buffer(g, p->cap_bytes, &e->packed));
     TRY(buffer(g, chunks * 4, &e->ffcounts));
     TRY(buffer(g, 2 * (uint64_t)p->cap_bytes + 2 * p->nintervals, &e->out));
+    uint32_t most = p->nblocks > chunks ? p->nblocks : (uint32_t)chunks;
+    most = most > p->nintervals ? most : p->nintervals;
+    TRY(buffer(g, (uint64_t)vkfx_groups(most, SCAN_TILE) * 4, &e->tiles));
 
     TRY(vkfx_graph_update(g, e->tables, e->tables_host, sizeof(e->tables_host)));
     TRY(vkfx_graph_fill(g, e->totals, 0));

@@ -25,7 +25,13 @@
 /* Bytes of the entropy-coded data one thread of the stuffing kernels reads. */
 #define JPEGENC_CHUNK 64
 
-#define JPEGENC_PUSH_BYTES 56
+/* jpegenc_scan's passes, and the words one invocation sums in a tile's. */
+#define JPEGENC_SCAN_SUM   0
+#define JPEGENC_SCAN_TILES 1
+#define JPEGENC_SCAN_ADD   2
+#define JPEGENC_SCAN_RUN   8
+
+#define JPEGENC_PUSH_BYTES 60
 VKFX_PUSH_BEGIN(jpegenc_push)
     VKFX_IVEC2(size);         /* the image */
     VKFX_UINT(channels);      /* 1 gray, 3 YCbCr from the RGB codes */
@@ -40,6 +46,7 @@ VKFX_PUSH_BEGIN(jpegenc_push)
     VKFX_UINT(n);             /* jpegenc_scan: the words to scan; stuffing: the chunks */
     VKFX_UINT(slot);          /* jpegenc_scan: where in the totals its sum goes */
     VKFX_UINT(cap_bytes);     /* bytes the entropy-coded data may take before stuffing */
+    VKFX_UINT(phase);         /* jpegenc_scan: JPEGENC_SCAN_* */
 VKFX_PUSH_END(jpegenc_push)
 
 #endif
