@@ -150,6 +150,12 @@ typedef struct vkfx_run_opts {
     uint32_t source_width, source_height;
     /* Asked between passes whether to stop; NULL: the run goes to its end. */
     const vkfx_cancel *cancel;
+    /* The output encoded as JPEG on the device, in the same submission as the chain, with
+     * these options (core/gpu/jpeg_gpu_enc.h), where the run is in one piece of 8-bit codes that
+     * path covers: the file's bytes come back in the result's jpeg instead of the pixels (out's
+     * data stays NULL). NULL: the pixels come back. jpeg_codec says where (CPU: never here). */
+    const vkfx_save_opts *jpeg;
+    vkfx_jpeg_codec jpeg_codec;
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit
@@ -173,6 +179,9 @@ typedef struct vkfx_run_result {
      * the way included), copying the image into staging memory, waiting
      * for the device, copying the result back. */
     double record_ms, upload_ms, wait_ms, readback_ms;
+    /* With vkfx_run_opts.jpeg, where the device encoded it: the whole file (owned: free()). */
+    unsigned char *jpeg;
+    size_t jpeg_size;
 } vkfx_run_result;
 
 /* Runs chain on in. out->channels and out->sample say what to produce (the
