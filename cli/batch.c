@@ -14,6 +14,7 @@
 #endif
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ typedef struct job {
     vkfx_chain *chain;
     vkfx_file_format fmt;
     vkfx_pixels in, out;
+    /* A JPEG the device decodes: its bytes and layout (in has its shape, no pixels). */
+    vkfx_jpeg_input jpeg;
     uint32_t source_w, source_h; /* the file's size where it was decoded smaller */
     vkfx_run_result result;
     job_state state;
@@ -90,6 +93,9 @@ typedef struct batch {
     bool show_progress, progress_tty;
     bool lost;        /* the GPU was lost: nothing more can run */
     bool no_device;   /* the device could not be opened: decoding stops */
+    /* Whether JPEG inputs go to the device (--jpeg-codec): 1 yes, 0 no, -1 not known before
+     * the device is open (auto: libjpeg-turbo meanwhile). */
+    atomic_int jpeg_decode;
     bool broken_pipe; /* standard output's reader went away */
     bool meta_noted;  /* the note on metadata a format cannot hold was shown */
     int json_errno;   /* the first failure to write the report */
@@ -626,7 +632,14 @@ static void decode(batch *b, job *j)
 {
     double t = vkfx_now_ms();
     const char *name = strcmp(j->input, "-") == 0 ? "standard input" : j->input;
-    int ret = strcmp(j->input, "-") == 0
+    /* Only the header and the metadata are read for a JPEG the device decodes, at full size:
+     * a chain that shrinks it resizes it there. Pixels that --to-srgb converts on the host
+     * are libjpeg-turbo's. */
+    int ret = 1;
+    if (strcmp(j->input, "-") != 0 && !j->opts->to_srgb && atomic_load(&b->jpeg_decode) == 1)
+        ret = vkfx_file_load_jpeg_input(j->input, &j->in, &j->meta, &j->jpeg);
+    if (ret == 1)
+        ret = strcmp(j->input, "-") == 0
                   ? vkfx_file_load_fd_meta(STDIN_FILENO, name, &j->in, &j->meta)
               : j->opts->no_shrink_on_load
                   ? vkfx_file_load_meta(j->input, &j->in, &j->meta)
@@ -796,6 +809,7 @@ static void finish_job(batch *b, size_t i)
     if (b->json && j->state != JOB_SKIPPED)
         report_json(b, j);
     vkfx_pixels_free(&j->in);
+    vkfx_jpeg_input_free(&j->jpeg);
     free(j->result.jpeg);
     j->result.jpeg = NULL;
     vkfx_pixels_free(&j->out);
@@ -906,6 +920,7 @@ static int gpu_finish(batch *b, vkfx_context *ctx, size_t i, vkfx_pending *p, un
 {
     job *j = &b->jobs[i];
     int ret = vkfx_run_finish(p, &j->out, &j->result);
+    vkfx_jpeg_input_free(&j->jpeg);
     unsigned now = vkfx_context_validation_messages(ctx);
     if (ret == VKFX_OK && now != *messages)
         ret = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
@@ -984,6 +999,7 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
                 run.jpeg_codec = b->o->jpeg_codec;
             }
             run.tone_later = true;
+            run.jpeg_in = j->jpeg.bytes ? &j->jpeg : NULL;
             start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
             if (start_ret < 0 && (b->n > 1 || b->source))
                 vkfx_fail_context(start_ret, "%s", j->input);
@@ -1018,6 +1034,7 @@ static void drop_decoded(batch *b)
         for (size_t i = 0; i < b->n; i++)
             if (b->jobs[i].state == JOB_DECODED) {
                 vkfx_pixels_free(&b->jobs[i].in);
+                vkfx_jpeg_input_free(&b->jobs[i].jpeg);
                 hold(b, &b->jobs[i]);
                 b->jobs[i].state = JOB_SKIPPED;
                 b->in_flight--;
@@ -1130,6 +1147,9 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     int status = VKFX_OK;
     plan p = {.source = source};
     batch b = {.o = o, .source = source};
+    atomic_init(&b.jpeg_decode, o->jpeg_codec == VKFX_JPEG_CODEC_GPU   ? 1
+                                : o->jpeg_codec == VKFX_JPEG_CODEC_CPU ? 0
+                                                                       : -1);
     vkfx_context *ctx = NULL;
     vkfx_staging *staging = NULL;
     pthread_t *threads = NULL;
@@ -1190,6 +1210,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     if (started == 0)
         status = vkfx_fail(VKFX_E_NOMEM, "no codec thread could be started");
     if (status == VKFX_OK && (status = vkfx_context_create(&o->ctx, &ctx)) == VKFX_OK) {
+        atomic_store(&b.jpeg_decode, vkfx_jpeg_decode_here(ctx, o->jpeg_codec));
         wall.staging_ms = vkfx_now_ms();
         status = vkfx_staging_create(ctx, 0, &staging);
         wall.staging_ms = vkfx_now_ms() - wall.staging_ms;

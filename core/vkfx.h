@@ -156,6 +156,11 @@ typedef struct vkfx_run_opts {
      * data stays NULL). NULL: the pixels come back. jpeg_codec says where (CPU: never here). */
     const vkfx_save_opts *jpeg;
     vkfx_jpeg_codec jpeg_codec;
+    /* The input as a JPEG for the device to decode in the run's own submission
+     * (vkfx_file_load_jpeg_input), which must live until the run is finished: in gives its
+     * shape, its data is not read. A stream the device refuses, or a run in tiles, takes
+     * libjpeg-turbo's pixels of the same bytes, without a word. NULL: in's pixels. */
+    const vkfx_jpeg_input *jpeg_in;
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit
@@ -198,6 +203,11 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
  * tiles runs to the end here), finish waits, reads the image back and
  * frees *pending, on success and on failure. in may be freed after start;
  * every started run must be finished. */
+/* Whether codec (--jpeg-codec) sends JPEG decoding to ctx's device: gpu always, auto where
+ * the device is not a software one (there libjpeg-turbo is faster: tests/bench/RESULTS.md),
+ * cpu never. */
+bool vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec);
+
 typedef struct vkfx_pending vkfx_pending;
 int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                    const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,

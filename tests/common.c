@@ -220,6 +220,20 @@ char *tc_slurp(const char *path, size_t *size)
     return data;
 }
 
+bool tc_same_files(const char *a, const char *b, char *why, size_t why_size)
+{
+    size_t na = 0, nb = 0;
+    char *x = tc_slurp(a, &na), *y = tc_slurp(b, &nb);
+    bool same = x && y && na == nb && !memcmp(x, y, na);
+    if (!x || !y)
+        snprintf(why, why_size, "%s missing", !x ? a : b);
+    else if (!same)
+        snprintf(why, why_size, "%s (%zu bytes) and %s (%zu bytes) differ", a, na, b, nb);
+    free(x);
+    free(y);
+    return same;
+}
+
 void tc_remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);

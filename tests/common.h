@@ -66,6 +66,9 @@ void tc_report(const tc_diff *d, const char *what);
 /* The whole file at path, with a NUL after it (not counted in *size), or
  * NULL if it cannot be read. */
 char *tc_slurp(const char *path, size_t *size);
+/* Whether the files at a and b both read and hold the same bytes; a message saying which is
+ * missing, or their sizes, in why (why_size bytes). */
+bool tc_same_files(const char *a, const char *b, char *why, size_t why_size);
 
 /* The names in dir (not . and ..; those starting with '.' only if hidden),
  * sorted and joined with spaces into out; how many, or -1 if dir cannot be

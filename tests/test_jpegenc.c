@@ -233,13 +233,8 @@ static void cli_setup(void)
 
 static void same_files(const char *a, const char *b)
 {
-    size_t na = 0, nb = 0;
-    char *x = tc_slurp(a, &na), *y = tc_slurp(b, &nb);
-    cr_assert(x && y, "%s or %s missing", a, b);
-    cr_assert(na == nb && !memcmp(x, y, na), "%s (%zu bytes) and %s (%zu bytes) differ", a, na, b,
-              nb);
-    free(x);
-    free(y);
+    char why[600];
+    cr_assert(tc_same_files(a, b, why, sizeof(why)), "%s", why);
 }
 
 /* vkfx with --jpeg-codec gpu and cpu and the same other arguments (args[0] the output's name),

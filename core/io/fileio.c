@@ -571,6 +571,64 @@ int vkfx_file_save_encoded(const char *path, int fd, vkfx_file_format fmt,
 }
 
 
+int vkfx_file_load_jpeg_input(const char *path, vkfx_pixels *shape, vkfx_meta *meta,
+                              vkfx_jpeg_input *out)
+{
+    unsigned char *buf = NULL;
+    size_t size = 0;
+    vkfx_image_info info;
+    memset(out, 0, sizeof(*out));
+    memset(meta, 0, sizeof(*meta));
+    *shape = (vkfx_pixels){.straight = true};
+    int ret = read_all(path, &buf, &size);
+    if (ret < 0)
+        return ret;
+    /* Anything the header or the metadata refuse, libjpeg-turbo's path reports as it does
+     * today. */
+    ret = 1;
+    if (vkfx_codec_sniff(buf, size) != VKFX_FILE_JPEG ||
+        VKFX_FILE_JPEG->probe(buf, size, path, &info) != VKFX_OK ||
+        vkfx_check_pixels(path, info.width, info.height) < 0 ||
+        vkfx_check_stored(path, "JPEG", info.width, info.height,
+                          ((uint64_t)info.width + 7) / 8 * (((uint64_t)info.height + 7) / 8), 4,
+                          size) < 0 ||
+        VKFX_FILE_JPEG->read_meta(buf, size, path, meta) != VKFX_OK)
+        goto fail;
+    int o = meta->exif.data ? vkfx_exif_orientation(meta->exif.data, meta->exif.size)
+                            : meta->stored_orientation;
+    /* Pixels to turn are turned on the host: that file is libjpeg-turbo's. */
+    if (meta->cmyk || (autorotate && o > 1))
+        goto fail;
+    meta->stored_orientation = o;
+    meta->applied_orientation = 1;
+    if ((ret = vkfx_jpeg_parse(buf, size, &out->layout)) != 0)
+        goto fail;
+    *shape = (vkfx_pixels){.width = out->layout.width,
+                           .height = out->layout.height,
+                           .channels = out->layout.channels,
+                           .sample = VKFX_SAMPLE_U8,
+                           .straight = true};
+    last_note.text[0] = 0;
+    out->bytes = buf;
+    out->size = size;
+    return VKFX_OK;
+fail:
+    vkfx_error_clear();
+    vkfx_meta_free(meta);
+    memset(meta, 0, sizeof(*meta));
+    free(buf);
+    return ret < 0 ? ret : 1;
+}
+
+void vkfx_jpeg_input_free(vkfx_jpeg_input *j)
+{
+    if (!j)
+        return;
+    free(j->bytes);
+    vkfx_jpeg_layout_free(&j->layout);
+    memset(j, 0, sizeof(*j));
+}
+
 int vkfx_file_load_shrunk(const char *path, vkfx_shrink_fn shrink, const void *plan,
                           vkfx_pixels *out, vkfx_meta *meta, uint32_t *source_w, uint32_t *source_h)
 {

@@ -10,6 +10,7 @@
 
 #include "codecs/codec.h"
 #include "meta.h"
+#include "codecs/jpeg_parse.h"
 #include "pixels.h"
 
 /* A format is its codec (core/codecs/codec.h); these name the ones
@@ -60,6 +61,21 @@ typedef unsigned (*vkfx_shrink_fn)(const void *plan, uint32_t w, uint32_t h);
 int vkfx_file_load_shrunk(const char *path, vkfx_shrink_fn shrink, const void *plan,
                           vkfx_pixels *out, struct vkfx_meta *meta, uint32_t *source_w,
                           uint32_t *source_h);
+/* A JPEG file left to the device to decode (core/gpu/jpeg_gpu.h): its bytes, kept for
+ * libjpeg-turbo where the device refuses the stream, and their parsed layout. */
+typedef struct vkfx_jpeg_input {
+    unsigned char *bytes;
+    size_t size;
+    vkfx_jpeg_layout layout;
+} vkfx_jpeg_input;
+/* Reads path's header and metadata as vkfx_file_load_meta would, without decoding: 0 with
+ * shape (no data), meta and *out (free it with vkfx_jpeg_input_free) filled, or 1 when the
+ * file is one for the libjpeg-turbo path (not a JPEG, not a baseline 8-bit gray or YCbCr one,
+ * an orientation to turn, beyond --max-pixels: then nothing is said and nothing kept), or an
+ * error reading it. */
+int vkfx_file_load_jpeg_input(const char *path, vkfx_pixels *shape, struct vkfx_meta *meta,
+                              vkfx_jpeg_input *out);
+void vkfx_jpeg_input_free(vkfx_jpeg_input *j);
 /* An auxiliary map (depth, radius): "FILE.exr#CHANNEL" picks an OpenEXR
  * channel by name, an OpenEXR file without it its depth channel (see
  * vkfx_exr_load_channel_memory); other files load as vkfx_file_load does. */

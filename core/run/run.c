@@ -7,11 +7,13 @@
 
 #include "error.h"
 #include "icc.h"
+#include "jpeg_gpu.h"
 #include "jpeg_gpu_enc.h"
 
 #include "decode.spv.h"
 #include "encode.spv.h"
 #include "../../glsl/decode.h"
+#include "../../glsl/jpegdec.h"
 
 _Static_assert(sizeof(decode_push) == DECODE_PUSH_BYTES, "decode.comp's push block");
 _Static_assert(sizeof(encode_push) == ENCODE_PUSH_BYTES, "encode.comp's push block");
@@ -314,6 +316,13 @@ struct vkfx_pending {
     const vkfx_tone *tone;
     vkfx_sample tone_sample;
     vkfx_jpeg_gpu *jpeg; /* the output's JPEG encoding, recorded after the chain */
+    /* An input decoded on the device (opts.jpeg_in): the decoder's status word, what it
+     * said, and what a second start needs where it refuses the stream. */
+    vkfx_buffer *jpeg_status;
+    uint32_t jpeg_flags;
+    bool jpeg_segments; /* decoded by restart segments, the retry of subsequences */
+    vkfx_run_opts opts;
+    vkfx_pixels in_shape, out_layout;
 };
 
 static void pending_free(vkfx_pending *p)
@@ -378,11 +387,24 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_graph_set_input_path(p->g, opts->input_path);
     vkfx_graph_set_maps(p->g, opts->maps);
     vkfx_graph_set_source(p->g, opts->source_width, opts->source_height);
-    TRY(vkfx_graph_buffer(p->g, raw_bytes(in), 0, &raw_in));
+    VkDeviceSize in_bytes = raw_bytes(in);
+    if (opts->jpeg_in && ((vkfx_jpegdec_bytes(&opts->jpeg_in->layout) + 3) & ~3ull) > in_bytes)
+        in_bytes = (vkfx_jpegdec_bytes(&opts->jpeg_in->layout) + 3) & ~3ull;
+    TRY(vkfx_graph_buffer(p->g, in_bytes, 0, &raw_in));
     TRY(vkfx_graph_buffer(p->g, raw_bytes(&p->out), 0, &p->raw_out));
     TRY(vkfx_graph_image(p->g, in->width, in->height, vkfx_graph_format(p->g), &img));
     double t = vkfx_now_ms();
-    TRY(vkfx_staging_upload(staging, raw_in->buffer, 0, in->data, vkfx_pixels_bytes(in)));
+    if (opts->jpeg_in) {
+        /* The compressed bytes go up through the graph's staging, and the decode writes the
+         * codes the decode kernel reads, as the upload would. */
+        const vkfx_jpegdec_opts dec = {.sub_bits = p->jpeg_segments ? VKFX_JPEG_GPU_SEGMENTS : 0};
+        TRY(vkfx_graph_buffer(p->g, 4, 0, &p->jpeg_status));
+        if ((ret = vkfx_jpegdec_record(p->g, &opts->jpeg_in->layout, &dec, raw_in,
+                                       p->jpeg_status)) != 0)
+            goto fail;
+    } else {
+        TRY(vkfx_staging_upload(staging, raw_in->buffer, 0, in->data, vkfx_pixels_bytes(in)));
+    }
     p->result.upload_ms = vkfx_now_ms() - t;
     t = vkfx_now_ms();
     TRY(vkfx_record_decode(p->g, raw_in, in, opts->linear, curves, img));
@@ -425,6 +447,12 @@ static int finish_whole(vkfx_pending *p)
     double t = vkfx_now_ms();
     TRY(vkfx_graph_wait(g));
     p->result.wait_ms = vkfx_now_ms() - t;
+    if (p->jpeg_status) {
+        TRY(vkfx_staging_download(p->staging, p->jpeg_status->buffer, 0, &p->jpeg_flags,
+                                  sizeof(p->jpeg_flags)));
+        if (p->jpeg_flags)
+            goto fail; /* vkfx_run_finish starts again */
+    }
     for (size_t i = 0; i < chain->count; i++)
         if (chain->links[i].filter->finish)
             TRY(chain->links[i].filter->finish(g, chain->links[i].params, p->states[i]));
@@ -452,9 +480,31 @@ fail:
     return ret;
 }
 
+/* How start_jpeg decodes the input. */
+enum { JPEG_SUBSEQUENCES, JPEG_SEGMENTS, JPEG_HOST };
+static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                      const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
+                      int how, vkfx_pending **pending);
+
 int vkfx_run_finish(vkfx_pending *p, vkfx_pixels *out, vkfx_run_result *result)
 {
     int ret = p->complete ? VKFX_OK : finish_whole(p);
+    if (ret == VKFX_OK && p->jpeg_flags) {
+        /* Subsequences that did not settle (codes that resynchronise slowly, as in noise at
+         * high quality) are decoded again by restart segments; anything else the device
+         * refused is libjpeg-turbo's, with its warnings and errors. */
+        vkfx_pending *again = NULL;
+        bool segments = (p->jpeg_flags & JD_BAD_SYNC) && !p->jpeg_segments;
+        ret = start_jpeg(p->ctx, p->staging, p->chain, &p->in_shape, &p->out_layout, &p->opts,
+                         segments ? JPEG_SEGMENTS : JPEG_HOST, &again);
+        pending_free(p);
+        if (ret < 0) {
+            memset(result, 0, sizeof(*result));
+            out->data = NULL;
+            return ret;
+        }
+        return vkfx_run_finish(again, out, result);
+    }
     memset(result, 0, sizeof(*result));
     out->data = NULL;
     if (ret == VKFX_OK) {
@@ -811,11 +861,65 @@ fail:
     return ret;
 }
 
+bool vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec)
+{
+    const vkfx_caps caps = {.cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU};
+    return vkfx_jpeg_gpu_wanted(codec, &caps);
+}
+
+/* libjpeg-turbo's pixels of the JPEG the device was to decode: what the codec thread gives for
+ * a file the device does not decode (no orientation to turn: vkfx_file_load_jpeg_input). */
+static int jpeg_on_host(const vkfx_run_opts *opts, vkfx_pixels *px)
+{
+    return vkfx_file_load_memory(opts->jpeg_in->bytes, opts->jpeg_in->size,
+                                 opts->input_path ? opts->input_path : "the JPEG input", px);
+}
+
+/* vkfx_run_start for an input decoded on the device by subsequences or by restart segments,
+ * or from libjpeg-turbo's pixels (JPEG_HOST, and where the device cannot take it in one piece). */
+static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                      const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
+                      int how, vkfx_pending **pending)
+{
+    *pending = NULL;
+    int ret = 1;
+    if (how != JPEG_HOST && one_piece(ctx, chain, in, opts)) {
+        vkfx_pending *p = calloc(1, sizeof(*p));
+        if (!p)
+            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        *p = (vkfx_pending){.ctx = ctx,
+                            .staging = staging,
+                            .chain = chain,
+                            .out = *out,
+                            .jpeg_segments = how == JPEG_SEGMENTS,
+                            .opts = *opts,
+                            .in_shape = *in,
+                            .out_layout = *out};
+        ret = start_whole(ctx, staging, chain, in, out, opts, opts->tone_later, p);
+        if (ret != 0)
+            pending_free(p);
+        else
+            *pending = p;
+    }
+    if (ret != 1)
+        return ret;
+    vkfx_pixels px = {0};
+    vkfx_run_opts host = *opts;
+    host.jpeg_in = NULL;
+    ret = jpeg_on_host(opts, &px);
+    if (ret == VKFX_OK)
+        ret = vkfx_run_start(ctx, staging, chain, &px, out, &host, pending);
+    vkfx_pixels_free(&px);
+    return ret;
+}
+
 int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                    const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
                    vkfx_pending **pending)
 {
     *pending = NULL;
+    if (opts->jpeg_in)
+        return start_jpeg(ctx, staging, chain, in, out, opts, JPEG_SUBSEQUENCES, pending);
     if (in->width == 0 || in->height == 0)
         return vkfx_fail(VKFX_E_FORMAT, "the image is empty (%ux%u)", in->width, in->height);
     vkfx_pending *p = calloc(1, sizeof(*p));
