@@ -14,6 +14,7 @@ static const char *const default_chains[] = {
 static const char bench_usage[] =
     "usage: vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--device D] [--json]\n"
     "                  [--no-subgroup-ops] [--variants] [CHAIN...]\n"
+    "       vkfx bench --decode FILE.jpg [--reps N] [--device D] [--json]\n"
     "Times each CHAIN (default: gauss:sigma=2, gauss:sigma=8, box:radius=15, sobel,\n"
     "cartoon) on a random WxH image (default 4096x4096) in the internal format, with\n"
     "Vulkan timestamp queries: the median of N runs (default 20) after a quarter\n"
@@ -25,7 +26,64 @@ static const char bench_usage[] =
     "read once, 32 bytes a pixel written); 'x copy' is the ratio to the copy's time.\n"
     "--variants times each chain once per kernel variant of its filters that applies\n"
     "on the device, named 'CHAIN [family:variant]' (what VKFX_VARIANT=family:variant\n"
-    "forces in a run); a chain whose filters have one kernel each runs once.\n";
+    "forces in a run); a chain whose filters have one kernel each runs once.\n"
+    "--decode times the device's decode of a JPEG (baseline 8-bit gray or YCbCr,\n"
+    "stored upright: what --jpeg-codec gpu decodes there), from its bytes on the\n"
+    "device to the chain's input, per pass (jpeg.*), the median of N runs after\n"
+    "the warm-up, beside libjpeg-turbo's decode of the same file on one core; GB/s\n"
+    "counts the decoded samples written.\n";
+
+/* status, or a failure where the validation layer (VKFX_VALIDATE=1) spoke. */
+static int validated(vkfx_context *ctx, int status)
+{
+    if (status == VKFX_OK && vkfx_context_validation_messages(ctx))
+        status = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
+                           vkfx_context_validation_messages(ctx));
+    return status;
+}
+
+/* vkfx bench --decode FILE. */
+static int bench_decode(const char *path, const vkfx_bench_opts *o, const char *device,
+                        bool no_subgroup_ops, bool json)
+{
+    vkfx_context *ctx = NULL;
+    vkfx_staging *staging = NULL;
+    vkfx_bench_case c;
+    double host_ms = 0;
+    vkfx_context_opts copts = {.device = device, .no_subgroup_ops = no_subgroup_ops};
+    cli_context_env(&copts);
+    int status = vkfx_context_create(&copts, &ctx);
+    if (status == VKFX_OK && (status = vkfx_staging_create(ctx, 0, &staging)) == VKFX_OK)
+        status = vkfx_bench_decode(ctx, staging, path, o->reps, &c, &host_ms);
+    status = validated(ctx, status);
+    if (status == VKFX_OK && json) {
+        printf("{\"device\": ");
+        cli_json_string(stdout, vkfx_context_device_name(ctx));
+        printf(", \"decode\": ");
+        cli_json_string(stdout, path);
+        printf(", \"reps\": %d, \"ms\": %.4f, \"ms_min\": %.4f, \"gbps\": %.4f, "
+               "\"host_ms\": %.4f, \"passes\": {",
+               o->reps, c.ms_median, c.ms_min, c.gbps, host_ms);
+        for (uint32_t p = 0; p < c.npasses; p++) {
+            printf("%s", p ? ", " : "");
+            cli_json_string(stdout, c.passes[p].label);
+            printf(": %.4f", c.passes[p].ms);
+        }
+        printf("}}\n");
+    } else if (status == VKFX_OK) {
+        printf("device: %s, median of %d runs\n", vkfx_context_device_name(ctx), o->reps);
+        printf("%-40s %10s %10s %10s\n", "case", "ms", "min ms", "GB/s");
+        printf("%-40s %10.4f %10.4f %10.3f\n", c.name, c.ms_median, c.ms_min, c.gbps);
+        for (uint32_t p = 0; p < c.npasses; p++)
+            printf("  %-38s %10.4f\n", c.passes[p].label, c.passes[p].ms);
+        printf("%-40s %10.4f\n", "libjpeg-turbo, one core (host)", host_ms);
+    } else {
+        cli_print_error();
+    }
+    vkfx_staging_destroy(staging);
+    vkfx_context_destroy(ctx);
+    return cli_exit_code(status);
+}
 
 int cli_bench_main(int argc, char **argv)
 {
@@ -37,11 +95,12 @@ int cli_bench_main(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"no-subgroup-ops", no_argument, NULL, 'n'},
         {"variants", no_argument, NULL, 'v'},
+        {"decode", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     vkfx_bench_opts o = {.width = 4096, .height = 4096, .precision = 16, .reps = 20};
-    const char *device = NULL;
+    const char *device = NULL, *decode = NULL;
     bool no_subgroup_ops = false;
     bool json = false;
     int c;
@@ -83,6 +142,9 @@ int cli_bench_main(int argc, char **argv)
         case 'v':
             o.variants = true;
             break;
+        case 'D':
+            decode = optarg;
+            break;
         case 'h':
             fputs(bench_usage, stdout);
             return EXIT_OK;
@@ -92,6 +154,12 @@ int cli_bench_main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (decode && (optind < argc || o.variants)) {
+        cli_message("vkfx bench: --decode times the decode alone: no CHAIN or --variants");
+        return EXIT_USAGE;
+    }
+    if (decode)
+        return bench_decode(decode, &o, device, no_subgroup_ops, json);
     o.chains = optind < argc ? (const char *const *)argv + optind : default_chains;
     o.nchains = optind < argc ? (size_t)(argc - optind)
                               : sizeof(default_chains) / sizeof(default_chains[0]);
@@ -114,9 +182,7 @@ int cli_bench_main(int argc, char **argv)
     if (status == VKFX_OK && (status = vkfx_context_create(&copts, &ctx)) == VKFX_OK &&
         (status = vkfx_staging_create(ctx, 0, &staging)) == VKFX_OK)
         status = vkfx_bench(ctx, staging, &o, cases, &ncases);
-    if (status == VKFX_OK && vkfx_context_validation_messages(ctx))
-        status = vkfx_fail(VKFX_E_VULKAN, "the validation layer reported %u message(s)",
-                           vkfx_context_validation_messages(ctx));
+    status = validated(ctx, status);
     if (status == VKFX_OK && json) {
         printf("{\"device\": ");
         cli_json_string(stdout, vkfx_context_device_name(ctx));

@@ -251,6 +251,13 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
  * parse). */
 size_t vkfx_bench_max_cases(const vkfx_bench_opts *opts);
 
+/* Times decoding the JPEG file at path on the device, from its parsed bytes on the device to
+ * its packed 8-bit samples (the chain's input), reps times after a warm-up: *c as for a chain
+ * (gbps: the decoded bytes written), and *host_ms the median of libjpeg-turbo's decode of the
+ * same bytes on this thread. A file the device does not decode is a VKFX_E_USAGE naming it. */
+int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path, int reps,
+                      vkfx_bench_case *c, double *host_ms);
+
 /* vkfx preview's session, which needs the types above. */
 #include "preview.h"
 

@@ -220,3 +220,24 @@ Test(jpegread, thumbnails)
     free(x);
     free(y);
 }
+
+/* vkfx bench --decode: the device's passes and libjpeg-turbo's time; a file the device does
+ * not decode is a usage error naming it. */
+Test(jpegread, bench_decode)
+{
+    cli_run r;
+    VKFX(&r, "bench", "--decode", VKFX_SOURCE_ROOT "/tests/data/jpeg/pillow_444_q95.jpg", "--reps",
+         "2", "--json");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    cr_assert(strstr(r.out, "\"jpeg.entropy\": ") && strstr(r.out, "\"jpeg.color\": ") &&
+                  strstr(r.out, "\"host_ms\": "),
+              "%s", r.out);
+    run_free(&r);
+    VKFX(&r, "bench", "--decode", VKFX_TEST_IMAGES "/chelsea.png");
+    cr_assert_eq(r.status, 2, "%s: %s", r.cmd, r.err);
+    cr_assert(strstr(r.err, "chelsea.png: not a JPEG the device decodes"), "%s", r.err);
+    run_free(&r);
+    VKFX(&r, "bench", "--decode", VKFX_TEST_IMAGES "/rocket.jpg", "sobel");
+    cr_assert_eq(r.status, 2, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+}

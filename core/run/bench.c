@@ -7,6 +7,9 @@
 #include <time.h>
 
 #include "error.h"
+#include "fileio.h"
+#include "jpeg_gpu.h"
+#include "meta.h"
 #include "run.h"
 #include "variant.h"
 
@@ -55,6 +58,30 @@ static double seconds_now(void)
  * that the GPU's clocks are up again after compiling the case's pipelines left it idle: a case
  * timed right after its pipelines were built can run far slower (tests/bench/RESULTS.md). */
 #define WARM_UP_S 0.25
+
+/* Runs g for at least one run and WARM_UP_S seconds. */
+static int warm_up(vkfx_graph *g)
+{
+    int ret = VKFX_OK;
+    const double warm_until = seconds_now() + WARM_UP_S;
+    do
+        TRY(vkfx_graph_run(g));
+    while (seconds_now() < warm_until);
+fail:
+    return ret;
+}
+
+/* One timed run of g: its passes' times in *t (the graph's), *n of them. */
+static int timed_run(vkfx_graph *g, const vkfx_pass_time **t, uint32_t *n)
+{
+    int ret = VKFX_OK;
+    TRY(vkfx_graph_run(g));
+    vkfx_graph_timings(g, t, n);
+    if (*n == 0)
+        ret = vkfx_fail(VKFX_E_VULKAN, "this device has no timestamp queries on its queue");
+fail:
+    return ret;
+}
 
 /* One case: decode random pixels, then the chain (or, text NULL, the
  * reference kernel ref) with the variants force names (NULL: those vkfx picks),
@@ -136,19 +163,11 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
         d.kernel = k;
         TRY(vkfx_graph_dispatch(g, &d));
     }
-    const double warm_until = seconds_now() + WARM_UP_S;
-    do
-        TRY(vkfx_graph_run(g));
-    while (seconds_now() < warm_until);
+    TRY(warm_up(g));
     for (int rep = 0; rep < o->reps; rep++) {
-        TRY(vkfx_graph_run(g));
         const vkfx_pass_time *t = NULL;
         uint32_t n = 0;
-        vkfx_graph_timings(g, &t, &n);
-        if (n == 0) {
-            ret = vkfx_fail(VKFX_E_VULKAN, "this device has no timestamp queries on its queue");
-            goto fail;
-        }
+        TRY(timed_run(g, &t, &n));
         double sum = 0;
         c->npasses = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -290,5 +309,117 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
     }
 fail:
     vkfx_pixels_free(&px);
+    return ret;
+}
+
+/* The decode of l recorded once (by restart segments with segments), run for the warm-up and
+ * reps times into c; 1 where the device refused the stream. */
+static int bench_decode_graph(vkfx_context *ctx, vkfx_staging *staging, const vkfx_jpeg_layout *l,
+                              bool segments, int reps, double *ms, double *pass_ms,
+                              vkfx_bench_case *c)
+{
+    enum { MAXP = sizeof(c->passes) / sizeof(c->passes[0]) };
+    int ret = VKFX_OK;
+    vkfx_graph *g = NULL;
+    vkfx_buffer *dst = NULL, *status = NULL;
+    uint32_t flags = 0;
+    const vkfx_jpegdec_opts dec = {.sub_bits = segments ? VKFX_JPEG_GPU_SEGMENTS : 0};
+    TRY(vkfx_graph_begin(ctx, l->width, l->height, VK_FORMAT_R16G16B16A16_SFLOAT, true, &g));
+    vkfx_graph_set_staging(g, staging);
+    TRY(vkfx_graph_buffer(g, vkfx_jpegdec_bytes(l), 0, &dst));
+    TRY(vkfx_graph_buffer(g, 4, 0, &status));
+    if ((ret = vkfx_jpegdec_record(g, l, &dec, dst, status)) != 0)
+        goto fail;
+    TRY(vkfx_graph_run(g));
+    TRY(vkfx_staging_download(staging, status->buffer, 0, &flags, sizeof(flags)));
+    if (flags) {
+        ret = 1;
+        goto fail;
+    }
+    TRY(warm_up(g));
+    for (int rep = 0; rep < reps; rep++) {
+        const vkfx_pass_time *t = NULL;
+        uint32_t n = 0;
+        TRY(timed_run(g, &t, &n));
+        /* Passes of one name (the rounds of synchronisation) are one line. */
+        double sum = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            sum += t[i].ms;
+            uint32_t p = 0;
+            while (p < c->npasses && strcmp(c->passes[p].label, t[i].label) != 0)
+                p++;
+            if (p == c->npasses && p < MAXP) {
+                snprintf(c->passes[p].label, sizeof(c->passes[0].label), "%s", t[i].label);
+                for (int r = 0; r < reps; r++)
+                    pass_ms[p * reps + r] = 0;
+                c->npasses++;
+            }
+            if (p < MAXP)
+                pass_ms[p * reps + rep] += t[i].ms;
+        }
+        ms[rep] = sum;
+    }
+fail:
+    vkfx_graph_destroy(g);
+    return ret;
+}
+
+int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path, int reps,
+                      vkfx_bench_case *c, double *host_ms)
+{
+    enum { MAXP = sizeof(c->passes) / sizeof(c->passes[0]) };
+    int ret = VKFX_OK;
+    vkfx_jpeg_input in = {0};
+    vkfx_pixels shape, px = {0};
+    vkfx_meta meta = {0};
+    memset(c, 0, sizeof(*c));
+    *host_ms = 0;
+    double *ms = calloc((size_t)reps * (MAXP + 2), sizeof(*ms));
+    if (!ms)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    double *host = ms + reps, *pass_ms = host + reps;
+    snprintf(c->name, sizeof(c->name), "decode %s", path);
+    ret = vkfx_file_load_jpeg_input(path, &shape, &meta, &in);
+    if (ret == 1)
+        ret = vkfx_fail(VKFX_E_USAGE,
+                        "%s: not a JPEG the device decodes (it takes baseline 8-bit gray or YCbCr "
+                        "files stored upright)",
+                        path);
+    if (ret < 0)
+        goto fail;
+    ret = bench_decode_graph(ctx, staging, &in.layout, false, reps, ms, pass_ms, c);
+    if (ret == 1) {
+        /* subsequences that did not settle: what a run does next */
+        c->npasses = 0;
+        ret = bench_decode_graph(ctx, staging, &in.layout, true, reps, ms, pass_ms, c);
+    }
+    if (ret == 1)
+        ret = vkfx_fail(VKFX_E_FORMAT, "%s: the device refused the stream", path);
+    if (ret < 0)
+        goto fail;
+    for (int rep = 0; rep < reps; rep++) {
+        double t = vkfx_now_ms();
+        TRY(vkfx_file_load_memory(in.bytes, in.size, path, &px));
+        host[rep] = vkfx_now_ms() - t;
+        vkfx_pixels_free(&px);
+    }
+    for (uint32_t p = 0; p < c->npasses; p++) {
+        qsort(pass_ms + p * reps, (size_t)reps, sizeof(*ms), cmp_double);
+        c->passes[p].ms = pass_ms[p * reps + reps / 2];
+    }
+    qsort(ms, (size_t)reps, sizeof(*ms), cmp_double);
+    qsort(host, (size_t)reps, sizeof(*ms), cmp_double);
+    c->ms_min = ms[0];
+    c->ms_median = ms[reps / 2];
+    *host_ms = host[reps / 2];
+    c->gbps = (double)vkfx_pixels_bytes(&shape) / (c->ms_median * 1e-3) / 1e9;
+    c->vs_copy = 0;
+fail:
+    if (ret < 0)
+        vkfx_fail_context(ret, "bench --decode");
+    vkfx_pixels_free(&px);
+    vkfx_meta_free(&meta);
+    vkfx_jpeg_input_free(&in);
+    free(ms);
     return ret;
 }
