@@ -23,15 +23,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../core/copy.h"
-#include "../core/icc.h"
-
-/* Calls that return a status: on failure, keep it and go to the cleanup. */
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        if ((ret = (call)) < 0)                                                                    \
-            goto fail;                                                                             \
-    } while (0)
 
 typedef enum job_state {
     JOB_WAITING,  /* not decoded yet */
@@ -251,29 +242,6 @@ static void fields_of(const char *input, size_t index, fields *f)
         copy_str(f->dir, sizeof(f->dir), input, (size_t)(slash - input));
 }
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static bool sbuf_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return false;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-    return true;
-}
-
 /* Fills {stem} {name} {ext} {dir} {index} into text; {{ and }} are literal
  * braces. In a chain (escape true) the values get a backslash before each
  * character the chain syntax uses, so a file name with , : = or \ stays one
@@ -281,11 +249,11 @@ static bool sbuf_put(sbuf *b, const char *s, size_t n)
 static int expand(const char *text, const fields *f, bool escape, const char *what, char **out)
 {
     static const char *const names[] = {"stem", "name", "ext", "dir", "index", NULL};
-    sbuf b = {0};
-    bool ok = sbuf_put(&b, "", 0);
+    cli_sbuf b = {0};
+    bool ok = cli_sbuf_put(&b, "", 0);
     for (const char *s = text; *s && ok;) {
         if ((s[0] == '{' && s[1] == '{') || (s[0] == '}' && s[1] == '}')) {
-            ok = sbuf_put(&b, s, 1);
+            ok = cli_sbuf_put(&b, s, 1);
             s += 2;
             continue;
         }
@@ -295,7 +263,7 @@ static int expand(const char *text, const fields *f, bool escape, const char *wh
                              what, text);
         }
         if (*s != '{') {
-            ok = sbuf_put(&b, s++, 1);
+            ok = cli_sbuf_put(&b, s++, 1);
             continue;
         }
         const char *end = strchr(s, '}');
@@ -324,8 +292,8 @@ static int expand(const char *text, const fields *f, bool escape, const char *wh
                                          : num;
         for (const char *v = value; *v && ok; v++) {
             if (escape && strchr(",:=\\", *v))
-                ok = sbuf_put(&b, "\\", 1);
-            ok = ok && sbuf_put(&b, v, 1);
+                ok = cli_sbuf_put(&b, "\\", 1);
+            ok = ok && cli_sbuf_put(&b, v, 1);
         }
         s = end + 1;
     }
@@ -371,8 +339,8 @@ static int check_side_outputs(const job *jobs, size_t n)
     int ret = VKFX_OK;
     if (n < 2)
         return VKFX_OK;
-    CHECK(vkfx_chain_paths(jobs[0].chain, add_written, &a));
-    CHECK(vkfx_chain_paths(jobs[1].chain, add_written, &b));
+    TRY(vkfx_chain_paths(jobs[0].chain, add_written, &a));
+    TRY(vkfx_chain_paths(jobs[1].chain, add_written, &b));
     for (size_t i = 0; i < a.n && i < b.n; i++)
         if (strcmp(a.v[i], b.v[i]) == 0) {
             ret = vkfx_fail(VKFX_E_USAGE,
@@ -409,9 +377,11 @@ static int check_targets(const cli_paths *paths)
     for (size_t i = 0; i < paths->n; i++) {
         const cli_path *p = &paths->v[i];
         vkfx_target_kind kind;
-        if (!p->writes || (strncmp(p->label, "output", 6) == 0 && !folder_exists(p->path)))
+        if (!p->writes || p->stream ||
+            (strncmp(p->label, "output", 6) == 0 && !folder_exists(p->resolved)))
             continue;
-        int r = vkfx_safefile_target(p->path, &kind);
+        /* "new/../out.png" reaches out.png only once new is made. */
+        int r = vkfx_safefile_target(folder_exists(p->path) ? p->path : p->resolved, &kind);
         if (r < 0 && strstr(vkfx_error_message(), "--no-clobber")) {
             size_t len = strlen(names);
             snprintf(names + len, sizeof(names) - len, "%s%s", kept ? ", " : "", p->path);
@@ -471,13 +441,23 @@ static int list_paths(const cli_batch_opts *o, const char *source, const job *jo
             snprintf(of, sizeof(of), "%s", j->input);
         }
         if (strcmp(j->input, "-") != 0)
-            CHECK(cli_paths_add(paths, j->input, false, role, NULL));
+            TRY(cli_paths_add(paths, j->input, false, role, NULL));
+        else
+            TRY(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, role));
         if (strcmp(j->output, "-") != 0)
-            CHECK(cli_paths_add(paths, j->output, true, "output", of));
-        CHECK(cli_paths_add_chain(paths, j->chain, of));
+            TRY(cli_paths_add(paths, j->output, true, "output", of));
+        else
+            TRY(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "-o -"));
+        TRY(cli_paths_add_chain(paths, j->chain, of));
     }
     if (o->json && strcmp(o->json, "-") != 0)
-        CHECK(cli_paths_add(paths, o->json, true, "--json", NULL));
+        TRY(cli_paths_add(paths, o->json, true, "--json", NULL));
+    else if (o->json)
+        TRY(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "--json"));
+    if (o->job_file && strcmp(o->job_file, "-") != 0)
+        TRY(cli_paths_add(paths, o->job_file, false, "the job file", NULL));
+    else if (o->job_file)
+        TRY(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, "the job file"));
 fail:
     return ret;
 }
@@ -522,9 +502,9 @@ static int plan_line(plan *p, const cli_job_line *l)
     for (int i = 0; i < l->ninputs; i++) {
         struct stat st;
         if (strcmp(l->inputs[i], "-") != 0 && stat(l->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
-            CHECK(expand_dir(l->inputs[i], &p->inputs));
+            TRY(expand_dir(l->inputs[i], &p->inputs));
         else
-            CHECK(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
+            TRY(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
     }
     size_t n = p->inputs.n - first;
     if (o->output && strcmp(o->output, "-") == 0 && n > 1) {
@@ -557,10 +537,10 @@ static int plan_line(plan *p, const cli_job_line *l)
         fields f;
         fields_of(j->input, i + 1, &f);
         if (o->outdir)
-            CHECK(outdir_name(o->outdir, &f, &j->output));
+            TRY(outdir_name(o->outdir, &f, &j->output));
         else
-            CHECK(expand(o->output, &f, false, "-o", &j->output));
-        CHECK(expand(o->chain_text, &f, true, "-f", &j->chain_text));
+            TRY(expand(o->output, &f, false, "-o", &j->output));
+        TRY(expand(o->chain_text, &f, true, "-f", &j->chain_text));
         if ((ret = vkfx_chain_parse(j->chain_text, &j->chain)) < 0) {
             if (n > 1)
                 vkfx_fail_context(ret, "%s", j->input);
@@ -579,9 +559,9 @@ static int plan_line(plan *p, const cli_job_line *l)
             }
             continue;
         }
-        CHECK(vkfx_file_format_for_output(j->output, &j->fmt));
+        TRY(vkfx_file_format_for_output(j->output, &j->fmt));
     }
-    CHECK(check_side_outputs(&p->jobs[p->n - n], n));
+    TRY(check_side_outputs(&p->jobs[p->n - n], n));
 fail:
     if (ret < 0 && p->source)
         vkfx_fail_context(ret, "%s:%zu", p->source, l->line);
@@ -622,10 +602,10 @@ static int check_plan(const plan *p, const cli_batch_opts *o)
             goto fail;
         }
     }
-    CHECK(list_paths(o, p->source, p->jobs, p->n, &paths));
-    CHECK(cli_paths_check(&paths));
-    CHECK(check_targets(&paths));
-    CHECK(make_output_folders(p->jobs, p->n, p->source));
+    TRY(list_paths(o, p->source, p->jobs, p->n, &paths));
+    TRY(cli_paths_check(&paths));
+    TRY(check_targets(&paths));
+    TRY(make_output_folders(p->jobs, p->n, p->source));
 fail:
     cli_paths_free(&paths);
     return ret;
@@ -650,8 +630,8 @@ static void decode(batch *b, job *j)
                   ? vkfx_file_load_fd_meta(STDIN_FILENO, name, &j->in, &j->meta)
               : j->opts->no_shrink_on_load
                   ? vkfx_file_load_meta(j->input, &j->in, &j->meta)
-                  : vkfx_file_load_shrunk(j->input, j->chain, &j->in, &j->meta, &j->source_w,
-                                          &j->source_h);
+                  : vkfx_file_load_for_chain(j->input, j->chain, &j->in, &j->meta, &j->source_w,
+                                             &j->source_h);
     if (ret == VKFX_OK)
         ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
                                &j->colour);

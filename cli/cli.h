@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../core/vkfx.h"
+#include "vkfx.h"
 
 enum { EXIT_OK = 0, EXIT_PROCESSING = 1, EXIT_USAGE = 2 };
 
@@ -30,6 +30,9 @@ void cli_print_error(void);
 void cli_log(void *user, const char *message);
 /* True when the environment variable is set to something other than 0. */
 bool cli_env_flag(const char *name);
+/* The context's validation, log and knobs, from the environment (VKFX_VALIDATE and the
+ * variables vkfx_context_opts names); other fields are left as they are. */
+void cli_context_env(vkfx_context_opts *o);
 int cli_bench_main(int argc, char **argv);
 
 /* cli/message.c: every message on stderr goes through cli_message, a
@@ -49,6 +52,13 @@ typedef struct cli_strv {
  * (a failed strdup) is out of memory. */
 int cli_strv_add(cli_strv *s, char *str);
 void cli_strv_free(cli_strv *s);
+/* A growing string, NUL-terminated after each put; the caller frees p. */
+typedef struct cli_sbuf {
+    char *p;
+    size_t len, cap;
+} cli_sbuf;
+/* Appends n bytes of s; false when out of memory (b keeps what it had). */
+bool cli_sbuf_put(cli_sbuf *b, const char *s, size_t n);
 
 /* text as a JSON string, escaped; bytes that are not UTF-8 become U+FFFD. */
 void cli_json_string(FILE *f, const char *text);
@@ -80,6 +90,7 @@ typedef struct cli_batch_opts {
     bool skip_existing; /* --skip-existing: a job whose output exists is not run */
     bool init_only;     /* --init-only: create the GPU context, then exit */
     vkfx_jpeg_codec jpeg_codec; /* --jpeg-codec: where JPEG files are encoded */
+    const char *job_file; /* vkfx run's job file ("-": standard input), or NULL: never written */
     vkfx_context_opts ctx;
 } cli_batch_opts;
 
@@ -145,8 +156,6 @@ typedef struct cli_wall {
 double cli_since_start_ms(void);
 /* The breakdown on stderr, one line a phase, ending with the total so far. */
 void cli_wall_print(const cli_wall *w);
-/* --init-only: the GPU context created and closed, the floor of every run. */
-int cli_init_only(const cli_batch_opts *o);
 
 /* vkfx run FILE|-: the job file's lines under one GPU context. */
 int cli_run_main(int argc, char **argv);
@@ -164,7 +173,9 @@ typedef struct cli_path {
     dev_t dev; /* identity: of the file, or of its nearest existing folder */
     ino_t ino;
     char *rest;  /* "" for an existing file, else the names below that folder */
+    char *resolved; /* absolute, its links and ".." resolved (cli/paths.c says how) */
     bool device; /* a character device: written more than once without harm */
+    bool stream; /* standard input or output, by the file open there */
 } cli_path;
 
 typedef struct cli_paths {
@@ -175,6 +186,9 @@ typedef struct cli_paths {
 /* Lists path, read or written; role and of (the input it belongs to, or
  * NULL) name it in messages. */
 int cli_paths_add(cli_paths *p, const char *path, bool writes, const char *role, const char *of);
+/* Lists the file open at fd (standard input or output) under name, when it
+ * is a regular file: "-o - >> in.png" writes the input. */
+int cli_paths_add_stream(cli_paths *p, int fd, const char *name, bool writes, const char *role);
 /* Lists every file the chain's options name (read or written, from the
  * filters' option tables); of: the input the chain runs on. */
 int cli_paths_add_chain(cli_paths *p, const vkfx_chain *chain, const char *of);

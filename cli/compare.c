@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/compare.h"
 #include "cli.h"
 
 static const char compare_usage[] =
@@ -134,9 +133,17 @@ int cli_compare_main(int argc, char **argv)
 
     vkfx_pixels a = {0}, b = {0}, heat = {0};
     vkfx_compare_result r = {0};
+    vkfx_image_info ia, ib;
     int code = EXIT_USAGE;
-    if (vkfx_file_load(path_a, &a) < 0 || vkfx_file_load(path_b, &b) < 0 ||
-        vkfx_compare(&a, &b, metric, diff_path != NULL, &r) < 0) {
+    /* Sizes from the headers first: images that cannot match are not decoded. */
+    if (vkfx_file_probe(path_a, &ia) < 0 || vkfx_file_probe(path_b, &ib) < 0) {
+        code = compare_trouble();
+        goto done;
+    }
+    r.size_mismatch = ia.width != ib.width || ia.height != ib.height;
+    r.value = NAN;
+    if (!r.size_mismatch && (vkfx_file_load(path_a, &a) < 0 || vkfx_file_load(path_b, &b) < 0 ||
+                             vkfx_compare(&a, &b, metric, diff_path != NULL, &r) < 0)) {
         code = compare_trouble();
         goto done;
     }
@@ -148,8 +155,8 @@ int cli_compare_main(int argc, char **argv)
     }
     bool pass = !r.size_mismatch && vkfx_metric_passes(metric, r.value, tolerance);
     if (r.size_mismatch)
-        cli_message("vkfx compare: the sizes differ: %s is %ux%u, %s is %ux%u", path_a, a.width,
-                    a.height, path_b, b.width, b.height);
+        cli_message("vkfx compare: the sizes differ: %s is %ux%u, %s is %ux%u", path_a, ia.width,
+                    ia.height, path_b, ib.width, ib.height);
     printf("vkfx compare: metric=%s value=%.10g tolerance=%.10g result=%s reason=%s a=%s b=%s\n",
            vkfx_metric_name(metric), r.value, tolerance, pass ? "pass" : "fail",
            pass              ? "none"

@@ -339,6 +339,48 @@ bool cli_env_flag(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* Whether the environment variable is set to exactly value. */
+static bool env_is(const char *name, const char *value)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, value) == 0;
+}
+
+void cli_context_env(vkfx_context_opts *o)
+{
+    o->validate = cli_env_flag("VKFX_VALIDATE");
+    o->log = cli_log;
+    o->no_matrix = env_is("VKFX_MATRIX", "0");
+    o->no_half_pack = env_is("VKFX_HALF_PACK", "0");
+    o->pipeline_stats = env_is("VKFX_PIPELINE_STATS", "1");
+    o->no_pipeline_cache = env_is("VKFX_PIPELINE_CACHE", "0");
+    const char *v = getenv("VKFX_VARIANT");
+    o->variants = v && *v ? v : NULL;
+    v = getenv("VKFX_STAGING_BYTES");
+    o->staging_bytes = v && *v ? strtoull(v, NULL, 0) : 0;
+    v = getenv("VKFX_TILE");
+    o->tile = v && atoi(v) > 0 ? (uint32_t)atoi(v) : 0;
+}
+
+/* --init-only: the GPU context created and closed, the floor of every run. */
+static int init_only(const cli_batch_opts *o)
+{
+    vkfx_context *ctx = NULL;
+    int ret = vkfx_context_create(&o->ctx, &ctx);
+    if (ret < 0) {
+        cli_print_error();
+        return cli_exit_code(ret);
+    }
+    cli_wall w = {.ready_ms = cli_since_start_ms()};
+    vkfx_context_times_get(ctx, &w.ctx);
+    double t = vkfx_now_ms();
+    vkfx_context_destroy(ctx);
+    w.exit_ms = vkfx_now_ms() - t;
+    if (o->timings)
+        cli_wall_print(&w);
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     if (cli_signals_start() < 0) {
@@ -377,10 +419,9 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return EXIT_OK;
     }
-    o.ctx.validate = cli_env_flag("VKFX_VALIDATE");
-    o.ctx.log = cli_log;
+    cli_context_env(&o.ctx);
     if (o.init_only)
-        return cli_init_only(&o);
+        return init_only(&o);
     if (cli_check_job(&o.job, argc - first) < 0)
         return usage_error("%s", vkfx_error_message());
     return cli_batch(&o, argv + first, argc - first);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "../core/safefile.h"
 
 enum {
     OPT_PRECISION = 256,

@@ -10,46 +10,124 @@
 
 #include "cli.h"
 
-/* The identity of path: an existing file's device and inode with an empty
- * rest, else its nearest existing folder's with the names below it. */
-static int identity(const char *path, dev_t *dev, ino_t *ino, char **rest, bool *device)
+/* Drops the last name of an absolute path ("/a/b" to "/a", "/a" to "/"). */
+static void up(cli_sbuf *b)
 {
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (device)
-            *device = S_ISCHR(st.st_mode);
-        *dev = st.st_dev;
-        *ino = st.st_ino;
-        *rest = strdup("");
-        return *rest ? VKFX_OK : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    }
-    size_t len = strlen(path);
-    while (len > 1 && path[len - 1] == '/')
-        len--;
-    size_t cut = len;
-    while (cut > 0 && path[cut - 1] != '/')
-        cut--;
-    const char *base = path + cut;
-    size_t blen = len - cut;
-    char *dir = cut == 0 ? strdup(".") : strndup(path, cut > 1 ? cut - 1 : 1);
-    if (!dir)
-        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    char *above = NULL;
-    int ret = identity(dir, dev, ino, &above, NULL);
-    free(dir);
-    if (ret < 0)
-        return ret;
-    bool dot = blen == 1 && base[0] == '.';
-    size_t size = strlen(above) + blen + 2;
-    *rest = malloc(size);
-    if (*rest)
-        snprintf(*rest, size, "%s%s%.*s", above, *above && !dot ? "/" : "", dot ? 0 : (int)blen,
-                 base);
-    free(above);
-    return *rest ? VKFX_OK : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    while (b->len > 1 && b->p[b->len - 1] != '/')
+        b->len--;
+    if (b->len > 1)
+        b->len--;
+    b->p[b->len] = 0;
 }
 
-int cli_paths_add(cli_paths *p, const char *path, bool writes, const char *role, const char *of)
+/* path as the kernel will find it once the outputs' folders exist: the
+ * existing part with its links and ".." resolved (realpath), the rest
+ * applied by name, since a folder still to be made is a plain folder whose
+ * ".." is the folder it is made in. *known is the length of the prefix of
+ * *out that exists; the names after it are still to be made. */
+static int resolve(const char *path, char **out, size_t *known)
+{
+    cli_sbuf b = {0};
+    size_t exist = 0;
+    bool ok = true;
+    if (path[0] == '/') {
+        ok = cli_sbuf_put(&b, "/", 1);
+    } else {
+        char *cwd = realpath(".", NULL);
+        if (!cwd)
+            return vkfx_fail(VKFX_E_IO, "%s: the current folder: %s", path, strerror(errno));
+        ok = cli_sbuf_put(&b, cwd, strlen(cwd));
+        free(cwd);
+    }
+    exist = b.len;
+    for (const char *s = path; ok && *s;) {
+        while (*s == '/')
+            s++;
+        size_t n = strcspn(s, "/");
+        const char *name = s;
+        s += n;
+        if (n == 0 || (n == 1 && name[0] == '.'))
+            continue;
+        if (n == 2 && name[0] == '.' && name[1] == '.') {
+            up(&b);
+            if (b.len < exist)
+                exist = b.len;
+            continue;
+        }
+        size_t before = b.len;
+        ok = (b.len == 1 || cli_sbuf_put(&b, "/", 1)) && cli_sbuf_put(&b, name, n);
+        if (!ok || exist != before)
+            continue; /* below a folder still to be made */
+        struct stat st;
+        if (lstat(b.p, &st) != 0) {
+            continue;
+        } else if (S_ISLNK(st.st_mode)) {
+            char *real = realpath(b.p, NULL);
+            if (!real)
+                continue; /* a dangling link is replaced, not followed */
+            b.len = 0;
+            ok = cli_sbuf_put(&b, real, strlen(real));
+            free(real);
+        }
+        exist = b.len;
+    }
+    if (!ok) {
+        free(b.p);
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    }
+    *out = b.p;
+    *known = exist;
+    return VKFX_OK;
+}
+
+/* The identity of path: an existing file's device and inode with an empty
+ * rest, else its nearest existing folder's with the names below it, both
+ * from the path resolved as above, so that "new/../in.png" is in.png. */
+static int identity(cli_path *e)
+{
+    size_t known = 0;
+    int ret = resolve(e->path, &e->resolved, &known);
+    if (ret < 0)
+        return ret;
+    char *full = e->resolved;
+    size_t len = strlen(full);
+    char keep = full[known];
+    if (known < len)
+        full[known > 1 ? known : 1] = 0;
+    struct stat st;
+    int r = stat(full, &st);
+    int err = errno;
+    if (known < len)
+        full[known > 1 ? known : 1] = keep;
+    if (r != 0)
+        return vkfx_fail(VKFX_E_IO, "%s: %s", e->path, strerror(err));
+    e->device = known == len && S_ISCHR(st.st_mode);
+    e->dev = st.st_dev;
+    e->ino = st.st_ino;
+    e->rest = strdup(known < len ? full + known + (known > 1) : "");
+    return e->rest ? VKFX_OK : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+}
+
+/* The identity of an open stream (fd): its file's, or none (*listed
+ * false) when it is not a regular file, a pipe or terminal that no path
+ * of the run can name. */
+static int stream_identity(cli_path *e, int fd, bool *listed)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return vkfx_fail(VKFX_E_IO, "%s: %s", e->path, strerror(errno));
+    *listed = S_ISREG(st.st_mode);
+    e->stream = true;
+    e->dev = st.st_dev;
+    e->ino = st.st_ino;
+    e->rest = strdup("");
+    e->resolved = strdup("");
+    return e->rest && e->resolved ? VKFX_OK : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+}
+
+/* Lists path, or with fd >= 0 the file open there under the name path. */
+static int add(cli_paths *p, const char *path, int fd, bool writes, const char *role,
+               const char *of)
 {
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 16;
@@ -66,15 +144,29 @@ int cli_paths_add(cli_paths *p, const char *path, bool writes, const char *role,
     e->label = malloc(len);
     if (e->label)
         snprintf(e->label, len, "%s%s%s", role, of ? " of " : "", of ? of : "");
-    int ret = e->path && e->label ? identity(path, &e->dev, &e->ino, &e->rest, &e->device)
-                                  : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    if (ret < 0) {
+    bool listed = true;
+    int ret = !e->path || !e->label ? vkfx_fail(VKFX_E_NOMEM, "out of host memory")
+              : fd >= 0             ? stream_identity(e, fd, &listed)
+                                    : identity(e);
+    if (ret < 0 || !listed) {
         free(e->path);
         free(e->label);
+        free(e->resolved);
+        free(e->rest);
         return ret;
     }
     p->n++;
     return VKFX_OK;
+}
+
+int cli_paths_add(cli_paths *p, const char *path, bool writes, const char *role, const char *of)
+{
+    return add(p, path, -1, writes, role, of);
+}
+
+int cli_paths_add_stream(cli_paths *p, int fd, const char *name, bool writes, const char *role)
+{
+    return add(p, name, fd, writes, role, NULL);
 }
 
 typedef struct chain_walk {
@@ -163,6 +255,7 @@ void cli_paths_free(cli_paths *p)
         free(p->v[i].path);
         free(p->v[i].label);
         free(p->v[i].rest);
+        free(p->v[i].resolved);
     }
     free(p->v);
     *p = (cli_paths){0};

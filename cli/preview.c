@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,20 +16,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "../core/preview.h"
 #include "cli.h"
 #include "preview_html.h"
 
 extern char **environ;
 
 static const char preview_usage[] =
-    "usage: vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
+    "usage: vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--time-limit S]\n"
+    "                    [--no-browser]\n"
     "\n"
     "Serves a page on 127.0.0.1 that shows INPUT through CHAIN, rendered on the GPU\n"
     "at the size it is shown, again at each change: the chain's filters and every\n"
@@ -46,6 +48,8 @@ static const char preview_usage[] =
     "                       over the input or a map the chain reads); without it\n"
     "                       Save is refused\n"
     "      --port N         TCP port on 127.0.0.1, 0..65535 (default 0: a free one)\n"
+    "      --time-limit S   seconds a render or Save may take before it is stopped,\n"
+    "                       1..86400 (default 60); the page shows the stop\n"
     "      --no-browser     do not open a browser\n"
     "      --jpeg-codec auto|gpu|cpu\n"
     "                       where the pictures and a JPEG Save are encoded, as for\n"
@@ -62,11 +66,14 @@ static const char preview_usage[] =
     "                                 at most the input's); Server-Timing header:\n"
     "                                 gpu, render (GPU, read-back, JPEG encode)\n"
     "                                 and wait, in ms. 409 when a newer render\n"
-    "                                 arrived while it waited\n"
+    "                                 arrived before it ended, 503 when it took\n"
+    "                                 longer than --time-limit; a render whose\n"
+    "                                 client left is stopped too\n"
     "  GET /focus?chain=C&x=X&y=Y     JSON: for each link with a depth map, the\n"
     "                                 focus that makes pixel (X, Y) sharp\n"
     "  POST /save?chain=C             writes the full-size result to -o FILE\n"
-    "A bad chain is status 400 with the line the command line prints.\n";
+    "A bad chain is status 400 with the line the command line prints. The maps a\n"
+    "chain names must be regular files (no FIFO, device or folder).\n";
 
 /* Cookie the page gets with GET /?token=..., so that its requests carry the token. */
 #define TOKEN_COOKIE "vkfx_token"
@@ -82,9 +89,11 @@ typedef struct server {
     unsigned port;
     char host_ip[32], host_name[32]; /* the Host values accepted */
     /* One render or save at a time on the device; a render that finds a
-     * newer one queued behind it when its turn comes is dropped. */
+     * newer one queued behind it when its turn comes is dropped, and one
+     * running is stopped between passes (struct watch). */
     pthread_mutex_t gpu;
     atomic_uint_fast64_t newest_render;
+    unsigned time_limit; /* --time-limit, seconds */
     tjhandle jpeg;
     vkfx_jpeg_codec jpeg_codec; /* --jpeg-codec */
 } server;
@@ -300,7 +309,7 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
         cli_json_string(m.f, s->output);
     else
         fprintf(m.f, "null");
-    fprintf(m.f, ",\"chain\":");
+    fprintf(m.f, ",\"time_limit\":%u,\"chain\":", s->time_limit);
     cli_json_string(m.f, s->chain);
     /* The map files the starting chain names (read once, at start). */
     fprintf(m.f, ",\"maps\":[");
@@ -349,6 +358,76 @@ static void free_jpeg(void *data)
     tjFree(data);
 }
 
+/* What a render or Save on the device is polled for between passes
+ * (vkfx_cancel): its client gone, a newer render asked for, the time
+ * limit passed. Work nobody waits for any more would hold the device
+ * from every later request. */
+typedef enum stop_reason { GOING, OVERTAKEN, CLIENT_GONE, TIMED_OUT } stop_reason;
+
+typedef struct watch {
+    server *s;
+    int fd;               /* the client's socket, or -1 */
+    uint_fast64_t ticket; /* the render's place in newest_render; 0 for Save */
+    double deadline;      /* now_ms() at which it is stopped */
+    stop_reason why;
+} watch;
+
+/* A client that closed its end (the page aborted the request, the tab
+ * went) shows as the socket's end of stream, peeked at without taking a
+ * byte of a request that may follow. */
+static bool client_gone(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (fd < 0 || poll(&p, 1, 0) <= 0)
+        return false;
+    if (p.revents & (POLLHUP | POLLERR))
+        return true;
+    char byte;
+    ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+static bool watch_stop(void *user)
+{
+    watch *w = user;
+    if (w->ticket && atomic_load(&w->s->newest_render) != w->ticket)
+        w->why = OVERTAKEN;
+    else if (client_gone(w->fd))
+        w->why = CLIENT_GONE;
+    else if (now_ms() > w->deadline)
+        w->why = TIMED_OUT;
+    return w->why != GOING;
+}
+
+static watch watch_start(server *s, struct MHD_Connection *c, uint_fast64_t ticket)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return (watch){.s = s,
+                   .fd = ci ? ci->connect_fd : -1,
+                   .ticket = ticket,
+                   .deadline = now_ms() + s->time_limit * 1e3};
+}
+
+/* The answer to work that watch_stop ended. */
+static enum MHD_Result send_stopped(struct MHD_Connection *c, const watch *w, const char *what)
+{
+    char line[256];
+    switch (w->why) {
+    case OVERTAKEN:
+        return send_text(c, MHD_HTTP_CONFLICT, "vkfx: superseded by a newer render\n");
+    case CLIENT_GONE:
+        return MHD_NO; /* nobody to answer: the connection is closed */
+    case TIMED_OUT:
+    case GOING:
+        break;
+    }
+    snprintf(line, sizeof(line),
+             "vkfx: the %s took longer than %u s and was stopped (vkfx preview --time-limit)\n",
+             what, w->s->time_limit);
+    return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, line);
+}
+
 static enum MHD_Result render(struct MHD_Connection *c, server *s)
 {
     uint32_t width = 0;
@@ -379,9 +458,11 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     unsigned long jpeg_size = 0;
     size_t device_size = 0;
     unsigned messages = vkfx_context_validation_messages(s->ctx);
+    watch wt = watch_start(s, c, ticket);
+    vkfx_cancel cancel = {watch_stop, &wt};
     ret = checked(s->ctx, messages,
                   vkfx_preview_render_jpeg(s->preview, chain, width, s->jpeg_codec, &device_jpeg,
-                                           &device_size, &px, &gpu_ms));
+                                           &device_size, &px, &gpu_ms, &cancel));
     if (ret == VKFX_OK && !device_jpeg &&
         tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB, &jpeg,
                     &jpeg_size, TJSAMP_420, vkfx_preview_jpeg.jpeg_quality, 0) != 0)
@@ -393,8 +474,11 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     if (ret < 0) {
         tjFree(jpeg);
         free(device_jpeg);
-        return send_error(c, ret);
     }
+    if (ret == VKFX_E_STOPPED)
+        return send_stopped(c, &wt, "render");
+    if (ret < 0)
+        return send_error(c, ret);
     char timing[160];
     snprintf(timing, sizeof(timing), "gpu;dur=%.3f, render;dur=%.3f, wait;dur=%.3f",
              gpu_ms < 0 ? 0 : gpu_ms, done - start, start - asked);
@@ -510,10 +594,14 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
     pthread_mutex_lock(&s->gpu);
     double start = now_ms();
     unsigned messages = vkfx_context_validation_messages(s->ctx);
-    ret = checked(s->ctx, messages, vkfx_preview_save(s->preview, chain, s->output, NULL));
+    watch wt = watch_start(s, c, 0);
+    vkfx_cancel cancel = {watch_stop, &wt};
+    ret = checked(s->ctx, messages, vkfx_preview_save(s->preview, chain, s->output, NULL, &cancel));
     double done = now_ms();
     pthread_mutex_unlock(&s->gpu);
     vkfx_chain_free(chain);
+    if (ret == VKFX_E_STOPPED)
+        return send_stopped(c, &wt, "Save");
     if (ret < 0)
         return send_error(c, ret);
     membuf m = {0};
@@ -636,7 +724,7 @@ static int check_output(const char *output)
     return ret;
 }
 
-enum { OPT_PORT = 256, OPT_NO_BROWSER, OPT_JPEG_CODEC };
+enum { OPT_PORT = 256, OPT_NO_BROWSER, OPT_TIME_LIMIT, OPT_JPEG_CODEC };
 
 int cli_preview_main(int argc, char **argv)
 {
@@ -645,11 +733,12 @@ int cli_preview_main(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"port", required_argument, NULL, OPT_PORT},
         {"no-browser", no_argument, NULL, OPT_NO_BROWSER},
+        {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
         {"jpeg-codec", required_argument, NULL, OPT_JPEG_CODEC},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    server s = {.chain = "", .gpu = PTHREAD_MUTEX_INITIALIZER};
+    server s = {.chain = "", .gpu = PTHREAD_MUTEX_INITIALIZER, .time_limit = 60};
     bool no_browser = false;
     long port = 0;
     int c;
@@ -671,6 +760,17 @@ int cli_preview_main(int argc, char **argv)
             port = strtol(optarg, &end, 10);
             if (errno || end == optarg || *end || port < 0 || port > 65535)
                 return preview_usage_error("--port '%s' must be an integer 0..65535", optarg);
+            break;
+        }
+        case OPT_TIME_LIMIT: {
+            char *end = NULL;
+            errno = 0;
+            long limit = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || limit < 1 || limit > 86400)
+                return preview_usage_error("--time-limit '%s' must be an integer 1..86400 "
+                                           "(seconds)",
+                                           optarg);
+            s.time_limit = (unsigned)limit;
             break;
         }
         case OPT_NO_BROWSER:
@@ -718,7 +818,8 @@ int cli_preview_main(int argc, char **argv)
         goto fail;
     if ((ret = make_token(s.token)) < 0)
         goto fail;
-    vkfx_context_opts co = {.validate = cli_env_flag("VKFX_VALIDATE"), .log = cli_log};
+    vkfx_context_opts co = {0};
+    cli_context_env(&co);
     if ((ret = vkfx_context_create(&co, &ctx)) < 0)
         goto fail;
     s.ctx = ctx;
@@ -736,7 +837,8 @@ int cli_preview_main(int argc, char **argv)
         vkfx_pixels first = {0};
         double gpu_ms = 0;
         unsigned messages = vkfx_context_validation_messages(ctx);
-        ret = checked(ctx, messages, vkfx_preview_render(s.preview, chain, 0, &first, &gpu_ms));
+        ret =
+            checked(ctx, messages, vkfx_preview_render(s.preview, chain, 0, &first, &gpu_ms, NULL));
         vkfx_pixels_free(&first);
         if (ret < 0)
             goto fail;

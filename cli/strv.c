@@ -1,5 +1,6 @@
-/* A growing array of strings that owns them. */
+/* Growing arrays of strings and growing strings. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -26,4 +27,22 @@ void cli_strv_free(cli_strv *s)
     for (size_t i = 0; i < s->n; i++)
         free(s->v[i]);
     free(s->v);
+}
+
+bool cli_sbuf_put(cli_sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return false;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+    return true;
 }

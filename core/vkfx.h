@@ -1,5 +1,5 @@
-/* The library interface the command line uses: no Vulkan types here, so
- * cli/ stays free of them. Internal headers include this one. */
+/* The library interface the command line uses, the one core/ header cli/ includes: no
+ * Vulkan types here, so cli/ stays free of them. Internal headers include this one. */
 #ifndef VKFX_VKFX_H
 #define VKFX_VKFX_H
 
@@ -8,8 +8,11 @@
 #include <stdint.h>
 
 #include "chain.h"
+#include "compare.h"
+#include "copy.h"
 #include "error.h"
 #include "fileio.h"
+#include "icc.h"
 #include "pixels.h"
 #include "safefile.h"
 
@@ -27,6 +30,17 @@ typedef struct vkfx_context_opts {
     bool no_subgroup_int64; /* pretend it lacks 64-bit subgroup arithmetic */
     vkfx_log_fn log;        /* receives validation messages and warnings; may be NULL */
     void *log_user;
+    /* Knobs for tests and tuning, which the command line takes from the environment
+     * variables named (cli/main.c); zero is the default. */
+    bool no_matrix;         /* VKFX_MATRIX=0: no matrix units, to compare the other kernels */
+    bool no_half_pack;      /* VKFX_HALF_PACK=0: halves rounded bit by bit (core/gpu/halfprobe.c) */
+    bool pipeline_stats;    /* VKFX_PIPELINE_STATS=1: each pipeline's driver statistics logged */
+    bool no_pipeline_cache; /* VKFX_PIPELINE_CACHE=0: no pipeline cache file read or written */
+    /* VKFX_VARIANT: kernel variants forced, "family:variant[,family:variant]..." (NULL: none);
+     * the caller keeps the string while the context lives. */
+    const char *variants;
+    uint64_t staging_bytes; /* VKFX_STAGING_BYTES: staging memory of size 0's (0: 64 MiB) */
+    uint32_t tile;          /* VKFX_TILE: the largest tile side, below the device's (0: none) */
 } vkfx_context_opts;
 
 int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out);
@@ -84,8 +98,8 @@ typedef struct vkfx_device_info {
  * the index picked without --device (-1 if none is usable). */
 int vkfx_list_devices(vkfx_device_info **list, uint32_t *count, int *best);
 
-/* size: the most mapped staging memory taken (0: 64 MiB, or VKFX_STAGING_BYTES); it is taken
- * at the first copy, only as large as the copies need. */
+/* size: the most mapped staging memory taken (0: the context's staging_bytes, or 64 MiB); it is
+ * taken at the first copy, only as large as the copies need. */
 int vkfx_staging_create(vkfx_context *ctx, uint64_t size, vkfx_staging **out);
 void vkfx_staging_destroy(vkfx_staging *s);
 
@@ -101,6 +115,15 @@ typedef struct vkfx_note {
     uint64_t value;
 } vkfx_note;
 #define VKFX_MAX_NOTES 16
+
+/* A check that a caller polling its work gives a run: with it, the run
+ * submits its passes one at a time and asks stop after each, ending with
+ * VKFX_E_STOPPED once stop says so (a client gone, a newer request, a
+ * time limit: what stop weighs is the caller's). */
+typedef struct vkfx_cancel {
+    bool (*stop)(void *user);
+    void *user;
+} vkfx_cancel;
 
 typedef struct vkfx_run_opts {
     int precision; /* 16 (rgba16f) or 32 (rgba32f); 0 (auto) is 16 here: see below */
@@ -123,19 +146,28 @@ typedef struct vkfx_run_opts {
      * GPU. A run in tiles encodes as vkfx_run does. */
     bool tone_later;
     /* The size the first filter's sizes refer to, when the input was decoded smaller
-     * (vkfx_file_load_shrunk); 0: the input's. */
+     * (vkfx_file_load_for_chain); 0: the input's. */
     uint32_t source_width, source_height;
     /* The output encoded as JPEG on the device, in the same submission as the chain, with
-     * these options (core/jpeg_gpu_enc.h), where the run is in one piece of 8-bit codes that
+     * these options (core/gpu/jpeg_gpu_enc.h), where the run is in one piece of 8-bit codes that
      * path covers: the file's bytes come back in the result's jpeg instead of the pixels (out's
      * data stays NULL). NULL: the pixels come back. jpeg_codec says where (CPU: never here). */
     const vkfx_save_opts *jpeg;
     vkfx_jpeg_codec jpeg_codec;
+    /* Asked between passes whether to stop; NULL: the run goes to its end. */
+    const vkfx_cancel *cancel;
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit
  * or float samples (rgba16f would round them), else 16. */
 int vkfx_auto_precision(const vkfx_chain *chain, const vkfx_pixels *in);
+
+/* vkfx_file_load_meta for a run of chain, with shrink-on-load: a JPEG whose chain starts with
+ * a resize that shrinks both sides by 4x or more is decoded at 1/2, 1/4 or 1/8 of its size,
+ * leaving the resize the rest; *source_w x *source_h is then the file's upright size, which
+ * the resize's sizes refer to (vkfx_run_opts.source_width), else 0 x 0. */
+int vkfx_file_load_for_chain(const char *path, const vkfx_chain *chain, vkfx_pixels *out,
+                             vkfx_meta *meta, uint32_t *source_w, uint32_t *source_h);
 
 typedef struct vkfx_run_result {
     vkfx_pass_time *times; /* owned: free() */
@@ -208,5 +240,8 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
 /* How many cases vkfx_bench may fill for opts, the references included (every chain must
  * parse). */
 size_t vkfx_bench_max_cases(const vkfx_bench_opts *opts);
+
+/* vkfx preview's session, which needs the types above. */
+#include "preview.h"
 
 #endif

@@ -1,4 +1,4 @@
-/* The JPEG encoder's kernels (glsl/jpegenc_*.comp) and core/jpeg_gpu_enc.c: one push block for
+/* The JPEG encoder's kernels (glsl/jpegenc_*.comp) and core/gpu/jpeg_gpu_enc.c: one push block for
  * all of them, and the layout of the buffers they share. */
 #ifndef VKFX_GLSL_JPEGENC_H
 #define VKFX_GLSL_JPEGENC_H

@@ -305,6 +305,20 @@ Test(cli, max_pixels)
           "--max-pixels", "'0'", "1..1099511627776");
 }
 
+/* The command line hands the environment's knobs to the library (vkfx_context_opts): a forced
+ * variant of no filter's family, and staging memory below its least, are usage errors. */
+Test(cli, environment_knobs_reach_the_library)
+{
+    setenv("VKFX_VARIANT", "blur:fast", 1);
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss", "-o", tc_tpath("out.png")),
+          "'blur:fast' is not FAMILY:VARIANT");
+    unsetenv("VKFX_VARIANT");
+    setenv("VKFX_STAGING_BYTES", "100", 1);
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss", "-o", tc_tpath("out.png")),
+          "staging memory of 100 bytes is too small");
+    unsetenv("VKFX_STAGING_BYTES");
+}
+
 Test(cli, unknown_filter_option)
 {
     FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss:sigam=3", "-o", tc_tpath("out.png")),
@@ -446,7 +460,9 @@ Test(cli, output_equal_to_input_is_refused)
     snprintf(dir, sizeof(dir), "%s", tc_tpath("dir"));
     const char *const names[] = {
         "/dir/in.png",       "./dir/../dir/in.png", /* relative: it runs in tc_tmpdir */
-        "dir/sub/../in.png", "/dir//./in.png",      "/dir/alias.png", "/dir/hard.png",
+        "dir/sub/../in.png", "/dir//./in.png",
+        "/dir/alias.png",    "/dir/hard.png",
+        "dir/new/../in.png", "/dir/new/deeper/../../sub/../in.png", /* folders not made yet */
     };
     enum { N = sizeof(names) / sizeof(names[0]) };
     char spellings[N][512];
@@ -460,6 +476,42 @@ Test(cli, output_equal_to_input_is_refused)
         cli_run r = {0};
         VKFX_OPTS(&r, &o, input, "-f", "gauss:sigma=2", "-o", spellings[i]);
         EXPECT_ERROR(&r, 2, spellings[i], "input");
+        expect_unchanged(&before, dir, r.cmd);
+        snap_free(&before);
+        run_free(&r);
+    }
+}
+
+/* Outputs in folders still to be made are compared where they will land:
+ * ".." through such a folder leads back to the files read, and two
+ * outputs spelled apart may be one file. Standard output is compared by
+ * the file it is. Each is refused before any folder is made. */
+Test(cli, outputs_through_new_folders_are_resolved)
+{
+    cr_assert_eq(mkdir(tc_tpath("dir"), 0777), 0);
+    write_random_png(tc_tpath("dir/in.png"), 16, 12, 4, VKFX_SAMPLE_U8, 4, NULL);
+    write_random_png(tc_tpath("dir/b.png"), 12, 16, 4, VKFX_SAMPLE_U8, 5, NULL);
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s", tc_tpath("dir"));
+    static const char *const cases[][8] = {
+        {"in.png", "-f", "sobel", "--outdir", "nd/..", NULL, "input"},
+        {"in.png", "-f", "sobel", "--outdir", "nd/../", NULL, "input"},
+        {"in.png", "-f", "sobel", "-o", "x{index}/../{name}", NULL, "input"},
+        {"in.png", "b.png", "-f", "sobel", "-o", "x{index}/../same.png", NULL, "both be written"},
+        {"in.png", "-f", "sobel", "-o", "-", NULL, "standard output"},
+    };
+    run_opts o = {.cwd = dir};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = 0;
+        while (cases[i][n])
+            n++;
+        /* Standard output is the input, opened for writing as "1<>in.png" does. */
+        o.stdout_path = strcmp(cases[i][n - 1], "-") == 0 ? tc_tpath("dir/in.png") : NULL;
+        snapshot before;
+        snap_take(&before, dir);
+        cli_run r = {0};
+        run_with(&r, &o, cases[i]);
+        EXPECT_ERROR(&r, 2, cases[i][n + 1]);
         expect_unchanged(&before, dir, r.cmd);
         snap_free(&before);
         run_free(&r);

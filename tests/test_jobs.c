@@ -247,6 +247,38 @@ Test(jobs, clashes_across_jobs)
     }
 }
 
+/* The job file is read by the run: no output, --json or standard output
+ * may replace it, however spelled. */
+Test(jobs, job_file_is_never_written)
+{
+    make_png("in/a.png", 6, 5, 2);
+    static const char *const jobs = "in/a.png -f sobel -o new/../jobs.png\n";
+    write_text("jobs.png", jobs);
+    cli_run r;
+    HERE(&r, "run", "jobs.png");
+    cr_assert(r.status == 2 && strstr(r.err, "would overwrite jobs.png (the job file)"),
+              "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+    cr_assert(!exists("new"), "a folder made before the check");
+    write_text("jobs.txt", "in/a.png -f sobel -o out/a.png\n");
+    HERE(&r, "run", "--json=new/../jobs.txt", "jobs.txt");
+    cr_assert(r.status == 2 && strstr(r.err, "(--json) would overwrite jobs.txt (the job file)"),
+              "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+    /* On standard input, the job file is that file. */
+    write_text("jobs.png", "in/a.png -f sobel -o jobs.png\n");
+    run_opts o = {.cwd = tc_tmpdir, .stdin_path = tc_tpath("jobs.png")};
+    VKFX_OPTS(&r, &o, "run", "-");
+    cr_assert(r.status == 2 && strstr(r.err, "would overwrite standard input (the job file)"),
+              "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+    cr_assert(!exists("out/a.png"), "a job ran before the check");
+    size_t size = 0;
+    char *text = tc_slurp(tc_tpath("jobs.png"), &size);
+    cr_assert(text && strcmp(text, "in/a.png -f sobel -o jobs.png\n") == 0, "the job file changed");
+    free(text);
+}
+
 /* The job file on standard input; a job cannot read standard input then. */
 Test(jobs, job_file_on_standard_input)
 {

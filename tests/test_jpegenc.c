@@ -1,4 +1,4 @@
-/* JPEG encoding on the device (core/jpeg_gpu_enc.c) against libjpeg-turbo's file for the same
+/* JPEG encoding on the device (core/gpu/jpeg_gpu_enc.c) against libjpeg-turbo's file for the same
  * settings, byte for byte: the photos, flat, noisy and smooth images of every size modulo the
  * MCU, 1x1, every quality on some, each subsampling and gray, restart markers, optimised
  * tables. */
@@ -55,7 +55,7 @@ static void check(th_gpu *g, const vkfx_pixels *px, const vkfx_save_opts *opts, 
 {
     size_t want_size = 0, got_size = 0;
     unsigned char *want = cpu_file(px, opts, &want_size), *got = NULL;
-    int ret = vkfx_jpeg_gpu_encode(g->ctx, g->staging, px, opts, &got, &got_size);
+    int ret = vkfx_jpegenc_encode(g->ctx, g->staging, px, opts, &got, &got_size);
     cr_assert_eq(ret, VKFX_OK, "%s: %s", what, vkfx_error_message());
     size_t at = 0;
     while (at < want_size && at < got_size && want[at] == got[at])
@@ -333,11 +333,11 @@ Test(jpegenc_cli, preview)
         size_t size = 0;
         vkfx_pixels px = {0};
         double ms;
-        cr_assert_eq(
-            vkfx_preview_render_jpeg(p, chain, 203, VKFX_JPEG_CODEC_GPU, &jpeg, &size, &px, &ms),
-            VKFX_OK, "%s", vkfx_error_message());
+        cr_assert_eq(vkfx_preview_render_jpeg(p, chain, 203, VKFX_JPEG_CODEC_GPU, &jpeg, &size, &px,
+                                              &ms, NULL),
+                     VKFX_OK, "%s", vkfx_error_message());
         cr_assert(jpeg && !px.data, "%s: the device did not encode the picture", inputs[i]);
-        cr_assert_eq(vkfx_preview_render(p, chain, 203, &px, &ms), VKFX_OK);
+        cr_assert_eq(vkfx_preview_render(p, chain, 203, &px, &ms, NULL), VKFX_OK);
         size_t want_size = 0;
         unsigned char *want = cpu_file(&px, &vkfx_preview_jpeg, &want_size);
         cr_assert(size == want_size && !memcmp(jpeg, want, size), "%s: the picture differs",
@@ -345,15 +345,15 @@ Test(jpegenc_cli, preview)
         free(want);
         free(jpeg);
         vkfx_pixels_free(&px);
-        cr_assert_eq(
-            vkfx_preview_render_jpeg(p, chain, 203, VKFX_JPEG_CODEC_CPU, &jpeg, &size, &px, &ms),
-            VKFX_OK);
+        cr_assert_eq(vkfx_preview_render_jpeg(p, chain, 203, VKFX_JPEG_CODEC_CPU, &jpeg, &size, &px,
+                                              &ms, NULL),
+                     VKFX_OK);
         cr_assert(!jpeg && px.data);
         vkfx_pixels_free(&px);
         const char *names[] = {"save-gpu.jpg", "save-cpu.jpg"};
         for (int k = 0; k < 2; k++) {
             vkfx_preview_set_jpeg_codec(p, k == 0 ? VKFX_JPEG_CODEC_GPU : VKFX_JPEG_CODEC_CPU);
-            cr_assert_eq(vkfx_preview_save(p, chain, tc_tpath(names[k]), NULL), VKFX_OK, "%s",
+            cr_assert_eq(vkfx_preview_save(p, chain, tc_tpath(names[k]), NULL, NULL), VKFX_OK, "%s",
                          vkfx_error_message());
         }
         same_files(tc_tpath(names[0]), tc_tpath(names[1]));

@@ -1012,8 +1012,8 @@ static double curve_decode(const curve *c, double v)
     return (c->table[i] + (pos - i) * ((double)c->table[i + 1] - c->table[i])) / 65535.0;
 }
 
-/* The code whose decoded value is nearest... as FILTERS.md: the code k whose
- * k/max is nearest to the curve's inverse of v (bisection on the curve). */
+/* A profile's code of v as FILTERS.md "Colour profiles" defines it: the code k
+ * whose k/max is nearest to the curve's inverse of v (bisection on the curve). */
 static uint32_t curve_encode(const curve *c, double v, uint32_t max)
 {
     v = v < 0 ? 0 : v > 1 ? 1 : v;

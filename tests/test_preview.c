@@ -9,13 +9,17 @@
  *   (test_dof's budget);
  * - focus is the map's value under a pixel as the filter reads it (flipped
  *   for kind=disparity), for dof, satdof and bokeh; a filter without a depth map
- *   has none.
+ *   has none;
+ * - a cancel check is polled between passes, and stops render and Save there;
+ *   maps that are not regular files are refused before any read.
  * Every run has the validation layer on. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "fileio.h"
@@ -92,8 +96,8 @@ static void render(vkfx_preview *p, const char *text, uint32_t width, vkfx_pixel
 {
     vkfx_chain *chain = parse(text);
     double gpu_ms = 0;
-    cr_assert_eq(vkfx_preview_render(p, chain, width, out, &gpu_ms), VKFX_OK, "%s at %u: %s", text,
-                 width, vkfx_error_message());
+    cr_assert_eq(vkfx_preview_render(p, chain, width, out, &gpu_ms, NULL), VKFX_OK, "%s at %u: %s",
+                 text, width, vkfx_error_message());
     vkfx_chain_free(chain);
 }
 
@@ -255,5 +259,85 @@ Test(preview, focus_is_the_map_value_the_filter_reads)
     cr_expect_eq(vkfx_preview_focus(p, chain, 1, 741, 0, &has, &focus), VKFX_E_USAGE);
     vkfx_chain_free(chain);
     vkfx_pixels_free(&map);
+    close_preview(&g, p);
+}
+
+/* A cancel check that counts its calls and stops at call stop_at (0: never). */
+typedef struct counter {
+    unsigned calls, stop_at;
+} counter;
+
+static bool count_stop(void *user)
+{
+    counter *c = user;
+    return ++c->calls == c->stop_at;
+}
+
+/* A render polls its cancel check between passes: asked every time, it
+ * gives the render without one byte for byte; told to stop at the first
+ * pass boundary, it ends there and the session renders on. Save too. */
+Test(preview, cancel_check_between_passes)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    cr_assert_eq(tc_tmpdir_make("preview"), 0);
+    static const char text[] = "gauss:sigma=2,box:radius=3,sobel";
+    vkfx_chain *chain = parse(text);
+    vkfx_pixels want = {0}, got = {0};
+    render(p, text, 200, &want);
+    double gpu_ms = 0;
+    counter never = {0};
+    vkfx_cancel cancel = {count_stop, &never};
+    cr_assert_eq(vkfx_preview_render(p, chain, 200, &got, &gpu_ms, &cancel), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_expect(never.calls >= 4, "asked %u times in a chain of 4 passes and more", never.calls);
+    tc_diff d = tc_compare(&got, &want, 0);
+    tc_report(&d, text);
+    cr_expect(tc_diff_ok(&d), "pass by pass, the render differs");
+    vkfx_pixels_free(&got);
+    counter first = {.stop_at = 1};
+    cancel.user = &first;
+    cr_assert_eq(vkfx_preview_render(p, chain, 200, &got, &gpu_ms, &cancel), VKFX_E_STOPPED);
+    cr_expect(first.calls == 1 && !got.data, "stopped at the first boundary, nothing returned");
+    first.calls = 0;
+    cr_assert_eq(vkfx_preview_save(p, chain, tc_tpath("saved.png"), NULL, &cancel), VKFX_E_STOPPED);
+    cr_expect(first.calls == 1 && access(tc_tpath("saved.png"), F_OK) != 0, "Save stopped");
+    render(p, text, 200, &got);
+    d = tc_compare(&got, &want, 0);
+    cr_expect(tc_diff_ok(&d), "the render after a stopped one differs");
+    vkfx_pixels_free(&got);
+    vkfx_pixels_free(&want);
+    vkfx_chain_free(chain);
+    tc_tmpdir_remove();
+    close_preview(&g, p);
+}
+
+/* A map the page names is a regular file: a FIFO would block the session
+ * (and every request after) on its open, a device would be read without
+ * end. Render, focus and Save refuse both at once. */
+Test(preview, maps_are_regular_files, .timeout = 60)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    cr_assert_eq(tc_tmpdir_make("preview"), 0);
+    cr_assert_eq(mkfifo(tc_tpath("fifo"), 0600), 0);
+    const char *const maps[] = {tc_tpath("fifo"), "/dev/zero", tc_tmpdir};
+    for (size_t i = 0; i < 3; i++) {
+        char text[256];
+        snprintf(text, sizeof(text), "dof:depth=%s:kind=disparity", maps[i]);
+        vkfx_chain *chain = parse(text);
+        vkfx_pixels out = {0};
+        double gpu_ms = 0, focus = 0;
+        bool has = false;
+        cr_expect_eq(vkfx_preview_render(p, chain, 100, &out, &gpu_ms, NULL), VKFX_E_USAGE, "%s",
+                     text);
+        cr_expect(strstr(vkfx_error_message(), "not a regular file"), "%s: %s", text,
+                  vkfx_error_message());
+        cr_expect_eq(vkfx_preview_focus(p, chain, 0, 1, 1, &has, &focus), VKFX_E_USAGE, "%s", text);
+        cr_expect_eq(vkfx_preview_save(p, chain, tc_tpath("saved.png"), NULL, NULL), VKFX_E_USAGE,
+                     "%s", text);
+        vkfx_chain_free(chain);
+    }
+    tc_tmpdir_remove();
     close_preview(&g, p);
 }

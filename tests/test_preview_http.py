@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """The HTTP interface of `vkfx preview`: the address line, the token, the Host
-check, a bad chain, render sizes, concurrent renders, focus, save, and the end
-by SIGTERM and SIGINT. Usage: test_preview_http.py VKFX SOURCE_ROOT."""
+check, a bad chain, render sizes, concurrent renders, focus, save, what cannot
+wedge the server (maps that are FIFOs or devices, a render past --time-limit,
+one whose client left or that a newer one overtook), and the end by SIGTERM
+and SIGINT. Usage: test_preview_http.py VKFX SOURCE_ROOT."""
 import http.client
 import os
 import re
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -42,12 +46,13 @@ class Server:
                              % (self.line, self.proc.stderr.read()))
         self.port, self.token = int(m.group(1)), m.group(2)
 
-    def request(self, method, path, params=None, host=None, token=True, headers=None):
+    def request(self, method, path, params=None, host=None, token=True, headers=None,
+                timeout=300):
         params = dict(params or {})
         if token:
             params['token'] = self.token
         query = urllib.parse.urlencode(params, quote_via=urllib.parse.quote)
-        c = http.client.HTTPConnection('127.0.0.1', self.port, timeout=300)
+        c = http.client.HTTPConnection('127.0.0.1', self.port, timeout=timeout)
         h = {'Host': host or '127.0.0.1:%d' % self.port}
         h.update(headers or {})
         c.request(method, path + ('?' + query if query else ''), headers=h)
@@ -260,6 +265,8 @@ def run(tmp):
     idle.close()
     check(rc == 0, 'SIGTERM with an idle connection open: exit status 0 (got %s)' % rc)
 
+    wedges(tmp)
+
     # A starting chain whose map cannot be read ends it as the file run ends.
     bad = 'dof:depth=%s/missing.png' % tmp
     rc, line = cli_error_line(bad)
@@ -272,6 +279,7 @@ def run(tmp):
     # Start-up mistakes are usage errors before anything is served.
     for args, what in ((['preview'], 'no input'),
                        (['preview', IMAGE, '--port', '70000'], 'bad port'),
+                       (['preview', IMAGE, '--time-limit', '0'], 'bad time limit'),
                        (['preview', IMAGE, '-f', 'gauss:sigma=0'], 'bad chain'),
                        (['preview', IMAGE, '-o', IMAGE], 'output over the input'),
                        (['preview', IMAGE, '-f', 'dof:depth=' + MAP, '-o', MAP],
@@ -280,6 +288,77 @@ def run(tmp):
                            text=True, timeout=120)
         check(r.returncode == 2 and r.stdout == '' and r.stderr.count('\n') <= 2,
               '%s: exit 2 with a message (%d, %r)' % (what, r.returncode, r.stderr))
+
+
+def wedges(tmp):
+    """What could hold the one device from every later request."""
+    import json
+    fifo = os.path.join(tmp, 'fifo')
+    os.mkfifo(fifo)
+    # Many short passes (on the CPU device, about a second each at most),
+    # far longer in all than any bound below.
+    slow = ','.join(['bilateral:radius=12'] * 300)
+    slow_save = ','.join(['gauss:sigma=3'] * 400)
+    s = Server(IMAGE, '-o', os.path.join(tmp, 'wedge.png'), '--time-limit', '1')
+    try:
+        for path in (fifo, '/dev/zero'):
+            m = 'dof:depth=%s:kind=disparity' % path
+            for method, url, params in (('GET', '/render', {'chain': m, 'width': 100}),
+                                        ('GET', '/focus', {'chain': m, 'x': 1, 'y': 1}),
+                                        ('POST', '/save', {'chain': m})):
+                st, _, body = s.request(method, url, params, timeout=30)
+                check(st == 400 and b'not a regular file' in body,
+                      '%s %s with depth=%s: 400 at once (got %d %r)' % (method, url, path, st,
+                                                                         body))
+        st, _, body = s.request('GET', '/info')
+        check(st == 200 and json.loads(body)['time_limit'] == 1, '/info gives the time limit')
+        for method, url, chain, what in (('GET', '/render', slow, 'render'),
+                                         ('POST', '/save', slow_save, 'Save')):
+            t0 = time.monotonic()
+            st, _, body = s.request(method, url, {'chain': chain, 'width': 300})
+            took = time.monotonic() - t0
+            check(st == 503 and b'--time-limit' in body and took < 30,
+                  'a %s past --time-limit 1 is stopped: 503 after %.1f s (%d %r)'
+                  % (what, took, st, body[:80]))
+        check(not os.path.exists(os.path.join(tmp, 'wedge.png')), 'a stopped Save writes nothing')
+        st, _, _ = s.request('GET', '/render', {'chain': 'gauss', 'width': 100})
+        check(st == 200, 'renders go on after a stop (got %d)' % st)
+    finally:
+        rc, err = s.stop(signal.SIGTERM)
+    check(rc == 0, 'SIGTERM after the stops: exit status 0 (got %s; stderr %r)' % (rc, err))
+
+    s = Server(IMAGE)
+    try:
+        # The client leaves: the render is stopped at its next pass.
+        raw = socket.create_connection(('127.0.0.1', s.port))
+        query = urllib.parse.urlencode({'chain': slow, 'width': 300, 'token': s.token},
+                                       quote_via=urllib.parse.quote)
+        raw.sendall(('GET /render?%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n'
+                     % (query, s.port)).encode())
+        time.sleep(1)
+        raw.close()
+        t0 = time.monotonic()
+        st, _, _ = s.request('GET', '/render', {'chain': 'gauss', 'width': 100})
+        took = time.monotonic() - t0
+        check(st == 200 and took < 20,
+              'a render whose client left is stopped: the next one came in %.1f s' % took)
+
+        # A newer render overtakes a running one, which answers 409.
+        got = {}
+        t = threading.Thread(target=lambda: got.update(
+            long=s.request('GET', '/render', {'chain': slow, 'width': 300})[0]))
+        t.start()
+        time.sleep(1)
+        t0 = time.monotonic()
+        st, _, _ = s.request('GET', '/render', {'chain': 'gauss', 'width': 100})
+        took = time.monotonic() - t0
+        t.join(timeout=300)
+        check(st == 200 and got.get('long') == 409 and took < 20,
+              'a running render overtaken: 409, the newer one in %.1f s (%d, %s)'
+              % (took, st, got.get('long')))
+    finally:
+        rc, err = s.stop(signal.SIGTERM)
+    check(rc == 0, 'SIGTERM after the stops: exit status 0 (got %s; stderr %r)' % (rc, err))
 
 
 main()

@@ -108,7 +108,8 @@ static int check_chain(th_gpu *g, const char *chain, const vkfx_pixels *in, int 
 }
 
 /* Options whose greatest value reaches outside the image, where a refusal is the contract
- * (FILTERS.md: a crop outside the image is an error naming its size). */
+ * (FILTERS.md "Geometry and everyday filters": a crop outside the image is an error naming
+ * its size). */
 static const struct outside {
     const char *filter, *options;
 } outside[] = {

@@ -168,11 +168,11 @@ Test(resize, variants_give_the_same_bits, .timeout = 300)
                 for (size_t v = 0; v < NV; v++) {
                     char force[64];
                     snprintf(force, sizeof(force), "resize:%s", variants[v]);
-                    setenv("VKFX_VARIANT", force, 1);
+                    g.ctx->opts.variants = force;
                     vkfx_pixels got;
                     bool ran = th_run_unless(&g, chains[c], &inputs[i], 4, VKFX_SAMPLE_F32,
                                              precision, "does not apply", &got);
-                    unsetenv("VKFX_VARIANT");
+                    g.ctx->opts.variants = NULL;
                     if (!ran)
                         continue;
                     ran_as[v]++;
@@ -380,9 +380,9 @@ Test(resize, in_tiles_the_bytes_of_one_piece, .timeout = 600)
     vkfx_pixels out = {.channels = 3, .sample = VKFX_SAMPLE_U8};
     vkfx_run_opts o = {.precision = 16};
     vkfx_run_result r;
-    setenv("VKFX_TILE", "64", 1);
+    g.ctx->opts.tile = 64;
     cr_expect_eq(vkfx_run(g.ctx, g.staging, chain, &rgb, &out, &o, &r), VKFX_E_LIMIT);
-    unsetenv("VKFX_TILE");
+    g.ctx->opts.tile = 0;
     cr_expect(strstr(vkfx_error_message(), "one output reads more than 64 pixels a side"), "%s",
               vkfx_error_message());
     vkfx_chain_free(chain);

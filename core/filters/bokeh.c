@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "error.h"
 #include "filters.h"
 
 #include "bokeh_combine.spv.h"

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
-#include "../variant.h"
+#include "error.h"
+#include "variant.h"
 #include "filters.h"
 
 #include "resize.spv.h"

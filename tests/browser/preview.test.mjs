@@ -1,6 +1,8 @@
 // The preview page in a real browser: Debian's chromium, headless, driven by
 // puppeteer-core. Opens the page on the motorcycle with its disparity map,
-// moves a slider, clicks the motorcycle, saves, and checks each step.
+// moves a slider, clicks the motorcycle, saves, and checks each step; then
+// a slow chain: stopped at --time-limit with the page saying so, and giving
+// way to a newer state without the page waiting for its end.
 // Usage: node preview.test.mjs VKFX SOURCE_ROOT OUT_DIR (the screenshot goes there).
 import {spawn, execFileSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -49,13 +51,18 @@ function focusAt(x, y) {
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vkfx-browser-'));
 const saved = path.join(tmp, 'saved.png');
-const server = spawn(vkfx, ['preview', image, '-f', chain, '-o', saved, '--no-browser'],
+// vkfx preview with args, once it has printed its address.
+async function startPreview(args) {
+  const proc = spawn(vkfx, ['preview', image, ...args, '--no-browser'],
                      {cwd: root, stdio: ['ignore', 'pipe', 'inherit']});
-const exited = new Promise(resolve => server.on('exit', (code, sig) => resolve({code, sig})));
-const url = await new Promise((resolve, reject) => {
-  readline.createInterface({input: server.stdout}).once('line', resolve);
-  server.on('exit', () => reject(new Error('vkfx preview ended before printing its address')));
-}).catch(e => fatal(e.message));
+  const exited = new Promise(resolve => proc.on('exit', (code, sig) => resolve({code, sig})));
+  const url = await new Promise((resolve, reject) => {
+    readline.createInterface({input: proc.stdout}).once('line', resolve);
+    proc.on('exit', () => reject(new Error('vkfx preview ended before printing its address')));
+  }).catch(e => fatal(e.message));
+  return {proc, exited, url};
+}
+const {proc: server, exited, url} = await startPreview(['-f', chain, '-o', saved]);
 check(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{32}$/.test(url), 'address line: ' + url);
 
 let browser;
@@ -146,6 +153,38 @@ try {
   });
   check(Buffer.compare(bytes, fs.readFileSync(saved)) === 0,
         'the saved file is byte-identical to running the displayed command line');
+
+  // A slow chain (many short passes), set as the page's own script would.
+  const slow = Array(300).fill('bilateral:radius=12').join(',');
+  const setChain = text => page.evaluate(t => { links = parseChain(t); render(); }, text);
+  const limited = await startPreview(['--time-limit', '1']);
+  try {
+    await page.goto(limited.url);
+    await waitShown(0, '');
+    await setChain(slow);
+    await page.waitForFunction(() => document.getElementById('error').textContent !== '');
+    const error = await page.$eval('#error', el => el.textContent);
+    check(error.includes('took longer than 1 s') && error.includes('--time-limit'),
+          'the page shows the render stopped at --time-limit: ' + error);
+  } finally {
+    limited.proc.kill('SIGTERM');
+    await limited.exited;
+  }
+  const overtaken = await startPreview([]);
+  try {
+    await page.goto(overtaken.url);
+    await waitShown(0, '');
+    s = await shown();
+    await setChain(slow);
+    const t0 = Date.now();
+    await setChain('gauss');
+    await waitShown(s.renders, 'gauss');
+    const took = (Date.now() - t0) / 1000;
+    check(took < 30, 'a slow render gives way to a newer state, shown after ' + took + ' s');
+  } finally {
+    overtaken.proc.kill('SIGTERM');
+    await overtaken.exited;
+  }
 } catch (e) {
   check(false, 'the page works: ' + e.stack);
 } finally {

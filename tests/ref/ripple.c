@@ -1,7 +1,7 @@
 /* ripple[:drops=N][:seed=K][:steps=T][:speed=C][:damping=D][:strength=K2] of
- * FILTERS.md, in double. opt = {drops, seed, steps, speed, damping, strength}.
- * What FILTERS.md leaves open, decided identically in the filter's --help
- * text (core/filters/ripple.c):
+ * FILTERS.md "Simulation", in double. opt = {drops, seed, steps, speed, damping,
+ * strength}. The definition, as that section and the filter's --help text
+ * (core/filters/ripple.c) give it:
  * - Height grid of the image's size. Step 0: each of the N drops is a disc of
  *   radius 2 (cells with dx^2 + dy^2 <= 4) setting h = 1 (overlaps do not
  *   add), every other cell 0, and h_prev = h.
