@@ -49,7 +49,7 @@ struct vkfx_jpegenc {
 };
 
 bool vkfx_jpegenc_covers(uint32_t width, uint32_t height, uint32_t channels,
-                          const vkfx_save_opts *opts, const vkfx_caps *caps)
+                         const vkfx_save_opts *opts, const vkfx_caps *caps)
 {
     if ((opts && opts->jpeg_progressive) || (channels != 1 && channels != 3) || !width || !height ||
         width > 65500 || height > 65500)
@@ -225,6 +225,25 @@ static void grid(uint32_t n, uint32_t local, uint32_t groups[3])
 #define SCAN_LOCAL 256
 #define SCAN_TILE  (SCAN_LOCAL * JPEGENC_SCAN_RUN)
 
+static vkfx_spec kernel_spec(const vkfx_kernel_desc *desc)
+{
+    return (vkfx_spec){.local = {desc == &scan_kernel ? SCAN_LOCAL : 64, 1, 1}};
+}
+
+void vkfx_jpegenc_prepare(vkfx_context *ctx, vkfx_jpeg_codec codec)
+{
+    static const vkfx_kernel_desc *const all[] = {&coef_kernel,     &count_kernel, &scan_kernel,
+                                                  &interval_kernel, &pack_kernel,  &ffcount_kernel,
+                                                  &stuff_kernel};
+    vkfx_caps caps = {.cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU};
+    if (!vkfx_jpegenc_wanted(codec, &caps))
+        return;
+    for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++) {
+        vkfx_spec spec = kernel_spec(all[i]);
+        vkfx_kernel_prepare(ctx, all[i], &spec);
+    }
+}
+
 /* One pass in work groups of 64 over n items; the scan's in work groups of SCAN_LOCAL, one per
  * tile of its n words (its TILES pass: one). */
 static int dispatch(vkfx_graph *g, const vkfx_kernel_desc *desc, const char *label,
@@ -233,7 +252,7 @@ static int dispatch(vkfx_graph *g, const vkfx_kernel_desc *desc, const char *lab
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
     bool scan = desc == &scan_kernel;
-    vkfx_spec spec = {.local = {scan ? SCAN_LOCAL : 64, 1, 1}};
+    vkfx_spec spec = kernel_spec(desc);
     TRY(vkfx_graph_kernel(g, desc, &spec, &k));
     vkfx_dispatch d = {.kernel = k, .label = label, .push = push};
     memcpy(d.use, use, nuse * sizeof(*use));
@@ -314,7 +333,7 @@ static int buffer(vkfx_graph *g, uint64_t bytes, vkfx_buffer **out)
 }
 
 int vkfx_jpegenc_record(vkfx_graph *g, vkfx_buffer *codes, uint32_t width, uint32_t height,
-                         uint32_t channels, const vkfx_save_opts *opts, vkfx_jpegenc **out)
+                        uint32_t channels, const vkfx_save_opts *opts, vkfx_jpegenc **out)
 {
     int ret = VKFX_OK;
     vkfx_jpegenc *e = calloc(1, sizeof(*e));
@@ -519,8 +538,7 @@ fail:
     return ret;
 }
 
-int vkfx_jpegenc_finish(vkfx_jpegenc *e, vkfx_staging *staging, unsigned char **data,
-                         size_t *size)
+int vkfx_jpegenc_finish(vkfx_jpegenc *e, vkfx_staging *staging, unsigned char **data, size_t *size)
 {
     int ret = VKFX_OK;
     file_bytes f = {0};
@@ -567,7 +585,7 @@ void vkfx_jpegenc_destroy(vkfx_jpegenc *e)
 }
 
 int vkfx_jpegenc_encode(vkfx_context *ctx, vkfx_staging *staging, const vkfx_pixels *px,
-                         const vkfx_save_opts *opts, unsigned char **data, size_t *size)
+                        const vkfx_save_opts *opts, unsigned char **data, size_t *size)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;

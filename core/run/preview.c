@@ -40,6 +40,7 @@ struct vkfx_preview {
 void vkfx_preview_set_jpeg_codec(vkfx_preview *p, vkfx_jpeg_codec codec)
 {
     p->jpeg_codec = codec;
+    vkfx_jpegenc_prepare(p->ctx, codec);
 }
 
 int vkfx_preview_open(vkfx_context *ctx, const char *input_path, vkfx_preview **out)

@@ -371,6 +371,8 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_spec first = decode_spec(vkfx_internal_format(opts->precision));
     vkfx_kernel_prepare(ctx, &decode_kernel, &first);
     vkfx_kernel_prepare(ctx, &encode_kernel, &encode_spec);
+    if (opts->jpeg)
+        vkfx_jpegenc_prepare(ctx, opts->jpeg_codec);
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &p->g));
     vkfx_graph_set_cancel(p->g, opts->cancel);
