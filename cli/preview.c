@@ -464,8 +464,8 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
                   vkfx_preview_render_jpeg(s->preview, chain, width, s->jpeg_codec, &device_jpeg,
                                            &device_size, &px, &gpu_ms, &cancel));
     if (ret == VKFX_OK && !device_jpeg &&
-        tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB, &jpeg, &jpeg_size,
-                    TJSAMP_420, vkfx_preview_jpeg.jpeg_quality, 0) != 0)
+        tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB, &jpeg,
+                    &jpeg_size, TJSAMP_420, vkfx_preview_jpeg.jpeg_quality, 0) != 0)
         ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoding failed: %s", tjGetErrorStr2(s->jpeg));
     double done = now_ms();
     pthread_mutex_unlock(&s->gpu);

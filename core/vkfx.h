@@ -148,14 +148,14 @@ typedef struct vkfx_run_opts {
     /* The size the first filter's sizes refer to, when the input was decoded smaller
      * (vkfx_file_load_for_chain); 0: the input's. */
     uint32_t source_width, source_height;
-    /* Asked between passes whether to stop; NULL: the run goes to its end. */
-    const vkfx_cancel *cancel;
     /* The output encoded as JPEG on the device, in the same submission as the chain, with
      * these options (core/gpu/jpeg_gpu_enc.h), where the run is in one piece of 8-bit codes that
      * path covers: the file's bytes come back in the result's jpeg instead of the pixels (out's
      * data stays NULL). NULL: the pixels come back. jpeg_codec says where (CPU: never here). */
     const vkfx_save_opts *jpeg;
     vkfx_jpeg_codec jpeg_codec;
+    /* Asked between passes whether to stop; NULL: the run goes to its end. */
+    const vkfx_cancel *cancel;
     /* The input as a JPEG for the device to decode in the run's own submission
      * (vkfx_file_load_jpeg_input), which must live until the run is finished: in gives its
      * shape, its data is not read. A stream the device refuses, or a run in tiles, takes

@@ -115,7 +115,7 @@ static unsigned char *encode(const enc_case *c, unsigned long *size)
  * when it left the file to libjpeg-turbo, -1 (after a report) when the bytes differ. want
  * (when not NULL) receives libjpeg-turbo's decode, or its error code. */
 static int both_ways_with(th_gpu *g, const unsigned char *data, size_t size, const char *what,
-                          const vkfx_jpegdec_opts *o, int *cpu_ret)
+                          const vkfx_jpeg_gpu_opts *o, int *cpu_ret)
 {
     vkfx_pixels cpu = {0}, gpu = {0};
     vkfx_decode_note note;
@@ -123,7 +123,7 @@ static int both_ways_with(th_gpu *g, const unsigned char *data, size_t size, con
     if (cpu_ret)
         *cpu_ret = cret;
     vkfx_error_clear();
-    int gret = vkfx_jpegdec_decode(g->ctx, g->staging, data, size, o, &gpu);
+    int gret = vkfx_jpeg_gpu_decode(g->ctx, g->staging, data, size, o, &gpu);
     cr_assert_geq(gret, 0, "%s: the GPU decode failed: %s", what, vkfx_error_message());
     int result = gret;
     if (gret == 0) {
@@ -152,7 +152,7 @@ static int both_ways_with(th_gpu *g, const unsigned char *data, size_t size, con
 /* The ways the entropy-coded data is shared out: one invocation per restart segment;
  * subsequences of the default length (restart segments again where they do not settle);
  * subsequences so short that blocks span several, in as many rounds as it takes. */
-static const vkfx_jpegdec_opts ways[] = {
+static const vkfx_jpeg_gpu_opts ways[] = {
     {.sub_bits = VKFX_JPEG_GPU_SEGMENTS},
     {0},
     {.sub_bits = 61, .rounds = UINT32_MAX, .no_retry = true},
@@ -176,7 +176,7 @@ static int both_ways(th_gpu *g, const unsigned char *data, size_t size, const ch
 
 /* Every case must be the GPU's and give libjpeg-turbo's bytes, in every way or in only (when
  * not NULL). */
-static void check_cases_in(const enc_case *cases, size_t n, const vkfx_jpegdec_opts *only)
+static void check_cases_in(const enc_case *cases, size_t n, const vkfx_jpeg_gpu_opts *only)
 {
     th_gpu g;
     th_gpu_open(&g);
@@ -422,7 +422,7 @@ Test(jpegdec, photos_settle, .timeout = 600)
         {300, 200, 1, S444, 90, 0, false, 0, "photo", 0},
         {4097, 3, 3, S422, 90, 0, false, 0, "photo", 0},
     };
-    static const vkfx_jpegdec_opts settle = {.no_retry = true};
+    static const vkfx_jpeg_gpu_opts settle = {.no_retry = true};
     check_cases_in(cases, sizeof(cases) / sizeof(cases[0]), &settle);
 }
 
@@ -458,7 +458,7 @@ Test(jpegdec, lying_markers, .timeout = 600)
     jpg[sof + 5] = jpg[sof + 7] = 0xEA;
     jpg[sof + 6] = jpg[sof + 8] = 0x60;
     vkfx_pixels px = {0};
-    cr_expect_eq(vkfx_jpegdec_decode(g.ctx, g.staging, jpg, size, NULL, &px), 1);
+    cr_expect_eq(vkfx_jpeg_gpu_decode(g.ctx, g.staging, jpg, size, NULL, &px), 1);
     cr_expect_null(px.data);
     free(jpg);
     th_gpu_close(&g);

@@ -55,7 +55,7 @@ static void check(th_gpu *g, const vkfx_pixels *px, const vkfx_save_opts *opts, 
 {
     size_t want_size = 0, got_size = 0;
     unsigned char *want = cpu_file(px, opts, &want_size), *got = NULL;
-    int ret = vkfx_jpeg_gpu_encode(g->ctx, g->staging, px, opts, &got, &got_size);
+    int ret = vkfx_jpegenc_encode(g->ctx, g->staging, px, opts, &got, &got_size);
     cr_assert_eq(ret, VKFX_OK, "%s: %s", what, vkfx_error_message());
     size_t at = 0;
     while (at < want_size && at < got_size && want[at] == got[at])

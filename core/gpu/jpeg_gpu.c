@@ -58,7 +58,7 @@ static uint32_t color_groups4(const vkfx_jpeg_layout *l)
     return (uint32_t)(((uint64_t)l->width * l->height + 3) / 4);
 }
 
-uint64_t vkfx_jpegdec_bytes(const vkfx_jpeg_layout *l)
+uint64_t vkfx_jpeg_gpu_bytes(const vkfx_jpeg_layout *l)
 {
     return (uint64_t)color_groups4(l) * 4 * l->channels;
 }
@@ -99,7 +99,7 @@ fail:
 
 /* The self-synchronising entropy decoding (glsl/jpegdec_sync.comp): the subsequences of every
  * segment, then a guess, the rounds, the prefix and the write. */
-static int record_sync(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpegdec_opts *o,
+static int record_sync(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpeg_gpu_opts *o,
                        vkfx_buffer *info, vkfx_buffer *data, vkfx_buffer *coefs,
                        vkfx_buffer *status)
 {
@@ -173,7 +173,7 @@ fail:
     return ret;
 }
 
-int vkfx_jpegdec_record(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpegdec_opts *o,
+int vkfx_jpeg_gpu_record(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpeg_gpu_opts *o,
                          vkfx_buffer *dst, vkfx_buffer *status)
 {
     int ret = VKFX_OK;
@@ -182,7 +182,7 @@ int vkfx_jpegdec_record(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpe
     uint64_t data_bytes = (uint64_t)l->nwords * 4;
     if (coef_bytes > caps->storage_buffer_range || plane_bytes > caps->storage_buffer_range ||
         data_bytes > caps->storage_buffer_range ||
-        vkfx_jpegdec_bytes(l) > caps->storage_buffer_range)
+        vkfx_jpeg_gpu_bytes(l) > caps->storage_buffer_range)
         return 1;
     vkfx_buffer *info = NULL, *segs = NULL, *data = NULL, *coefs = NULL, *planes = NULL;
     TRY(vkfx_graph_upload(g, l->info, JD_INFO_WORDS * 4, &info));
@@ -219,7 +219,7 @@ fail:
 /* One decode of the parsed file on its own submission: 0 with out filled, or the device's
  * flags (glsl/jpegdec.h), or 1 or an error. */
 static int decode_once(vkfx_context *ctx, vkfx_staging *staging, const vkfx_jpeg_layout *l,
-                       const vkfx_jpegdec_opts *o, uint32_t *flags, vkfx_pixels *out)
+                       const vkfx_jpeg_gpu_opts *o, uint32_t *flags, vkfx_pixels *out)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
@@ -228,9 +228,9 @@ static int decode_once(vkfx_context *ctx, vkfx_staging *staging, const vkfx_jpeg
     *flags = 0;
     TRY(vkfx_graph_begin(ctx, l->width, l->height, VK_FORMAT_R16G16B16A16_SFLOAT, false, &g));
     vkfx_graph_set_staging(g, staging);
-    TRY(vkfx_graph_buffer(g, vkfx_jpegdec_bytes(l), 0, &dst));
+    TRY(vkfx_graph_buffer(g, vkfx_jpeg_gpu_bytes(l), 0, &dst));
     TRY(vkfx_graph_buffer(g, 4, 0, &status));
-    if ((ret = vkfx_jpegdec_record(g, l, o, dst, status)))
+    if ((ret = vkfx_jpeg_gpu_record(g, l, o, dst, status)))
         goto fail;
     TRY(vkfx_graph_run(g));
     TRY(vkfx_staging_download(staging, status->buffer, 0, flags, sizeof(*flags)));
@@ -248,8 +248,8 @@ fail:
     return ret;
 }
 
-int vkfx_jpegdec_decode(vkfx_context *ctx, vkfx_staging *staging, const unsigned char *data,
-                         size_t size, const vkfx_jpegdec_opts *o, vkfx_pixels *out)
+int vkfx_jpeg_gpu_decode(vkfx_context *ctx, vkfx_staging *staging, const unsigned char *data,
+                         size_t size, const vkfx_jpeg_gpu_opts *o, vkfx_pixels *out)
 {
     vkfx_jpeg_layout l;
     int ret = vkfx_jpeg_parse(data, size, &l);
@@ -261,7 +261,7 @@ int vkfx_jpegdec_decode(vkfx_context *ctx, vkfx_staging *staging, const unsigned
      * noise at high quality), which makes whatever else was flagged moot: one invocation per
      * restart segment decodes them. */
     if (ret == 0 && (flags & JD_BAD_SYNC) && !(o && o->no_retry)) {
-        const vkfx_jpegdec_opts whole = {.sub_bits = VKFX_JPEG_GPU_SEGMENTS};
+        const vkfx_jpeg_gpu_opts whole = {.sub_bits = VKFX_JPEG_GPU_SEGMENTS};
         ret = decode_once(ctx, staging, &l, &whole, &flags, out);
     }
     if (ret == 0 && flags)

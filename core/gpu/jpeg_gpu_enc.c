@@ -37,7 +37,7 @@ static const vkfx_kernel_desc stuff_kernel = JPEGENC_KERNEL(jpegenc_stuff, 5);
  * with 10 value bits each. */
 #define BLOCK_BITS_MAX (16 + 11 + 63 * (16 + 10))
 
-struct vkfx_jpeg_gpu {
+struct vkfx_jpegenc {
     vkfx_context *ctx;
     vkfx_jpeg_settings set;
     jpegenc_push push;
@@ -48,8 +48,8 @@ struct vkfx_jpeg_gpu {
     vkfx_buffer *tiles; /* the prefix sums' tile sums */
 };
 
-bool vkfx_jpeg_gpu_covers(uint32_t width, uint32_t height, uint32_t channels,
-                          const vkfx_save_opts *opts, const vkfx_caps *caps)
+bool vkfx_jpegenc_covers(uint32_t width, uint32_t height, uint32_t channels,
+                         const vkfx_save_opts *opts, const vkfx_caps *caps)
 {
     if ((opts && opts->jpeg_progressive) || (channels != 1 && channels != 3) || !width || !height ||
         width > 65500 || height > 65500)
@@ -61,7 +61,7 @@ bool vkfx_jpeg_gpu_covers(uint32_t width, uint32_t height, uint32_t channels,
     return out < UINT32_MAX && out <= caps->storage_buffer_range;
 }
 
-bool vkfx_jpeg_gpu_wanted(vkfx_jpeg_codec codec, const vkfx_caps *caps)
+bool vkfx_jpegenc_wanted(vkfx_jpeg_codec codec, const vkfx_caps *caps)
 {
     switch (codec) {
     case VKFX_JPEG_CODEC_AUTO:
@@ -201,7 +201,7 @@ static void optimal_table(const uint32_t *counts, vkfx_jpeg_huff *h)
                 h->vals[p++] = (uint8_t)s;
 }
 
-static int put_huff_tables(vkfx_jpeg_gpu *e)
+static int put_huff_tables(vkfx_jpegenc *e)
 {
     int ret = VKFX_OK;
     for (int t = 0; t < 4; t++)
@@ -225,6 +225,25 @@ static void grid(uint32_t n, uint32_t local, uint32_t groups[3])
 #define SCAN_LOCAL 256
 #define SCAN_TILE  (SCAN_LOCAL * JPEGENC_SCAN_RUN)
 
+static vkfx_spec kernel_spec(const vkfx_kernel_desc *desc)
+{
+    return (vkfx_spec){.local = {desc == &scan_kernel ? SCAN_LOCAL : 64, 1, 1}};
+}
+
+void vkfx_jpegenc_prepare(vkfx_context *ctx, vkfx_jpeg_codec codec)
+{
+    static const vkfx_kernel_desc *const all[] = {&coef_kernel,     &count_kernel, &scan_kernel,
+                                                  &interval_kernel, &pack_kernel,  &ffcount_kernel,
+                                                  &stuff_kernel};
+    vkfx_caps caps = {.cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU};
+    if (!vkfx_jpegenc_wanted(codec, &caps))
+        return;
+    for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++) {
+        vkfx_spec spec = kernel_spec(all[i]);
+        vkfx_kernel_prepare(ctx, all[i], &spec);
+    }
+}
+
 /* One pass in work groups of 64 over n items; the scan's in work groups of SCAN_LOCAL, one per
  * tile of its n words (its TILES pass: one). */
 static int dispatch(vkfx_graph *g, const vkfx_kernel_desc *desc, const char *label,
@@ -233,7 +252,7 @@ static int dispatch(vkfx_graph *g, const vkfx_kernel_desc *desc, const char *lab
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
     bool scan = desc == &scan_kernel;
-    vkfx_spec spec = {.local = {scan ? SCAN_LOCAL : 64, 1, 1}};
+    vkfx_spec spec = kernel_spec(desc);
     TRY(vkfx_graph_kernel(g, desc, &spec, &k));
     vkfx_dispatch d = {.kernel = k, .label = label, .push = push};
     memcpy(d.use, use, nuse * sizeof(*use));
@@ -248,7 +267,7 @@ fail:
     return ret;
 }
 
-static int scan(vkfx_graph *g, const vkfx_jpeg_gpu *e, vkfx_buffer *data, uint32_t n, uint32_t slot)
+static int scan(vkfx_graph *g, const vkfx_jpegenc *e, vkfx_buffer *data, uint32_t n, uint32_t slot)
 {
     int ret = VKFX_OK;
     jpegenc_push push = e->push;
@@ -268,7 +287,7 @@ fail:
 
 /* Huffman coding with the tables in e->tables_host, from the coefficients to the stuffed bytes
  * with their restart markers. */
-static int record_coding(vkfx_graph *g, vkfx_jpeg_gpu *e)
+static int record_coding(vkfx_graph *g, vkfx_jpegenc *e)
 {
     int ret = VKFX_OK;
     const jpegenc_push *p = &e->push;
@@ -313,16 +332,16 @@ static int buffer(vkfx_graph *g, uint64_t bytes, vkfx_buffer **out)
     return vkfx_graph_buffer(g, (bytes + 3) / 4 * 4, 0, out);
 }
 
-int vkfx_jpeg_gpu_record(vkfx_graph *g, vkfx_buffer *codes, uint32_t width, uint32_t height,
-                         uint32_t channels, const vkfx_save_opts *opts, vkfx_jpeg_gpu **out)
+int vkfx_jpegenc_record(vkfx_graph *g, vkfx_buffer *codes, uint32_t width, uint32_t height,
+                        uint32_t channels, const vkfx_save_opts *opts, vkfx_jpegenc **out)
 {
     int ret = VKFX_OK;
-    vkfx_jpeg_gpu *e = calloc(1, sizeof(*e));
+    vkfx_jpegenc *e = calloc(1, sizeof(*e));
     *out = NULL;
     if (!e)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     e->ctx = vkfx_graph_context(g);
-    if (!vkfx_jpeg_gpu_covers(width, height, channels, opts, vkfx_graph_caps(g))) {
+    if (!vkfx_jpegenc_covers(width, height, channels, opts, vkfx_graph_caps(g))) {
         ret = vkfx_fail(VKFX_E_USAGE,
                         "JPEG encoding on the device does not cover %ux%u with "
                         "%u channels and these options",
@@ -384,7 +403,7 @@ int vkfx_jpeg_gpu_record(vkfx_graph *g, vkfx_buffer *codes, uint32_t width, uint
     *out = e;
     return VKFX_OK;
 fail:
-    vkfx_jpeg_gpu_destroy(e);
+    vkfx_jpegenc_destroy(e);
     return ret;
 }
 
@@ -443,7 +462,7 @@ static void put_marker(file_bytes *f, unsigned marker, unsigned length)
 /* The markers before the entropy-coded data, in libjpeg's order: SOI, the JFIF APP0, each
  * quantisation table, the baseline frame header, each Huffman table the scan uses, the restart
  * interval, the scan header. */
-static void put_headers(file_bytes *f, const vkfx_jpeg_gpu *e)
+static void put_headers(file_bytes *f, const vkfx_jpegenc *e)
 {
     const vkfx_jpeg_settings *s = &e->set;
     const uint32_t *natural = e->tables_host + JPEGENC_ZIGZAG;
@@ -500,7 +519,7 @@ static void put_headers(file_bytes *f, const vkfx_jpeg_gpu *e)
 }
 
 /* With --jpeg-optimize: the tables from the gathered counts, then the coding with them. */
-static int code_optimised(vkfx_jpeg_gpu *e, vkfx_staging *staging)
+static int code_optimised(vkfx_jpegenc *e, vkfx_staging *staging)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
@@ -519,8 +538,7 @@ fail:
     return ret;
 }
 
-int vkfx_jpeg_gpu_finish(vkfx_jpeg_gpu *e, vkfx_staging *staging, unsigned char **data,
-                         size_t *size)
+int vkfx_jpegenc_finish(vkfx_jpegenc *e, vkfx_staging *staging, unsigned char **data, size_t *size)
 {
     int ret = VKFX_OK;
     file_bytes f = {0};
@@ -561,18 +579,18 @@ fail:
     return ret;
 }
 
-void vkfx_jpeg_gpu_destroy(vkfx_jpeg_gpu *e)
+void vkfx_jpegenc_destroy(vkfx_jpegenc *e)
 {
     free(e);
 }
 
-int vkfx_jpeg_gpu_encode(vkfx_context *ctx, vkfx_staging *staging, const vkfx_pixels *px,
-                         const vkfx_save_opts *opts, unsigned char **data, size_t *size)
+int vkfx_jpegenc_encode(vkfx_context *ctx, vkfx_staging *staging, const vkfx_pixels *px,
+                        const vkfx_save_opts *opts, unsigned char **data, size_t *size)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
     vkfx_buffer *codes = NULL;
-    vkfx_jpeg_gpu *e = NULL;
+    vkfx_jpegenc *e = NULL;
     *data = NULL;
     *size = 0;
     if (px->sample != VKFX_SAMPLE_U8)
@@ -582,11 +600,11 @@ int vkfx_jpeg_gpu_encode(vkfx_context *ctx, vkfx_staging *staging, const vkfx_pi
     vkfx_graph_set_staging(g, staging);
     TRY(vkfx_graph_buffer(g, (bytes + 3) / 4 * 4, 0, &codes));
     TRY(vkfx_staging_upload(staging, codes->buffer, 0, px->data, bytes));
-    TRY(vkfx_jpeg_gpu_record(g, codes, px->width, px->height, px->channels, opts, &e));
+    TRY(vkfx_jpegenc_record(g, codes, px->width, px->height, px->channels, opts, &e));
     TRY(vkfx_graph_run(g));
-    TRY(vkfx_jpeg_gpu_finish(e, staging, data, size));
+    TRY(vkfx_jpegenc_finish(e, staging, data, size));
 fail:
-    vkfx_jpeg_gpu_destroy(e);
+    vkfx_jpegenc_destroy(e);
     vkfx_graph_destroy(g);
     return ret;
 }

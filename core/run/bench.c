@@ -323,12 +323,12 @@ static int bench_decode_graph(vkfx_context *ctx, vkfx_staging *staging, const vk
     vkfx_graph *g = NULL;
     vkfx_buffer *dst = NULL, *status = NULL;
     uint32_t flags = 0;
-    const vkfx_jpegdec_opts dec = {.sub_bits = segments ? VKFX_JPEG_GPU_SEGMENTS : 0};
+    const vkfx_jpeg_gpu_opts dec = {.sub_bits = segments ? VKFX_JPEG_GPU_SEGMENTS : 0};
     TRY(vkfx_graph_begin(ctx, l->width, l->height, VK_FORMAT_R16G16B16A16_SFLOAT, true, &g));
     vkfx_graph_set_staging(g, staging);
-    TRY(vkfx_graph_buffer(g, vkfx_jpegdec_bytes(l), 0, &dst));
+    TRY(vkfx_graph_buffer(g, vkfx_jpeg_gpu_bytes(l), 0, &dst));
     TRY(vkfx_graph_buffer(g, 4, 0, &status));
-    if ((ret = vkfx_jpegdec_record(g, l, &dec, dst, status)) != 0)
+    if ((ret = vkfx_jpeg_gpu_record(g, l, &dec, dst, status)) != 0)
         goto fail;
     TRY(vkfx_graph_run(g));
     TRY(vkfx_staging_download(staging, status->buffer, 0, &flags, sizeof(flags)));

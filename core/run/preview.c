@@ -30,7 +30,7 @@ struct vkfx_preview {
     vkfx_pixels in;
     vkfx_meta meta;  /* what Save writes with the image, as a file run does */
     vkfx_tone *tone; /* the input profile's curves, as a file run uses them */
-    float *linear;   /* in as linear premultiplied floats, made on the first smaller size */
+    float *linear; /* in as linear premultiplied floats, made on the first smaller size */
     vkfx_maps *maps;
     input_size sizes[MAX_SIZES];
     uint64_t clock;
@@ -40,6 +40,7 @@ struct vkfx_preview {
 void vkfx_preview_set_jpeg_codec(vkfx_preview *p, vkfx_jpeg_codec codec)
 {
     p->jpeg_codec = codec;
+    vkfx_jpegenc_prepare(p->ctx, codec);
 }
 
 int vkfx_preview_open(vkfx_context *ctx, const char *input_path, vkfx_preview **out)
@@ -231,7 +232,7 @@ static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
-    vkfx_jpeg_gpu *enc = NULL;
+    vkfx_jpegenc *enc = NULL;
     input_size *in = NULL;
     vkfx_image *img = NULL, *final = NULL;
     vkfx_buffer *raw_out = NULL;
@@ -261,14 +262,14 @@ static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx
     TRY(vkfx_record_decode(g, in->raw, &in->layout, false, NULL, img));
     TRY(vkfx_record_chain(g, chain, img, &final, &states));
     TRY(vkfx_record_encode(g, final, out, false, raw_out));
-    if (jpeg && vkfx_jpeg_gpu_wanted(codec, vkfx_graph_caps(g)) &&
-        vkfx_jpeg_gpu_covers(out->width, out->height, out->channels, &vkfx_preview_jpeg,
+    if (jpeg && vkfx_jpegenc_wanted(codec, vkfx_graph_caps(g)) &&
+        vkfx_jpegenc_covers(out->width, out->height, out->channels, &vkfx_preview_jpeg,
                              vkfx_graph_caps(g)))
-        TRY(vkfx_jpeg_gpu_record(g, raw_out, out->width, out->height, out->channels,
+        TRY(vkfx_jpegenc_record(g, raw_out, out->width, out->height, out->channels,
                                  &vkfx_preview_jpeg, &enc));
     TRY(vkfx_graph_run(g));
     if (enc) {
-        TRY(vkfx_jpeg_gpu_finish(enc, p->staging, jpeg, jpeg_size));
+        TRY(vkfx_jpegenc_finish(enc, p->staging, jpeg, jpeg_size));
     } else {
         TRY(vkfx_pixels_alloc(out, out->width, out->height, out->channels, out->sample));
         TRY(vkfx_staging_download(p->staging, raw_out->buffer, 0, out->data,
@@ -284,7 +285,7 @@ static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx
     }
 fail:
     vkfx_destroy_chain_states(g, chain, states);
-    vkfx_jpeg_gpu_destroy(enc);
+    vkfx_jpegenc_destroy(enc);
     vkfx_graph_destroy(g);
     if (ret < 0)
         vkfx_pixels_free(out);

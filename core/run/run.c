@@ -315,7 +315,7 @@ struct vkfx_pending {
     /* Linear floats come back, to be encoded through the profile's curves into tone_sample. */
     const vkfx_tone *tone;
     vkfx_sample tone_sample;
-    vkfx_jpeg_gpu *jpeg; /* the output's JPEG encoding, recorded after the chain */
+    vkfx_jpegenc *jpeg; /* the output's JPEG encoding, recorded after the chain */
     /* An input decoded on the device (opts.jpeg_in): the decoder's status word, what it
      * said, and what a second start needs where it refuses the stream. */
     vkfx_buffer *jpeg_status;
@@ -330,7 +330,7 @@ static void pending_free(vkfx_pending *p)
     if (!p)
         return;
     vkfx_destroy_chain_states(p->g, p->chain, p->states);
-    vkfx_jpeg_gpu_destroy(p->jpeg);
+    vkfx_jpegenc_destroy(p->jpeg);
     free(p->result.jpeg);
     vkfx_graph_destroy(p->g);
     vkfx_pixels_free(&p->out);
@@ -343,9 +343,9 @@ static void pending_free(vkfx_pending *p)
 static bool jpeg_here(const vkfx_run_opts *opts, const vkfx_pending *p)
 {
     const vkfx_caps *caps = vkfx_graph_caps(p->g);
-    return opts->jpeg && vkfx_jpeg_gpu_wanted(opts->jpeg_codec, caps) && !p->tone &&
+    return opts->jpeg && vkfx_jpegenc_wanted(opts->jpeg_codec, caps) && !p->tone &&
            p->out.sample == VKFX_SAMPLE_U8 &&
-           vkfx_jpeg_gpu_covers(p->out.width, p->out.height, p->out.channels, opts->jpeg, caps);
+           vkfx_jpegenc_covers(p->out.width, p->out.height, p->out.channels, opts->jpeg, caps);
 }
 
 /* One image in one piece, up to the submission of its work. */
@@ -380,6 +380,8 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_spec first = decode_spec(vkfx_internal_format(opts->precision));
     vkfx_kernel_prepare(ctx, &decode_kernel, &first);
     vkfx_kernel_prepare(ctx, &encode_kernel, &encode_spec);
+    if (opts->jpeg)
+        vkfx_jpegenc_prepare(ctx, opts->jpeg_codec);
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &p->g));
     vkfx_graph_set_cancel(p->g, opts->cancel);
@@ -388,8 +390,8 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_graph_set_maps(p->g, opts->maps);
     vkfx_graph_set_source(p->g, opts->source_width, opts->source_height);
     VkDeviceSize in_bytes = raw_bytes(in);
-    if (opts->jpeg_in && ((vkfx_jpegdec_bytes(&opts->jpeg_in->layout) + 3) & ~3ull) > in_bytes)
-        in_bytes = (vkfx_jpegdec_bytes(&opts->jpeg_in->layout) + 3) & ~3ull;
+    if (opts->jpeg_in && ((vkfx_jpeg_gpu_bytes(&opts->jpeg_in->layout) + 3) & ~3ull) > in_bytes)
+        in_bytes = (vkfx_jpeg_gpu_bytes(&opts->jpeg_in->layout) + 3) & ~3ull;
     TRY(vkfx_graph_buffer(p->g, in_bytes, 0, &raw_in));
     TRY(vkfx_graph_buffer(p->g, raw_bytes(&p->out), 0, &p->raw_out));
     TRY(vkfx_graph_image(p->g, in->width, in->height, vkfx_graph_format(p->g), &img));
@@ -397,10 +399,10 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     if (opts->jpeg_in) {
         /* The compressed bytes go up through the graph's staging, and the decode writes the
          * codes the decode kernel reads, as the upload would. */
-        const vkfx_jpegdec_opts dec = {.sub_bits = p->jpeg_segments ? VKFX_JPEG_GPU_SEGMENTS : 0};
+        const vkfx_jpeg_gpu_opts dec = {.sub_bits = p->jpeg_segments ? VKFX_JPEG_GPU_SEGMENTS : 0};
         TRY(vkfx_graph_buffer(p->g, 4, 0, &p->jpeg_status));
-        if ((ret = vkfx_jpegdec_record(p->g, &opts->jpeg_in->layout, &dec, raw_in,
-                                       p->jpeg_status)) != 0)
+        if ((ret = vkfx_jpeg_gpu_record(p->g, &opts->jpeg_in->layout, &dec, raw_in,
+                                        p->jpeg_status)) != 0)
             goto fail;
     } else {
         TRY(vkfx_staging_upload(staging, raw_in->buffer, 0, in->data, vkfx_pixels_bytes(in)));
@@ -411,8 +413,8 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     TRY(vkfx_record_chain(p->g, chain, img, &final, &p->states));
     TRY(vkfx_record_encode(p->g, final, &p->out, opts->linear, p->raw_out));
     if (jpeg_here(opts, p))
-        TRY(vkfx_jpeg_gpu_record(p->g, p->raw_out, p->out.width, p->out.height, p->out.channels,
-                                 opts->jpeg, &p->jpeg));
+        TRY(vkfx_jpegenc_record(p->g, p->raw_out, p->out.width, p->out.height, p->out.channels,
+                                opts->jpeg, &p->jpeg));
     TRY(vkfx_graph_submit(p->g));
     p->result.record_ms = vkfx_now_ms() - t;
 fail:
@@ -458,7 +460,7 @@ static int finish_whole(vkfx_pending *p)
             TRY(chain->links[i].filter->finish(g, chain->links[i].params, p->states[i]));
     t = vkfx_now_ms();
     if (p->jpeg)
-        TRY(vkfx_jpeg_gpu_finish(p->jpeg, p->staging, &p->result.jpeg, &p->result.jpeg_size));
+        TRY(vkfx_jpegenc_finish(p->jpeg, p->staging, &p->result.jpeg, &p->result.jpeg_size));
     else
         TRY(read_back(p));
     p->result.readback_ms = vkfx_now_ms() - t;
@@ -864,7 +866,7 @@ fail:
 bool vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec)
 {
     const vkfx_caps caps = {.cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU};
-    return vkfx_jpeg_gpu_wanted(codec, &caps);
+    return vkfx_jpegenc_wanted(codec, &caps);
 }
 
 /* libjpeg-turbo's pixels of the JPEG the device was to decode: what the codec thread gives for
