@@ -241,3 +241,26 @@ Test(jpegread, bench_decode)
     cr_assert_eq(r.status, 2, "%s: %s", r.cmd, r.err);
     run_free(&r);
 }
+
+/* vkfx run: --jpeg-codec, given to the run, sends its jobs' JPEG inputs to the device. */
+Test(jpegread, job_file)
+{
+    const char *codecs[] = {"gpu", "cpu"};
+    char outs[2][256];
+    for (int k = 0; k < 2; k++) {
+        snprintf(outs[k], sizeof(outs[k]), "%s.%s.png", tc_tpath("job"), codecs[k]);
+        char jobs[256];
+        snprintf(jobs, sizeof(jobs), "%s", tc_tpath("jobs.txt"));
+        FILE *f = fopen(jobs, "w");
+        cr_assert(f);
+        fprintf(f, "'%s/tests/data/jpeg/magick_420_q40.jpg' -f 'gauss:sigma=1' -o '%s'\n",
+                VKFX_SOURCE_ROOT, outs[k]);
+        cr_assert_eq(fclose(f), 0);
+        cli_run r;
+        VKFX(&r, "run", "--jpeg-codec", codecs[k], "--timings", jobs);
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        cr_assert_eq(strstr(r.err, "jpeg.entropy") != NULL, k == 0, "%s: %s", r.cmd, r.err);
+        run_free(&r);
+    }
+    same_files(outs[0], outs[1]);
+}
