@@ -34,7 +34,7 @@ fi
 # several tiles, strips or chunks; an EXIF block or ICC profile of the size
 # files carry.
 declare -A max_len=([chain]=512 [decode]=16384 [jpeg]=16384 [tiff]=16384 [webp]=16384
-                    [exif]=4096 [icc]=16384)
+                    [exif]=4096 [icc]=16384 [jpeg_gpu]=16384)
 names=()
 for exe in "$bin"/fuzz_*; do
     [ -f "$exe" ] && [ -x "$exe" ] || continue
@@ -49,6 +49,11 @@ out=$(cd "$out" && pwd)
 # A leak or undefined behaviour is a failure, as in the suite (tests/sanitizers/).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+# fuzz_jpeg_gpu opens a device: the Vulkan loader's and lavapipe's own leaks are left out as in
+# the suite (tests/sanitizers/lsan.supp, where this script sits in the checkout).
+if [ -z "${LSAN_OPTIONS:-}" ] && [ -f "$here/../sanitizers/lsan.supp" ]; then
+    export LSAN_OPTIONS=suppressions=$here/../sanitizers/lsan.supp:print_suppressions=0
+fi
 
 # One harness for SECONDS: libFuzzer stops at the first failure, so it is
 # started again on the grown corpus until the time is spent (at most 50
