@@ -264,3 +264,10 @@ Test(jpegread, job_file)
     }
     same_files(outs[0], outs[1]);
 }
+
+/* A run in tiles takes libjpeg-turbo's pixels: the device decodes whole images only. */
+Test(jpegread, tiles)
+{
+    cr_assert_eq(setenv("VKFX_TILE", "200", 1), 0);
+    both(VKFX_TEST_IMAGES "/rocket.jpg", "gauss:sigma=2", "png", false, NULL);
+}
