@@ -89,7 +89,7 @@ typedef struct cli_batch_opts {
     unsigned shard_n;   /* plan is K modulo N; shard_n 0: all of them */
     bool skip_existing; /* --skip-existing: a job whose output exists is not run */
     bool init_only;     /* --init-only: create the GPU context, then exit */
-    vkfx_jpeg_codec jpeg_codec; /* --jpeg-codec: where JPEG files are encoded */
+    vkfx_jpeg_codec jpeg_codec; /* --jpeg-codec: where JPEG files are decoded and encoded */
     const char *job_file; /* vkfx run's job file ("-": standard input), or NULL: never written */
     vkfx_context_opts ctx;
 } cli_batch_opts;
