@@ -559,7 +559,8 @@ static int plan_line(plan *p, const cli_job_line *l)
             CHECK(outdir_name(o->outdir, &f, &j->output));
         else
             CHECK(expand(o->output, &f, false, "-o", &j->output));
-        CHECK(expand(o->chain_text, &f, true, "-f", &j->chain_text));
+        if (o->chain_text)
+            CHECK(expand(o->chain_text, &f, true, "-f", &j->chain_text));
         if ((ret = vkfx_chain_parse(j->chain_text, &j->chain)) < 0) {
             if (n > 1)
                 vkfx_fail_context(ret, "%s", j->input);

@@ -106,7 +106,7 @@ typedef enum cli_info {
  * VKFX_E_USAGE with a one-line message. */
 int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o, int *first,
                       cli_info *info, const char **info_arg);
-/* The checks a job needs once its options are read: inputs, a chain, one
+/* The checks a job needs once its options are read: inputs, one
  * way to name outputs, --format only with -o -. */
 int cli_check_job(const cli_job_opts *j, int ninputs);
 

@@ -15,7 +15,7 @@ static const char run_usage[] =
     "Runs the jobs of FILE ('-': standard input) under one GPU context: one job\n"
     "per line, written as on the command line without 'vkfx':\n"
     "\n"
-    "  INPUT... -f CHAIN (-o OUTPUT | --outdir DIR) [job options]\n"
+    "  INPUT... [-f CHAIN] (-o OUTPUT | --outdir DIR) [job options]\n"
     "\n"
     "Job options: -f, -o, --outdir, --format, --precision, --no-linearize\n"
     "(--linear), --strip, --to-srgb, --no-shrink-on-load, and the encoders' -q,\n"

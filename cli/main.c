@@ -11,8 +11,8 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "usage: vkfx INPUT -f CHAIN -o OUTPUT [options]\n"
-    "       vkfx INPUT... -f CHAIN (-o TEMPLATE | --outdir DIR) [options]\n"
+    "usage: vkfx INPUT [-f CHAIN] -o OUTPUT [options]\n"
+    "       vkfx INPUT... [-f CHAIN] (-o TEMPLATE | --outdir DIR) [options]\n"
     "       vkfx run [options] JOBFILE|-     (one job per line; vkfx run --help)\n"
     "       vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--json] [--variants]\n"
     "                  [CHAIN...]\n"
@@ -27,7 +27,9 @@ static const char usage_text[] =
     "                         name[:key=value]...[,name[:key=value]...]...\n"
     "                         e.g. 'gauss:sigma=3,sobel:invert=1'. A backslash\n"
     "                         escapes the next character, so file names in\n"
-    "                         options may hold , : = (quote the chain in the shell)\n"
+    "                         options may hold , : = (quote the chain in the shell).\n"
+    "                         Without -f the image is converted: decoded, turned\n"
+    "                         upright and written with its metadata\n"
     "  -o, --output FILE      output image; format from the extension: png, jpg,\n"
     "                         jpeg, tif, tiff, webp, exr, bmp, hdr, tga. With\n"
     "                         several inputs, a TEMPLATE (below); its folders are\n"

@@ -347,9 +347,6 @@ int cli_check_job(const cli_job_opts *j, int ninputs)
 {
     if (ninputs <= 0)
         return vkfx_fail(VKFX_E_USAGE, "no input file given");
-    if (!j->chain_text)
-        return vkfx_fail(VKFX_E_USAGE,
-                         "no filter chain given (-f CHAIN; vkfx --filters lists them)");
     if (!j->output && !j->outdir)
         return vkfx_fail(VKFX_E_USAGE, "no output given (-o FILE or TEMPLATE, or --outdir DIR)");
     if (j->output && j->outdir)

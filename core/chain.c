@@ -536,7 +536,11 @@ int vkfx_chain_parse(const char *text_in, vkfx_chain **out)
         vkfx_fail(ret, "out of memory parsing the filter chain");
         goto fail;
     }
-    const char *p = text_in ? text_in : "";
+    if (!text_in) {
+        *out = c;
+        return VKFX_OK;
+    }
+    const char *p = text_in;
     for (;;) {
         if ((ret = read_field(&p, ",:", &name)) < 0)
             goto fail;

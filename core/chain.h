@@ -22,7 +22,8 @@ typedef struct vkfx_chain {
 /* Parses text; on error returns VKFX_E_USAGE with a message naming the
  * filter, option, value and what is allowed (closest filter or option name
  * suggested for a misspelling). A backslash escapes the next character, so
- * file names may hold ',' ':' '=' and '\'. */
+ * file names may hold ',' ':' '=' and '\'. text NULL is the chain of no
+ * filters: the image decoded, oriented and written again. */
 int vkfx_chain_parse(const char *text, vkfx_chain **out);
 void vkfx_chain_free(vkfx_chain *chain);
 

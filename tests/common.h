@@ -67,6 +67,9 @@ void tc_report(const tc_diff *d, const char *what);
  * NULL if it cannot be read. */
 char *tc_slurp(const char *path, size_t *size);
 
+/* Writes text to path, replacing it; 0, or -1 with errno. */
+int tc_spit_text(const char *path, const char *text);
+
 /* The names in dir (not . and ..; those starting with '.' only if hidden),
  * sorted and joined with spaces into out; how many, or -1 if dir cannot be
  * opened (out is then empty). */

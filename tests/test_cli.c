@@ -340,11 +340,6 @@ Test(cli, empty_chain)
     FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "", "-o", tc_tpath("out.png")), "empty");
 }
 
-Test(cli, no_filter_option)
-{
-    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-o", tc_tpath("out.png")), "-f");
-}
-
 Test(cli, no_output_option)
 {
     FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "sobel"), "-o");
