@@ -213,7 +213,7 @@ static const char usage_text[] =
     "or flip is refused (put it first); they are never resampled or turned.\n"
     "\n"
     "Resize, crop, rotate, flip: later filters see the new size. Thumbnails of a\n"
-    "folder: vkfx -f 'resize:width=256' -o 'thumbs/{stem}.jpg' photos/\n"
+    "folder: vkfx -f 'resize:longest=256' -o 'thumbs/{stem}.jpg' photos/\n"
     "\n"
     "Preview: 'vkfx preview INPUT -f CHAIN -o FILE' serves a page on 127.0.0.1 that\n"
     "renders the chain as its options change, with the equivalent command line;\n"
