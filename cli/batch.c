@@ -100,7 +100,6 @@ typedef struct batch {
     bool lost;        /* the GPU was lost: nothing more can run */
     bool no_device;   /* the device could not be opened: decoding stops */
     bool broken_pipe; /* standard output's reader went away */
-    bool meta_noted;  /* the note on metadata a format cannot hold was shown */
     int json_errno;   /* the first failure to write the report */
 } batch;
 
@@ -788,18 +787,22 @@ static void finish_job(batch *b, size_t i)
     b->in_flight--;
     b->done++;
     if (j->note[0]) {
+        /* The decoder's note starts with the file's name; the kind is the rest. */
+        size_t len = strlen(j->input);
+        bool named = strncmp(j->note, j->input, len) == 0 && strncmp(j->note + len, ": ", 2) == 0;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        fprintf(stderr, "vkfx: note: %s\n", j->note);
+        cli_note(named ? j->note + len + 2 : j->note, "%s", j->note);
     }
-    if (j->state == JOB_DONE && j->dropped && !b->meta_noted) {
+    if (j->state == JOB_DONE && j->dropped) {
         char kinds[128];
         vkfx_meta_kind_names(j->dropped, kinds, sizeof(kinds));
-        b->meta_noted = true;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        cli_message("vkfx: note: %s cannot hold %s of %s; dropped (noted once a run)",
-                    vkfx_file_format_name(j->fmt), kinds, j->input);
+        /* One kind for every format and piece: the first says what happens. */
+        cli_note("metadata left out of an output",
+                 "%s cannot hold %s of %s; dropped (noted once a run)",
+                 vkfx_file_format_name(j->fmt), kinds, j->input);
     }
     if (j->state == JOB_FAILED) {
         b->failed++;
@@ -1186,7 +1189,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
      * machine ran 12% faster than with helper threads: tests/bench/RESULTS.md). */
     vkfx_copy_set_threads(cores > nthreads + 1 ? cores - nthreads - 1 : 1);
     /* One file needs no progress line unless asked for. */
-    b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1);
+    b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1 && !cli_notes_quiet());
     b.progress_tty = isatty(STDERR_FILENO);
     b.t0 = now_s();
     pthread_mutex_init(&b.mu, NULL);
@@ -1296,5 +1299,6 @@ done:
     wall.exit_ms += vkfx_now_ms() - t;
     if (o->timings && gpu_used)
         cli_wall_print(&wall);
+    cli_notes_end();
     return code;
 }

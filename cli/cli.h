@@ -36,6 +36,13 @@ int cli_bench_main(int argc, char **argv);
  * printf format and its arguments on one line, with control bytes (C0, DEL,
  * C1) and bytes that are not UTF-8 shown as \xNN or \uNNNN. */
 void cli_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli/notes.c: "vkfx: note: TEXT" on stderr the first time a run meets a note of this kind
+ * (its text without the file it is about); cli_notes_end says how often each came again.
+ * Nothing under --quiet. */
+void cli_note(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_notes_end(void);
+void cli_notes_set_quiet(bool quiet);
+bool cli_notes_quiet(void);
 /* text escaped that way into out (size bytes, cut to fit). */
 void cli_escape(const char *text, char *out, size_t size);
 /* Length of the valid UTF-8 sequence at s (1..4), 0 if it is not one. */

@@ -37,7 +37,7 @@ static const char run_usage[] =
     "A job that fails is reported with its line and the others complete; the exit\n"
     "status is then 1. With --json each object also has the job's \"line\".\n"
     "\n"
-    "Options for the whole run: -j N, --progress, --json[=FILE], --timings,\n"
+    "Options for the whole run: -j N, --progress, --quiet, --json[=FILE], --timings,\n"
     "--device D, --max-pixels N, --no-subgroup-ops, --shard K/N, --skip-existing\n"
     "(see vkfx --help).\n";
 

@@ -51,6 +51,11 @@ static const char usage_text[] =
     "      --progress         files done, files/s and time left on stderr, also when\n"
     "                         it is not a terminal or there is one input (shown on a\n"
     "                         terminal for several inputs anyway)\n"
+    "      --quiet            no notes (metadata a format drops, pages left unread,\n"
+    "                         a filter's counts) and no progress line unless\n"
+    "                         --progress; errors still. Without it each note is\n"
+    "                         shown once a run, with how often it came again at\n"
+    "                         the end\n"
     "      --json[=FILE]      one JSON object per input, a line each, on stdout or in\n"
     "                         FILE: index, input, output, width, height, gpu_ms (per\n"
     "                         pass), gpu_ms_total, notes (counts filters report),\n"
@@ -254,7 +259,11 @@ void cli_print_error(void)
 void cli_log(void *user, const char *message)
 {
     (void)user;
-    cli_message("vkfx: %s", message);
+    /* The validation layer's messages fail the run: errors, which --quiet keeps. */
+    if (strncmp(message, "validation ", 11) == 0)
+        cli_message("vkfx: %s", message);
+    else
+        cli_note(message, "%s", message);
 }
 
 /* fmt holds one %s, for arg. */

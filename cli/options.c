@@ -40,6 +40,7 @@ enum {
     OPT_TO_SRGB,
     OPT_NO_AUTOROTATE,
     OPT_NO_SHRINK_ON_LOAD,
+    OPT_QUIET,
 };
 
 static const struct option longopts[] = {
@@ -64,6 +65,7 @@ static const struct option longopts[] = {
     {"outdir", required_argument, NULL, OPT_OUTDIR},
     {"jobs", required_argument, NULL, 'j'},
     {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"quiet", no_argument, NULL, OPT_QUIET},
     {"json", optional_argument, NULL, OPT_JSON},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"shard", required_argument, NULL, OPT_SHARD},
@@ -227,6 +229,9 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_PROGRESS:
             o->progress = true;
+            break;
+        case OPT_QUIET:
+            cli_notes_set_quiet(true);
             break;
         case OPT_JSON:
             o->json = optarg ? optarg : "-";

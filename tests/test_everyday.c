@@ -16,6 +16,7 @@
 #include "pixels.h"
 #include "run_binary.h"
 
+
 static void setup(void)
 {
     cr_assert_eq(tc_tmpdir_make("everyday"), 0, "mkdtemp: %s", strerror(errno));
@@ -41,10 +42,10 @@ static bool exists(const char *name)
 
 /* A little-endian EXIF block of one entry: Orientation = o. */
 static const uint8_t exif_orientation_6[] = {
-    'I', 'I', 42, 0, 8, 0, 0, 0, /* header, IFD0 at 8 */
-    1, 0,                        /* one entry */
-    0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, /* Orientation, SHORT, 1, 6 */
-    0, 0, 0, 0,                               /* no next IFD */
+    'I',  'I',  42, 0, 8, 0, 0, 0,             /* header, IFD0 at 8 */
+    1,    0,                                   /* one entry */
+    0x12, 0x01, 3,  0, 1, 0, 0, 0, 6, 0, 0, 0, /* Orientation, SHORT, 1, 6 */
+    0,    0,    0,  0,                         /* no next IFD */
 };
 
 /* A random w x h image of channels 8-bit samples saved at name with meta; px keeps the pixels. */
@@ -126,5 +127,98 @@ Test(everyday, conversion_of_a_batch_and_of_a_job_file)
     HERE(&r, "run", "jobs.txt");
     cr_expect_eq(r.status, 0, "%s: %s", r.cmd, r.err);
     cr_expect(exists("a.webp") && exists("b.jpg"), "the job file's conversions are missing");
+    run_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Notes: each kind once a run, how often it came again at the end; none under --quiet. */
+
+/* A PNG with a text chunk, which JPEG cannot hold. */
+static void make_png_with_text(const char *name, uint64_t seed)
+{
+    vkfx_meta m = {0};
+    m.texts[0] = (vkfx_text){strdup("date:create"), strdup("2026-01-01")};
+    m.ntexts = 1;
+    make_image(name, VKFX_FILE_PNG, 8, 6, 3, &m, seed, NULL);
+    vkfx_meta_free(&m);
+}
+
+/* A TIFF of two pages, of which vkfx reads the first and says so. */
+static void make_two_page_tiff(const char *name)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 6, 4, 3, VKFX_SAMPLE_U8, 45);
+    cr_assert_eq(tc_write_pages_tiff(tc_tpath(name), &px, 2), 0, "cannot write %s", name);
+    vkfx_pixels_free(&px);
+}
+
+static size_t count(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+Test(everyday, a_note_is_shown_once_a_run_with_its_count_at_the_end)
+{
+    make_png_with_text("a.png", 1);
+    make_png_with_text("b.png", 2);
+    make_png_with_text("c.png", 3);
+    make_two_page_tiff("p.tif");
+    make_two_page_tiff("q.tif");
+    cli_run r;
+    HERE(&r, "-j", "1", "a.png", "b.png", "c.png", "p.tif", "q.tif", "-o", "out/{stem}.jpg");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    cr_expect_eq(count(r.err, "JPEG cannot hold text chunks of"), 1, "stderr:\n%s", r.err);
+    cr_expect(strstr(r.err, "vkfx: note: 2 more times: metadata left out of an output\n"),
+              "no count of the notes left out: %s", r.err);
+    cr_expect_eq(count(r.err, "a TIFF of 2 pages; only the first is read"), 2,
+                 "the first TIFF's note and the count: %s", r.err);
+    cr_expect(strstr(r.err, "vkfx: note: 1 more time: a TIFF of 2 pages"), "stderr:\n%s", r.err);
+    run_free(&r);
+}
+
+Test(everyday, quiet_silences_notes_but_not_errors)
+{
+    make_png_with_text("a.png", 1);
+    make_two_page_tiff("p.tif");
+    cli_run r;
+    HERE(&r, "--quiet", "a.png", "p.tif", "--progress", "-o", "out/{stem}.jpg");
+    cr_expect_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    cr_expect(!strstr(r.err, "note"), "--quiet still noted: %s", r.err);
+    run_free(&r);
+    HERE(&r, "--quiet", "a.png", "missing.png", "-o", "out/{stem}.webp");
+    cr_expect(r.status == 1 && strstr(r.err, "missing.png") && !strstr(r.err, "note"),
+              "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+    write_text("jobs.txt", "a.png -o j.jpg\np.tif -o k.png\n");
+    HERE(&r, "run", "--quiet", "jobs.txt");
+    cr_expect(r.status == 0 && r.err[0] == 0, "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+    HERE(&r, "run", "jobs.txt");
+    cr_expect(r.status == 0 && strstr(r.err, "note"), "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+}
+
+/* bokeh says how many hot spots it found only when it left some out, --timings or not. */
+Test(everyday, bokeh_is_silent_when_every_spot_was_splatted)
+{
+    char input[512];
+    snprintf(input, sizeof(input), "%s/hubble_deep_field.jpg", VKFX_TEST_IMAGES);
+    cli_run r;
+    HERE(&r, input, "--timings", "-f", "crop:width=120:height=90,gauss:sigma=1", "-o", "g.png");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    const char *chain = "bokeh:depth=g.png:threshold=0.3:maxcoc=6:focus=0:range=1";
+    HERE(&r, "g.png", "--timings", "-f", chain, "-o", "b.png");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    cr_expect(!strstr(r.err, "hot spots"), "bokeh reported with nothing left out: %s", r.err);
+    run_free(&r);
+    HERE(&r, "g.png", "-f", "bokeh:depth=g.png:threshold=0.3:maxcoc=6:focus=0:range=1:max=1", "-o",
+         "b.png", "--json");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    cr_expect(strstr(r.err, "hot spots") && strstr(r.err, "beyond max=1"), "stderr: %s", r.err);
+    cr_expect(strstr(r.out, "\"bokeh.hot_spots\": "), "no counts in --json: %s", r.out);
     run_free(&r);
 }
