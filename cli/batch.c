@@ -771,6 +771,23 @@ static void report_progress(batch *b, bool last)
         fputc('\n', stderr);
 }
 
+/* Whether px has an alpha channel with any sample below opaque. */
+static bool translucent(const vkfx_pixels *px)
+{
+    if (px->channels != 2 && px->channels != 4)
+        return false;
+    size_t n = (size_t)px->width * px->height, a = px->channels - 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i * px->channels + a;
+        bool below = px->sample == VKFX_SAMPLE_U8    ? ((const uint8_t *)px->data)[k] < 255
+                     : px->sample == VKFX_SAMPLE_U16 ? ((const uint16_t *)px->data)[k] < 65535
+                                                     : ((const float *)px->data)[k] < 1.0f;
+        if (below)
+            return true;
+    }
+    return false;
+}
+
 /* Counts job j's pixels as they are now in the batch's held bytes (lock held). */
 static void hold(batch *b, job *j)
 {
@@ -991,6 +1008,16 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             run.source_height = j->source_h;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
+            /* Transparency into a format without alpha: flattened over --background, white
+             * by default. Opaque images keep their bytes. */
+            run.flatten = (j->out.channels == 1 || j->out.channels == 3) && translucent(&j->in);
+            for (int c = 0; c < 3; c++)
+                run.background[c] = j->opts->background_set ? j->opts->background[c] : 1.0f;
+            if (run.flatten && !j->opts->background_set)
+                cli_note("alpha flattened onto white",
+                         "%s has no alpha: %s flattened onto white (--background COLOR picks "
+                         "another)",
+                         vkfx_file_format_name(j->fmt), j->input);
             /* The curves' encoding is left to a codec thread: linear floats come back. */
             j->tone_here = j->tone && !j->opts->linear && j->in.sample != VKFX_SAMPLE_F32 &&
                            j->out.sample != VKFX_SAMPLE_F32;

@@ -72,6 +72,8 @@ typedef struct cli_job_opts {
     bool strip;             /* --strip: no metadata in the outputs */
     bool to_srgb;           /* --to-srgb: profiled inputs converted to sRGB */
     bool no_shrink_on_load; /* --no-shrink-on-load: JPEGs decoded at full size */
+    bool background_set;    /* --background given: no note when alpha is flattened */
+    float background[3];    /* what a format without alpha is flattened onto (sRGB, 0..1) */
     vkfx_save_opts save;
 } cli_job_opts;
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "../core/safefile.h"
@@ -41,6 +42,7 @@ enum {
     OPT_NO_AUTOROTATE,
     OPT_NO_SHRINK_ON_LOAD,
     OPT_QUIET,
+    OPT_BACKGROUND,
 };
 
 static const struct option longopts[] = {
@@ -66,6 +68,7 @@ static const struct option longopts[] = {
     {"jobs", required_argument, NULL, 'j'},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"background", required_argument, NULL, OPT_BACKGROUND},
     {"json", optional_argument, NULL, OPT_JSON},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"shard", required_argument, NULL, OPT_SHARD},
@@ -104,6 +107,7 @@ static cli_scope scope_of(int c)
     case OPT_TIFF_COMPRESSION:
     case OPT_LOSSLESS:
     case OPT_NO_SHRINK_ON_LOAD:
+    case OPT_BACKGROUND:
         return CLI_SCOPE_JOB;
     case OPT_FILTERS:
     case OPT_HELP_FILTER:
@@ -155,6 +159,45 @@ static int choice(const char *word, const char *const *words)
         if (strcmp(word, words[i]) == 0)
             return i;
     return -1;
+}
+
+/* --background: a name, #rgb, #rrggbb or R,G,B (0..255 each) into sRGB values 0..1. */
+static int parse_color(const char *s, float rgb[3])
+{
+    static const struct {
+        const char *name;
+        unsigned rgb;
+    } names[] = {{"white", 0xffffff}, {"black", 0x000000}, {"gray", 0x808080}, {"grey", 0x808080},
+                 {"red", 0xff0000},   {"green", 0x008000}, {"blue", 0x0000ff}};
+    unsigned v = 0, r, g, b;
+    int n = 0;
+    bool ok = false;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !ok; i++)
+        if (strcasecmp(s, names[i].name) == 0) {
+            v = names[i].rgb;
+            ok = true;
+        }
+    size_t len = strlen(s);
+    if (!ok && s[0] == '#' && (len == 4 || len == 7) &&
+        strspn(s + 1, "0123456789abcdefABCDEF") == len - 1) {
+        v = (unsigned)strtoul(s + 1, NULL, 16);
+        if (len == 4) /* #rgb: each digit doubled */
+            v = ((v >> 8) & 15) * 0x110000 + ((v >> 4) & 15) * 0x1100 + (v & 15) * 0x11;
+        ok = true;
+    }
+    if (!ok && sscanf(s, "%u,%u,%u%n", &r, &g, &b, &n) == 3 && (size_t)n == len && r < 256 &&
+        g < 256 && b < 256) {
+        v = r << 16 | g << 8 | b;
+        ok = true;
+    }
+    if (!ok)
+        return vkfx_fail(VKFX_E_USAGE,
+                         "--background '%s' must be a colour: white, black, gray, red, green, "
+                         "blue, #rgb, #rrggbb or R,G,B (0..255 each)",
+                         s);
+    for (int c = 0; c < 3; c++)
+        rgb[c] = (float)((v >> (16 - 8 * c)) & 255) / 255.0f;
+    return VKFX_OK;
 }
 
 /* The option as the user wrote it, for messages. */
@@ -229,6 +272,11 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_PROGRESS:
             o->progress = true;
+            break;
+        case OPT_BACKGROUND:
+            if (parse_color(optarg, o->job.background) < 0)
+                return VKFX_E_USAGE;
+            o->job.background_set = true;
             break;
         case OPT_QUIET:
             cli_notes_set_quiet(true);

@@ -125,6 +125,10 @@ typedef struct vkfx_run_opts {
     /* The size the first filter's sizes refer to, when the input was decoded smaller
      * (vkfx_file_load_shrunk); 0: the input's. */
     uint32_t source_width, source_height;
+    /* An output without alpha is composited over background (its encoded RGB, 0..1) where
+     * flatten; otherwise its colour is written as it is under the alpha dropped. */
+    bool flatten;
+    float background[3];
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit

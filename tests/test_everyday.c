@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,5 +221,88 @@ Test(everyday, bokeh_is_silent_when_every_spot_was_splatted)
     cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
     cr_expect(strstr(r.err, "hot spots") && strstr(r.err, "beyond max=1"), "stderr: %s", r.err);
     cr_expect(strstr(r.out, "\"bokeh.hot_spots\": "), "no counts in --json: %s", r.out);
+    run_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Alpha into a format without it: flattened over --background, white by default. */
+
+/* A flat w x h RGBA PNG of one straight colour. */
+static void make_flat_rgba(const char *name, const uint8_t rgba[4])
+{
+    vkfx_pixels px;
+    cr_assert_eq(vkfx_pixels_alloc(&px, 16, 16, 4, VKFX_SAMPLE_U8), VKFX_OK);
+    for (size_t i = 0; i < 16 * 16; i++)
+        memcpy((uint8_t *)px.data + 4 * i, rgba, 4);
+    cr_assert_eq(vkfx_file_save(tc_tpath(name), VKFX_FILE_PNG, &px, NULL), VKFX_OK);
+    vkfx_pixels_free(&px);
+}
+
+/* The middle pixel of a JPEG written at quality 100 without subsampling. */
+static void middle_of(const char *name, int rgb[3])
+{
+    vkfx_pixels px;
+    cr_assert_eq(vkfx_file_load(tc_tpath(name), &px), VKFX_OK, "%s: %s", name,
+                 vkfx_error_message());
+    cr_assert_eq(px.channels, 3);
+    for (int c = 0; c < 3; c++)
+        rgb[c] = ((const uint8_t *)px.data)[(8 * 16 + 8) * 3 + c];
+    vkfx_pixels_free(&px);
+}
+
+static int srgb_code(double linear)
+{
+    double v = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055;
+    return (int)floor(v * 255 + 0.5);
+}
+
+Test(everyday, alpha_is_flattened_onto_the_background_in_linear_light)
+{
+    make_flat_rgba("clear.png", (const uint8_t[4]){0, 0, 0, 0});
+    make_flat_rgba("half.png", (const uint8_t[4]){255, 0, 0, 128});
+    make_flat_rgba("opaque.png", (const uint8_t[4]){10, 20, 30, 255});
+    double a = 128 / 255.0;
+    static const struct {
+        const char *background;
+        int rgb[3]; /* 0 or 255 */
+    } cases[] = {
+        {NULL, {255, 255, 255}},
+        {"black", {0, 0, 0}},
+        {"#00f", {0, 0, 255}},
+        {"0,255,0", {0, 255, 0}},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cli_run r;
+        const char *bg = cases[i].background;
+        if (bg)
+            HERE(&r, "clear.png", "half.png", "opaque.png", "-q", "100", "-o", "{stem}.jpg",
+                 "--background", bg);
+        else
+            HERE(&r, "clear.png", "half.png", "opaque.png", "-q", "100", "-o", "{stem}.jpg");
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        /* One note, without --background only, naming the default. */
+        cr_expect_eq(count(r.err, "JPEG has no alpha"), bg ? 0 : 1, "%s: stderr: %s", r.cmd, r.err);
+        cr_expect(!strstr(r.err, "opaque.png"), "an opaque image was noted: %s", r.err);
+        int clear[3], half[3];
+        middle_of("clear.jpg", clear);
+        middle_of("half.jpg", half);
+        for (int c = 0; c < 3; c++) {
+            double under = cases[i].rgb[c] / 255.0 * (1 - a);
+            int want = srgb_code((c == 0 ? a : 0) + under);
+            cr_expect(abs(clear[c] - cases[i].rgb[c]) <= 1, "%s: clear channel %d is %d, not %d",
+                      r.cmd, c, clear[c], cases[i].rgb[c]);
+            cr_expect(abs(half[c] - want) <= 1, "%s: half channel %d is %d, not %d", r.cmd, c,
+                      half[c], want);
+        }
+        run_free(&r);
+    }
+}
+
+Test(everyday, background_must_be_a_colour)
+{
+    cli_run r;
+    HERE(&r, "a.png", "-o", "a.jpg", "--background", "#12345");
+    cr_expect(r.status == 2 && strstr(r.err, "--background '#12345' must be a colour"), "%s: %s",
+              r.cmd, r.err);
     run_free(&r);
 }
