@@ -155,6 +155,8 @@ int cli_init_only(const cli_batch_opts *o);
 /* vkfx run FILE|-: the job file's lines under one GPU context. */
 int cli_run_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);
+/* vkfx info FILE...: format, size, channels, depth, orientation, profile, metadata. */
+int cli_info_main(int argc, char **argv);
 /* Whether a and b name one existing file (the same device and inode). */
 bool cli_same_file(const char *a, const char *b);
 int cli_preview_main(int argc, char **argv);

@@ -18,6 +18,7 @@ static const char usage_text[] =
     "                  [CHAIN...]\n"
     "       vkfx compare A B [--metric maxabs|psnr|ssim] [--tolerance X] [--diff DIFF.png]\n"
     "       vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
+    "       vkfx info [--json] FILE...  (format, size, depth, profile, metadata)\n"
     "       vkfx --filters | --help-filter NAME | --list-devices | --version | --help\n"
     "\n"
     "Runs a chain of image filters on the GPU (or on the software Vulkan device\n"
@@ -361,6 +362,8 @@ int main(int argc, char **argv)
         return cli_run_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "preview") == 0)
         return cli_preview_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "info") == 0)
+        return cli_info_main(argc - 1, argv + 1);
 
     cli_batch_opts o = {0};
     cli_info info = CLI_INFO_NONE;

@@ -306,3 +306,56 @@ Test(everyday, background_must_be_a_colour)
               r.cmd, r.err);
     run_free(&r);
 }
+
+/* ------------------------------------------------------------------------ */
+/* vkfx info: what a file holds, one line a file or JSON. */
+
+Test(everyday, info_tells_format_size_depth_orientation_profile_and_metadata)
+{
+    vkfx_meta m = {0};
+    m.exif.data = malloc(sizeof(exif_orientation_6) + 1);
+    memcpy(m.exif.data, exif_orientation_6, sizeof(exif_orientation_6));
+    m.exif.size = sizeof(exif_orientation_6);
+    m.texts[0] = (vkfx_text){strdup("Title"), strdup("abc")};
+    m.ntexts = 1;
+    m.icc.data = (uint8_t *)tc_slurp(VKFX_SOURCE_ROOT "/tests/data/compatibleWithAdobeRGB1998.icc",
+                                     &m.icc.size);
+    cr_assert(m.icc.data, "the test profile is missing");
+    make_image("a.png", VKFX_FILE_PNG, 37, 23, 4, &m, 1, NULL);
+    vkfx_meta_free(&m);
+    vkfx_pixels px;
+    tc_random_pixels(&px, 5, 3, 1, VKFX_SAMPLE_U16, 2);
+    cr_assert_eq(vkfx_file_save(tc_tpath("g.tif"), VKFX_FILE_TIFF, &px, NULL), VKFX_OK);
+    vkfx_pixels_free(&px);
+    write_text("not.png", "hello");
+
+    cli_run r;
+    HERE(&r, "info", "a.png", "g.tif");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    char want[256];
+    snprintf(want, sizeof(want),
+             "a.png: PNG 37x23, 4 channels, 8-bit, orientation 6 (upright 23x37), profile '");
+    cr_expect(strstr(r.out, want), "no '%s' in:\n%s", want, r.out);
+    cr_expect(strstr(r.out, "Adobe") && strstr(r.out, "EXIF 26 B") && strstr(r.out, "1 text 8 B"),
+              "profile or blocks missing:\n%s", r.out);
+    cr_expect(strstr(r.out, "g.tif: TIFF 5x3, 1 channel, 16-bit"), "%s", r.out);
+    cr_expect_eq(count(r.out, "\n"), 2, "one line a file:\n%s", r.out);
+    run_free(&r);
+
+    HERE(&r, "info", "--json", "a.png", "not.png", "g.tif");
+    cr_expect_eq(r.status, 1, "%s: a file that is no image fails the run: %s", r.cmd, r.err);
+    cr_expect(strstr(r.err, "not.png"), "the bad file is not named: %s", r.err);
+    cr_expect(strstr(r.out, "{\"file\": \"a.png\", \"format\": \"PNG\", \"width\": 37, "
+                            "\"height\": 23, \"channels\": 4, \"bits\": 8, \"float\": false, "
+                            "\"orientation\": 6, \"profile\": \""),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "\"exif_bytes\": 26, \"xmp_bytes\": 0, \"texts\": 1, "
+                            "\"text_bytes\": 8"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "\"file\": \"g.tif\""), "the file after the bad one: %s", r.out);
+    run_free(&r);
+
+    HERE(&r, "info");
+    cr_expect(r.status == 2 && strstr(r.err, "no file given"), "%s: %s", r.cmd, r.err);
+    run_free(&r);
+}
