@@ -3,6 +3,7 @@
 #ifndef VKFX_CLI_H
 #define VKFX_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -108,6 +109,9 @@ typedef enum cli_info {
     CLI_INFO_HELP,
 } cli_info;
 
+/* The long options of the command line and job lines, for getopt_long and for the shell
+ * completions the build generates (cli/docs/). */
+extern const struct option cli_longopts[];
 /* Parses argv[1..] with getopt_long into o, accepting only the options of
  * the scopes given (others are usage errors saying where they belong) and
  * leaving the operands from *first on. An information option ends the

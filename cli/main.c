@@ -20,6 +20,7 @@ static const char usage_text[] =
     "       vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
     "       vkfx info [--json] FILE...  (format, size, depth, profile, metadata)\n"
     "       vkfx --filters | --help-filter NAME | --list-devices | --version | --help\n"
+    "       vkfx help [COMMAND|FILTER] | vkfx version\n"
     "\n"
     "Runs a chain of image filters on the GPU (or on the software Vulkan device\n"
     "when there is no GPU) and writes the result.\n"
@@ -229,22 +230,9 @@ static const char usage_text[] =
     "renders the chain as its options change, with the equivalent command line;\n"
     "'vkfx preview --help' has the details.\n"
     "\n"
-    "Environment: VKFX_VALIDATE=1 turns on the Khronos validation layer with\n"
-    "synchronization validation; any message it reports makes the run fail.\n"
     "Compiled kernels are kept in $XDG_CACHE_HOME/vkfx (else ~/.cache/vkfx), one\n"
-    "file per device, so later runs start faster; VKFX_PIPELINE_CACHE=0 keeps none.\n"
-    "VKFX_PIPELINE_STATS=1 prints the driver's statistics of each kernel compiled\n"
-    "(registers, shared memory) where the device reports them. VKFX_MATRIX=0 keeps\n"
-    "the matrix units (VK_NV_cooperative_matrix) out: the Gaussian then runs on\n"
-    "multiply-adds at every radius, as on devices without them. VKFX_HALF_PACK=0\n"
-    "makes the Gaussian round its halves bit by bit even where the device's\n"
-    "conversion to halves rounds to nearest even (checked once, on the device);\n"
-    "same bytes. VKFX_VARIANT=family:variant[,...] runs those kernel variants\n"
-    "instead of the first that applies (gauss: one-pass, matrix, unrolled, generic;\n"
-    "box: one-pass, rows, segments; sat: subgroup64, subgroup, shared; resize:\n"
-    "ratio, walk, rows, texture, where walk is passed over on a software device\n"
-    "unless forced);\n"
-    "one that does not apply, or a name no filter has, is a usage error.\n"
+    "file per device, so later runs start faster. The environment variables for\n"
+    "development (validation, kernel variants, statistics) are in the README.\n"
     "\n"
     "Exit status: 0 success, 1 processing error (unreadable or corrupt input,\n"
     "unwritable output or report, standard output included, GPU failure; in a\n"
@@ -299,18 +287,9 @@ static int help_filter(const char *name)
 {
     const vkfx_filter *f = vkfx_filter_find(name);
     if (!f) {
-        const char *best = NULL;
-        size_t best_d = (size_t)-1;
-        for (const vkfx_filter *const *g = vkfx_filters; *g; g++) {
-            size_t d = vkfx_edit_distance(name, (*g)->name);
-            if (d < best_d) {
-                best_d = d;
-                best = (*g)->name;
-            }
-        }
+        const char *best = vkfx_filter_suggest(name);
         cli_message("vkfx: unknown filter '%s'%s%s%s (vkfx --filters lists them)", name,
-                    best && best_d <= 2 ? "; did you mean '" : "", best && best_d <= 2 ? best : "",
-                    best && best_d <= 2 ? "'?" : "");
+                    best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
         return EXIT_USAGE;
     }
     char buf[8192];
@@ -364,6 +343,27 @@ int main(int argc, char **argv)
         return cli_preview_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "info") == 0)
         return cli_info_main(argc - 1, argv + 1);
+    /* The words users type first: 'vkfx help [COMMAND|FILTER]', 'vkfx version'. */
+    if (argc == 2 && strcmp(argv[1], "version") == 0) {
+        printf("vkfx %s\n", VKFX_VERSION);
+        return EXIT_OK;
+    }
+    if (argc > 1 && strcmp(argv[1], "help") == 0) {
+        static const struct {
+            const char *name;
+            int (*main)(int, char **);
+        } commands[] = {{"run", cli_run_main},       {"bench", cli_bench_main},
+                        {"compare", cli_compare_main}, {"preview", cli_preview_main},
+                        {"info", cli_info_main}};
+        if (argc == 2) {
+            fputs(usage_text, stdout);
+            return EXIT_OK;
+        }
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+            if (strcmp(argv[2], commands[i].name) == 0)
+                return commands[i].main(2, (char *[]){argv[2], "--help", NULL});
+        return help_filter(argv[2]);
+    }
 
     cli_batch_opts o = {0};
     cli_info info = CLI_INFO_NONE;

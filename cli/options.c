@@ -45,7 +45,7 @@ enum {
     OPT_BACKGROUND,
 };
 
-static const struct option longopts[] = {
+const struct option cli_longopts[] = {
     {"filter", required_argument, NULL, 'f'},
     {"output", required_argument, NULL, 'o'},
     {"quality", required_argument, NULL, 'q'},
@@ -207,7 +207,7 @@ static const char *option_name(char **argv, int c, char *buf, size_t len)
         snprintf(buf, len, "-%c", c);
         return buf;
     }
-    for (const struct option *l = longopts; l->name; l++)
+    for (const struct option *l = cli_longopts; l->name; l++)
         if (l->val == c) {
             snprintf(buf, len, "--%s", l->name);
             return buf;
@@ -238,7 +238,7 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
     *info = CLI_INFO_NONE;
     opterr = 0;
     optind = 0; /* GNU getopt starts afresh: the parser runs once per job line */
-    while ((c = getopt_long(argc, argv, ":f:o:q:j:nh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:q:j:nh", cli_longopts, NULL)) != -1) {
         if (c == ':' || c == '?') {
             /* For a short option in a cluster (-Zq) optind has not moved past it yet. */
             const char *opt = optopt > 0 && optopt < 256

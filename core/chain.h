@@ -79,5 +79,8 @@ int vkfx_filter_describe(const vkfx_filter *f, char *buf, size_t size);
 
 /* Levenshtein distance, for "did you mean" suggestions. */
 size_t vkfx_edit_distance(const char *a, const char *b);
+/* The filter to suggest for a name that is none: the one other tools give that name (blur:
+ * gauss), else the closest spelling within reach; NULL when none is near. */
+const char *vkfx_filter_suggest(const char *name);
 
 #endif

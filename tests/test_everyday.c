@@ -359,3 +359,50 @@ Test(everyday, info_tells_format_size_depth_orientation_profile_and_metadata)
     cr_expect(r.status == 2 && strstr(r.err, "no file given"), "%s: %s", r.cmd, r.err);
     run_free(&r);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Discovery: help and version as words, the names other tools use suggested. */
+
+Test(everyday, help_and_version_as_users_type_them)
+{
+    cli_run r, h;
+    HERE(&r, "help");
+    HERE(&h, "--help");
+    cr_expect(r.status == 0 && h.status == 0 && strcmp(r.out, h.out) == 0,
+              "'vkfx help' differs from 'vkfx --help': %s", r.err);
+    cr_expect(!strstr(h.out, "VKFX_VARIANT") && !strstr(h.out, "VKFX_VALIDATE"),
+              "--help still lists the development variables");
+    run_free(&r);
+    run_free(&h);
+    HERE(&r, "version");
+    HERE(&h, "--version");
+    cr_expect(r.status == 0 && strncmp(r.out, "vkfx ", 5) == 0 && strcmp(r.out, h.out) == 0,
+              "'vkfx version': %s%s", r.out, r.err);
+    run_free(&r);
+    run_free(&h);
+    HERE(&r, "help", "resize");
+    HERE(&h, "--help-filter", "resize");
+    cr_expect(r.status == 0 && strcmp(r.out, h.out) == 0, "'vkfx help resize': %s", r.err);
+    run_free(&r);
+    run_free(&h);
+    HERE(&r, "help", "run");
+    cr_expect(r.status == 0 && strstr(r.out, "usage: vkfx run"), "'vkfx help run': %s", r.err);
+    run_free(&r);
+}
+
+Test(everyday, blur_and_sharpen_suggest_gauss_and_unsharp)
+{
+    static const char *const asked[][2] = {
+        {"blur", "gauss"}, {"sharpen", "unsharp"}, {"gaussian", "gauss"}};
+    for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+        char want[64];
+        snprintf(want, sizeof(want), "did you mean '%s'?", asked[i][1]);
+        cli_run r;
+        HERE(&r, "a.png", "-f", asked[i][0], "-o", "b.png");
+        cr_expect(r.status == 2 && strstr(r.err, want), "%s: exit %d: %s", r.cmd, r.status, r.err);
+        run_free(&r);
+        HERE(&r, "--help-filter", asked[i][0]);
+        cr_expect(r.status == 2 && strstr(r.err, want), "%s: exit %d: %s", r.cmd, r.status, r.err);
+        run_free(&r);
+    }
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""What `meson install` installs besides the binary, as built: bash's completion run on a few
+prefixes (through the function the generated file registers, as bash calls it on Tab), and the
+man page holding the text of `vkfx --help` and of `vkfx --help-filter` for every filter.
+
+usage: test_docs.py VKFX BASH_COMPLETION MAN_PAGE
+"""
+import os
+import subprocess
+import sys
+
+vkfx, completion, man = (os.path.abspath(a) for a in sys.argv[1:4])
+failures = []
+
+
+def complete(line):
+    """What bash would offer for the command line typed so far (Tab at its end)."""
+    script = ('source "$1" || exit 9\n'
+              'COMP_LINE=$2; COMP_POINT=${#COMP_LINE}\n'
+              'read -ra COMP_WORDS <<<"$COMP_LINE"; COMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n'
+              '[[ $(complete -p vkfx) == *"-F _vkfx"* ]] || exit 8\n'
+              '_vkfx\n'
+              'printf "%s\\n" "${COMPREPLY[@]}"\n')
+    r = subprocess.run(["bash", "--norc", "-c", script, "bash", completion, line],
+                       capture_output=True, text=True, cwd="/")
+    if r.returncode != 0:
+        failures.append("%r: bash exited %d: %s" % (line, r.returncode, r.stderr))
+    return [w for w in r.stdout.split("\n") if w]
+
+
+cases = [
+    ("vkfx a.png -f gau", ["gauss"]),
+    ("vkfx a.png -f gauss:sigma=2,sob", ["2,sobel"]),   # bash replaces what follows '='
+    ("vkfx a.png -f resize:ker", ["kernel="]),
+    ("vkfx a.png -f resize:kernel=mi", ["mitchell"]),
+    ("vkfx a.png -f resize:width=8:fit=c", ["cover"]),
+    ("vkfx a.png --filter sobel:invert=", ["0", "1"]),
+    ("vkfx --help-filter bok", ["bokeh"]),
+    ("vkfx a.png --qui", ["--quiet"]),
+    ("vkfx a.png --backg", ["--background"]),
+    ("vkfx inf", ["info"]),
+]
+for line, want in cases:
+    got = complete(line)
+    if got != want:
+        failures.append("%r completes to %r, not %r" % (line, got, want))
+
+page = open(man).read()
+help_text = subprocess.run([vkfx, "--help"], capture_output=True, text=True, check=True).stdout
+filters = [l.split()[0] for l in subprocess.run([vkfx, "--filters"], capture_output=True,
+                                                 text=True, check=True).stdout.splitlines()
+           if l and not l.startswith("'")]
+for line in help_text.splitlines()[:3] + [help_text.splitlines()[-1]]:
+    if line.replace("\\", "\\e") not in page:
+        failures.append("the man page lacks the --help line %r" % line)
+for name in filters:
+    first = subprocess.run([vkfx, "--help-filter", name], capture_output=True, text=True,
+                           check=True).stdout.splitlines()[0]
+    if ".SS %s\n" % name not in page or first not in page:
+        failures.append("the man page lacks --help-filter %s" % name)
+
+for f in failures:
+    print(f, file=sys.stderr)
+sys.exit(1 if failures else 0)
