@@ -131,7 +131,9 @@ static int info_one(const char *path, bool json)
                    .width = px.width,
                    .height = px.height,
                    .channels = px.channels,
-                   .bits = px.sample == VKFX_SAMPLE_U8 ? 8 : px.sample == VKFX_SAMPLE_U16 ? 16 : 32,
+                   .bits = px.sample == VKFX_SAMPLE_U8    ? 8
+                           : px.sample == VKFX_SAMPLE_U16 ? 16
+                                                          : 32,
                    .is_float = px.sample == VKFX_SAMPLE_F32,
                    .orientation = m.stored_orientation};
         if (!f.format)

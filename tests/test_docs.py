@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """What `meson install` installs besides the binary, as built: bash's completion run on a few
 prefixes (through the function the generated file registers, as bash calls it on Tab), and the
-man page holding the text of `vkfx --help` and of `vkfx --help-filter` for every filter.
+man page holding the text of `vkfx --help` and of `vkfx --help-filter` for every filter. And
+the README's CI example as written, against goldens of which two differ: every golden is
+compared, each failure reported and its heat map written, and the job fails.
 
-usage: test_docs.py VKFX BASH_COMPLETION MAN_PAGE
+usage: test_docs.py VKFX BASH_COMPLETION MAN_PAGE README
 """
 import os
+import re
 import subprocess
 import sys
+import tempfile
 
-vkfx, completion, man = (os.path.abspath(a) for a in sys.argv[1:4])
+vkfx, completion, man, readme = (os.path.abspath(a) for a in sys.argv[1:5])
 failures = []
 
 
@@ -58,6 +62,32 @@ for name in filters:
                            check=True).stdout.splitlines()[0]
     if ".SS %s\n" % name not in page or first not in page:
         failures.append("the man page lacks --help-filter %s" % name)
+
+# The README's CI example: its first shell block after "A CI job".
+text = open(readme).read()
+m = re.search(r"A CI job.*?```sh\n(.*?)```", text, re.S)
+if not m:
+    failures.append("the README has no CI example")
+else:
+    with tempfile.TemporaryDirectory(prefix="vkfx-docs-") as tmp:
+        os.symlink(os.path.join(os.path.dirname(readme), "images"), os.path.join(tmp, "images"))
+        os.mkdir(os.path.join(tmp, "golden"))
+        for args in (["images/chelsea.png", "-f", "gauss:sigma=3", "-o", "golden/soft.png"],
+                     ["images/chelsea.png", "-f", "sobel", "-o", "golden/edges.png"],
+                     ["images/coffee.png", "-f", "cartoon:sigma=3", "-o",
+                      "golden/coffee-cartoon.png"]):
+            subprocess.run([vkfx, "--quiet"] + args, cwd=tmp, check=True)
+        env = dict(os.environ, PATH=os.path.dirname(vkfx) + os.pathsep + os.environ["PATH"])
+        r = subprocess.run(["bash", "-c", m.group(1)], cwd=tmp, env=env, capture_output=True,
+                           text=True)
+        out = r.stdout
+        if r.returncode == 0 or "2 golden image(s) differ" not in out:
+            failures.append("the CI example: exit %d:\n%s%s" % (r.returncode, out, r.stderr))
+        if out.count("result=fail") != 2 or out.count("result=pass") != 1:
+            failures.append("the CI example did not compare every golden:\n" + out)
+        for name in ("edges.png", "coffee-cartoon.png"):
+            if not os.path.exists(os.path.join(tmp, "diff", name)):
+                failures.append("the CI example wrote no diff/" + name)
 
 for f in failures:
     print(f, file=sys.stderr)
