@@ -3,7 +3,10 @@
 prefixes (through the function the generated file registers, as bash calls it on Tab), and the
 man page holding the text of `vkfx --help` and of `vkfx --help-filter` for every filter. And
 the README's CI example as written, against goldens of which two differ: every golden is
-compared, each failure reported and its heat map written, and the job fails.
+compared, each failure reported and its heat map written, and the job fails. And the README's
+first command installing what running needs only: the packages only tests need (Criterion,
+the validation layer, Chromium, Node.js, Slurm, munge) come with the second, and .ci/run
+installs both lists.
 
 usage: test_docs.py VKFX BASH_COMPLETION MAN_PAGE README
 """
@@ -88,6 +91,26 @@ else:
         for name in ("edges.png", "coffee-cartoon.png"):
             if not os.path.exists(os.path.join(tmp, "diff", name)):
                 failures.append("the CI example wrote no diff/" + name)
+
+# The packages: the first command's list holds none of the tests'.
+root = os.path.dirname(readme)
+def package_list(name):
+    return [l.strip() for l in open(os.path.join(root, ".ci", name)) if l.strip()]
+run_list, test_list = package_list("packages-run.txt"), package_list("packages-test.txt")
+for p in ("libcriterion-dev", "vulkan-validationlayers", "chromium", "nodejs", "slurm-wlm",
+          "munge"):
+    if p not in test_list or p in run_list:
+        failures.append("%s should be installed by the test command only" % p)
+if set(run_list) & set(test_list):
+    failures.append("in both package lists: %s" % sorted(set(run_list) & set(test_list)))
+blocks = re.findall(r"```sh\n(.*?)```", text, re.S)
+if len(blocks) < 2 or "packages-run.txt" not in blocks[0] or "packages-test.txt" in blocks[0] \
+        or "packages-test.txt" not in blocks[1] or "-Dtests=false" not in blocks[0]:
+    failures.append("the README's first command should install .ci/packages-run.txt only "
+                    "and build without the tests, the second .ci/packages-test.txt")
+ci = open(os.path.join(root, ".ci", "run")).read()
+if "packages-run.txt" not in ci or "packages-test.txt" not in ci:
+    failures.append(".ci/run should install both package lists")
 
 for f in failures:
     print(f, file=sys.stderr)
