@@ -24,6 +24,7 @@
 
 #include "cli.h"
 #include "../core/copy.h"
+#include "../core/exif.h"
 #include "../core/icc.h"
 
 /* Calls that return a status: on failure, keep it and go to the cleanup. */
@@ -679,6 +680,13 @@ static void encode(batch *b, job *j)
 {
     vkfx_save_opts save_meta = j->opts->save;
     save_meta.meta = j->opts->strip ? NULL : &j->meta;
+    /* EXIF tells the output's truth: its size, and no thumbnail of other pixels once the
+     * image was turned upright or reshaped. */
+    if (j->meta.exif.data) {
+        vkfx_exif_set_size(j->meta.exif.data, j->meta.exif.size, j->out.width, j->out.height);
+        if (j->meta.applied_orientation > 1 || vkfx_chain_reshapes(j->chain))
+            vkfx_exif_drop_thumbnail(j->meta.exif.data, j->meta.exif.size);
+    }
     const vkfx_save_opts *save = &save_meta;
     j->dropped = vkfx_file_meta_dropped(j->fmt, save->meta);
     double t = vkfx_now_ms();

@@ -406,3 +406,98 @@ Test(everyday, blur_and_sharpen_suggest_gauss_and_unsharp)
         run_free(&r);
     }
 }
+
+/* ------------------------------------------------------------------------ */
+/* Metadata that tells the truth about the pixels written. */
+
+/* A little-endian EXIF block of a 4000x3000 camera image: IFD0 with ImageWidth (SHORT), an
+ * upright orientation and the Exif directory, which has PixelXDimension (LONG) and
+ * PixelYDimension (SHORT); IFD1 a 4-byte thumbnail. */
+static const uint8_t camera_exif[] = {
+    'I', 'I', 42, 0, 8, 0, 0, 0,                     /* header, IFD0 at 8 */
+    3, 0,                                            /* IFD0: three entries */
+    0x00, 0x01, 3, 0, 1, 0, 0, 0, 0xa0, 0x0f, 0, 0,  /* ImageWidth SHORT 4000 (at 18) */
+    0x12, 0x01, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0,        /* Orientation 1 */
+    0x69, 0x87, 4, 0, 1, 0, 0, 0, 50, 0, 0, 0,       /* Exif IFD at 50 */
+    80, 0, 0, 0,                                     /* IFD1 at 80 (link at 46) */
+    2, 0,                                            /* Exif IFD: two entries */
+    0x02, 0xa0, 4, 0, 1, 0, 0, 0, 0xa0, 0x0f, 0, 0,  /* PixelXDimension LONG 4000 (at 60) */
+    0x03, 0xa0, 3, 0, 1, 0, 0, 0, 0xb8, 0x0b, 0, 0,  /* PixelYDimension SHORT 3000 (at 72) */
+    0, 0, 0, 0,                                      /* no next */
+    2, 0,                                            /* IFD1: the thumbnail */
+    0x01, 0x02, 4, 0, 1, 0, 0, 0, 110, 0, 0, 0,      /* JPEGInterchangeFormat at 110 */
+    0x02, 0x02, 4, 0, 1, 0, 0, 0, 4, 0, 0, 0,        /* its 4 bytes */
+    0, 0, 0, 0,                                      /* no next */
+    0xff, 0xd8, 0xff, 0xd9,                          /* the thumbnail */
+};
+
+static uint32_t le(const uint8_t *p, int bytes)
+{
+    return bytes == 2 ? (uint32_t)(p[0] | p[1] << 8)
+                      : (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+Test(everyday, exif_says_the_size_written_and_drops_a_stale_thumbnail)
+{
+    vkfx_meta m = {0};
+    m.exif.data = malloc(sizeof(camera_exif) + 1);
+    memcpy(m.exif.data, camera_exif, sizeof(camera_exif));
+    m.exif.size = sizeof(camera_exif);
+    make_image("cam.png", VKFX_FILE_PNG, 40, 30, 3, &m, 5, NULL);
+    vkfx_meta_free(&m);
+    static const struct {
+        const char *chain; /* NULL: a conversion */
+        uint32_t w, h;
+        bool thumbnail;
+    } cases[] = {
+        {NULL, 40, 30, true},
+        {"resize:width=20", 20, 15, false},
+        {"rotate:angle=90", 30, 40, false},
+        {"crop:width=7:height=5", 7, 5, false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cli_run r;
+        if (cases[i].chain)
+            HERE(&r, "cam.png", "-f", cases[i].chain, "-o", "out.png");
+        else
+            HERE(&r, "cam.png", "-o", "out.png");
+        cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        vkfx_pixels px;
+        vkfx_meta got = {0};
+        cr_assert_eq(vkfx_file_load_meta(tc_tpath("out.png"), &px, &got), VKFX_OK);
+        cr_assert(got.exif.data && got.exif.size == sizeof(camera_exif), "%s: EXIF of %zu bytes",
+                  r.cmd, got.exif.size);
+        const uint8_t *e = got.exif.data;
+        cr_expect(le(e + 18, 2) == cases[i].w && le(e + 60, 4) == cases[i].w &&
+                      le(e + 72, 2) == cases[i].h,
+                  "%s: EXIF says %u (ImageWidth), %ux%u (PixelX/YDimension), not %ux%u", r.cmd,
+                  le(e + 18, 2), le(e + 60, 4), le(e + 72, 2), cases[i].w, cases[i].h);
+        cr_expect_eq(le(e + 46, 4) != 0, cases[i].thumbnail, "%s: thumbnail link %u", r.cmd,
+                     le(e + 46, 4));
+        vkfx_meta_free(&got);
+        vkfx_pixels_free(&px);
+        run_free(&r);
+    }
+    /* Stored turned (orientation 6): written upright, orientation 1, no thumbnail. */
+    m = (vkfx_meta){0};
+    m.exif.data = malloc(sizeof(camera_exif) + 1);
+    memcpy(m.exif.data, camera_exif, sizeof(camera_exif));
+    m.exif.data[30] = 6;
+    m.exif.size = sizeof(camera_exif);
+    make_image("turned.png", VKFX_FILE_PNG, 40, 30, 3, &m, 6, NULL);
+    vkfx_meta_free(&m);
+    cli_run r;
+    HERE(&r, "turned.png", "-o", "upright.png");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    vkfx_pixels px;
+    vkfx_meta got = {0};
+    cr_assert_eq(vkfx_file_load_meta(tc_tpath("upright.png"), &px, &got), VKFX_OK);
+    const uint8_t *e = got.exif.data;
+    cr_assert(e && got.exif.size == sizeof(camera_exif));
+    cr_expect(e[30] == 1 && le(e + 60, 4) == 30 && le(e + 72, 2) == 40 && le(e + 46, 4) == 0,
+              "orientation %u, %ux%u, thumbnail link %u", e[30], le(e + 60, 4), le(e + 72, 2),
+              le(e + 46, 4));
+    vkfx_meta_free(&got);
+    vkfx_pixels_free(&px);
+    run_free(&r);
+}
