@@ -49,6 +49,15 @@ static const uint8_t exif_orientation_6[] = {
     0,    0,    0,  0,                         /* no next IFD */
 };
 
+/* m's EXIF block: a copy of the size bytes at exif. */
+static void put_exif(vkfx_meta *m, const uint8_t *exif, size_t size)
+{
+    m->exif.data = malloc(size + 1);
+    cr_assert(m->exif.data);
+    memcpy(m->exif.data, exif, size);
+    m->exif.size = size;
+}
+
 /* A random w x h image of channels 8-bit samples saved at name with meta; px keeps the pixels. */
 static void make_image(const char *name, vkfx_file_format fmt, uint32_t w, uint32_t h,
                        uint32_t channels, const vkfx_meta *meta, uint64_t seed, vkfx_pixels *px)
@@ -70,9 +79,7 @@ static void make_image(const char *name, vkfx_file_format fmt, uint32_t w, uint3
 Test(everyday, conversion_without_a_chain_turns_upright_and_keeps_metadata)
 {
     vkfx_meta m = {0};
-    m.exif.data = malloc(sizeof(exif_orientation_6) + 1);
-    memcpy(m.exif.data, exif_orientation_6, sizeof(exif_orientation_6));
-    m.exif.size = sizeof(exif_orientation_6);
+    put_exif(&m, exif_orientation_6, sizeof(exif_orientation_6));
     m.texts[0] = (vkfx_text){strdup("Title"), strdup("a test")};
     m.ntexts = 1;
     vkfx_pixels in;
@@ -313,9 +320,7 @@ Test(everyday, background_must_be_a_colour)
 Test(everyday, info_tells_format_size_depth_orientation_profile_and_metadata)
 {
     vkfx_meta m = {0};
-    m.exif.data = malloc(sizeof(exif_orientation_6) + 1);
-    memcpy(m.exif.data, exif_orientation_6, sizeof(exif_orientation_6));
-    m.exif.size = sizeof(exif_orientation_6);
+    put_exif(&m, exif_orientation_6, sizeof(exif_orientation_6));
     m.texts[0] = (vkfx_text){strdup("Title"), strdup("abc")};
     m.ntexts = 1;
     m.icc.data = (uint8_t *)tc_slurp(VKFX_SOURCE_ROOT "/tests/data/compatibleWithAdobeRGB1998.icc",
@@ -440,9 +445,7 @@ static uint32_t le(const uint8_t *p, int bytes)
 Test(everyday, exif_says_the_size_written_and_drops_a_stale_thumbnail)
 {
     vkfx_meta m = {0};
-    m.exif.data = malloc(sizeof(camera_exif) + 1);
-    memcpy(m.exif.data, camera_exif, sizeof(camera_exif));
-    m.exif.size = sizeof(camera_exif);
+    put_exif(&m, camera_exif, sizeof(camera_exif));
     make_image("cam.png", VKFX_FILE_PNG, 40, 30, 3, &m, 5, NULL);
     vkfx_meta_free(&m);
     static const struct {
@@ -480,10 +483,8 @@ Test(everyday, exif_says_the_size_written_and_drops_a_stale_thumbnail)
     }
     /* Stored turned (orientation 6): written upright, orientation 1, no thumbnail. */
     m = (vkfx_meta){0};
-    m.exif.data = malloc(sizeof(camera_exif) + 1);
-    memcpy(m.exif.data, camera_exif, sizeof(camera_exif));
+    put_exif(&m, camera_exif, sizeof(camera_exif));
     m.exif.data[30] = 6;
-    m.exif.size = sizeof(camera_exif);
     make_image("turned.png", VKFX_FILE_PNG, 40, 30, 3, &m, 6, NULL);
     vkfx_meta_free(&m);
     cli_run r;
