@@ -91,7 +91,6 @@ typedef struct batch {
     bool lost;        /* the GPU was lost: nothing more can run */
     bool no_device;   /* the device could not be opened: decoding stops */
     bool broken_pipe; /* standard output's reader went away */
-    bool meta_noted;  /* the note on metadata a format cannot hold was shown */
     int json_errno;   /* the first failure to write the report */
 } batch;
 
@@ -539,7 +538,8 @@ static int plan_line(plan *p, const cli_job_line *l)
             TRY(outdir_name(o->outdir, &f, &j->output));
         else
             TRY(expand(o->output, &f, false, "-o", &j->output));
-        TRY(expand(o->chain_text, &f, true, "-f", &j->chain_text));
+        if (o->chain_text)
+            TRY(expand(o->chain_text, &f, true, "-f", &j->chain_text));
         if ((ret = vkfx_chain_parse(j->chain_text, &j->chain)) < 0) {
             if (n > 1)
                 vkfx_fail_context(ret, "%s", j->input);
@@ -659,6 +659,13 @@ static void encode(batch *b, job *j)
 {
     vkfx_save_opts save_meta = j->opts->save;
     save_meta.meta = j->opts->strip ? NULL : &j->meta;
+    /* EXIF tells the output's truth: its size, and no thumbnail of other pixels once the
+     * image was turned upright or reshaped. */
+    if (j->meta.exif.data) {
+        vkfx_exif_set_size(j->meta.exif.data, j->meta.exif.size, j->out.width, j->out.height);
+        if (j->meta.applied_orientation > 1 || vkfx_chain_reshapes(j->chain))
+            vkfx_exif_drop_thumbnail(j->meta.exif.data, j->meta.exif.size);
+    }
     const vkfx_save_opts *save = &save_meta;
     j->dropped = vkfx_file_meta_dropped(j->fmt, save->meta);
     double t = vkfx_now_ms();
@@ -751,6 +758,23 @@ static void report_progress(batch *b, bool last)
         fputc('\n', stderr);
 }
 
+/* Whether px has an alpha channel with any sample below opaque. */
+static bool translucent(const vkfx_pixels *px)
+{
+    if (px->channels != 2 && px->channels != 4)
+        return false;
+    size_t n = (size_t)px->width * px->height, a = px->channels - 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i * px->channels + a;
+        bool below = px->sample == VKFX_SAMPLE_U8    ? ((const uint8_t *)px->data)[k] < 255
+                     : px->sample == VKFX_SAMPLE_U16 ? ((const uint16_t *)px->data)[k] < 65535
+                                                     : ((const float *)px->data)[k] < 1.0f;
+        if (below)
+            return true;
+    }
+    return false;
+}
+
 /* Counts job j's pixels as they are now in the batch's held bytes (lock held). */
 static void hold(batch *b, job *j)
 {
@@ -767,18 +791,22 @@ static void finish_job(batch *b, size_t i)
     b->in_flight--;
     b->done++;
     if (j->note[0]) {
+        /* The decoder's note starts with the file's name; the kind is the rest. */
+        size_t len = strlen(j->input);
+        bool named = strncmp(j->note, j->input, len) == 0 && strncmp(j->note + len, ": ", 2) == 0;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        fprintf(stderr, "vkfx: note: %s\n", j->note);
+        cli_note(named ? j->note + len + 2 : j->note, "%s", j->note);
     }
-    if (j->state == JOB_DONE && j->dropped && !b->meta_noted) {
+    if (j->state == JOB_DONE && j->dropped) {
         char kinds[128];
         vkfx_meta_kind_names(j->dropped, kinds, sizeof(kinds));
-        b->meta_noted = true;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        cli_message("vkfx: note: %s cannot hold %s of %s; dropped (noted once a run)",
-                    vkfx_file_format_name(j->fmt), kinds, j->input);
+        /* One kind for every format and piece: the first says what happens. */
+        cli_note("metadata left out of an output",
+                 "%s cannot hold %s of %s; dropped (noted once a run)",
+                 vkfx_file_format_name(j->fmt), kinds, j->input);
     }
     if (j->state == JOB_FAILED) {
         b->failed++;
@@ -967,6 +995,16 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             run.source_height = j->source_h;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
+            /* Transparency into a format without alpha: flattened over --background, white
+             * by default. Opaque images keep their bytes. */
+            run.flatten = (j->out.channels == 1 || j->out.channels == 3) && translucent(&j->in);
+            for (int c = 0; c < 3; c++)
+                run.background[c] = j->opts->background_set ? j->opts->background[c] : 1.0f;
+            if (run.flatten && !j->opts->background_set)
+                cli_note("alpha flattened onto white",
+                         "%s has no alpha: %s flattened onto white (--background COLOR picks "
+                         "another)",
+                         vkfx_file_format_name(j->fmt), j->input);
             /* The curves' encoding is left to a codec thread: linear floats come back. */
             j->tone_here = j->tone && !j->opts->linear && j->in.sample != VKFX_SAMPLE_F32 &&
                            j->out.sample != VKFX_SAMPLE_F32;
@@ -1165,7 +1203,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
      * machine ran 12% faster than with helper threads: tests/bench/RESULTS.md). */
     vkfx_copy_set_threads(cores > nthreads + 1 ? cores - nthreads - 1 : 1);
     /* One file needs no progress line unless asked for. */
-    b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1);
+    b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1 && !cli_notes_quiet());
     b.progress_tty = isatty(STDERR_FILENO);
     b.t0 = now_s();
     pthread_mutex_init(&b.mu, NULL);
@@ -1275,5 +1313,6 @@ done:
     wall.exit_ms += vkfx_now_ms() - t;
     if (o->timings && gpu_used)
         cli_wall_print(&wall);
+    cli_notes_end();
     return code;
 }

@@ -37,11 +37,14 @@ static const char compare_usage[] =
     "  -h, --help          this text\n"
     "\n"
     "Output: one line on stdout, keys always in this order:\n"
-    "  vkfx compare: metric=M value=V tolerance=X result=pass|fail reason=R a=A b=B\n"
+    "  vkfx compare: metric=M value=V tolerance=X result=pass|fail reason=R\n"
+    "                differ=N share=S a=A b=B\n"
     "V and X are C %g numbers (up to 10 significant digits), V may be 'inf', or\n"
     "'nan' when the sizes differ; R is 'none' (pass), 'value' (over the tolerance)\n"
-    "or 'size' (the images differ in width or height; not compared); A and B are\n"
-    "the paths as given, last on the line.\n"
+    "or 'size' (the images differ in width or height; not compared); N is how many\n"
+    "samples compared differ at all, S their share of the samples compared (0..1;\n"
+    "both 'nan' when the sizes differ); A and B are the paths as given, last on\n"
+    "the line.\n"
     "\n"
     "Exit status: 0 within tolerance, 1 not within tolerance or different sizes,\n"
     "2 usage error or trouble: a bad option, a missing, unreadable or corrupt\n"
@@ -157,12 +160,18 @@ int cli_compare_main(int argc, char **argv)
     if (r.size_mismatch)
         cli_message("vkfx compare: the sizes differ: %s is %ux%u, %s is %ux%u", path_a, ia.width,
                     ia.height, path_b, ib.width, ib.height);
-    printf("vkfx compare: metric=%s value=%.10g tolerance=%.10g result=%s reason=%s a=%s b=%s\n",
+    char differ[32] = "nan", share[32] = "nan";
+    if (!r.size_mismatch) {
+        snprintf(differ, sizeof(differ), "%llu", (unsigned long long)r.differing);
+        snprintf(share, sizeof(share), "%.6g", (double)r.differing / (double)r.samples);
+    }
+    printf("vkfx compare: metric=%s value=%.10g tolerance=%.10g result=%s reason=%s differ=%s "
+           "share=%s a=%s b=%s\n",
            vkfx_metric_name(metric), r.value, tolerance, pass ? "pass" : "fail",
            pass              ? "none"
            : r.size_mismatch ? "size"
                              : "value",
-           path_a, path_b);
+           differ, share, path_a, path_b);
     code = pass ? EXIT_OK : EXIT_PROCESSING;
 done:
     vkfx_compare_result_free(&r);

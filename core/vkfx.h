@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "copy.h"
 #include "error.h"
+#include "exif.h"
 #include "fileio.h"
 #include "icc.h"
 #include "pixels.h"
@@ -150,6 +151,10 @@ typedef struct vkfx_run_opts {
     uint32_t source_width, source_height;
     /* Asked between passes whether to stop; NULL: the run goes to its end. */
     const vkfx_cancel *cancel;
+    /* An output without alpha is composited over background (its encoded RGB, 0..1) where
+     * flatten; otherwise its colour is written as it is under the alpha dropped. */
+    bool flatten;
+    float background[3];
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit

@@ -343,8 +343,18 @@ static bool has_space(const char *s)
     return false;
 }
 
-static int fail_unknown_filter(const char *name)
+const char *vkfx_filter_suggest(const char *name)
 {
+    /* What ImageMagick, vips and GIMP users type for filters vkfx names otherwise. */
+    static const char *const aliases[][2] = {
+        {"blur", "gauss"},        {"gaussian", "gauss"},   {"gaussblur", "gauss"},
+        {"sharpen", "unsharp"},   {"edge", "sobel"},       {"edges", "sobel"},
+        {"gray", "grayscale"},    {"grey", "grayscale"},   {"greyscale", "grayscale"},
+        {"thumbnail", "resize"},  {"scale", "resize"},     {"rot", "rotate"},
+    };
+    for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+        if (strcasecmp(name, aliases[i][0]) == 0)
+            return aliases[i][1];
     const char *best = NULL;
     size_t best_d = SIZE_MAX;
     for (size_t i = 0; vkfx_filters[i]; i++) {
@@ -354,7 +364,13 @@ static int fail_unknown_filter(const char *name)
             best = vkfx_filters[i]->name;
         }
     }
-    if (best && best_d <= suggest_limit(name))
+    return best && best_d <= suggest_limit(name) ? best : NULL;
+}
+
+static int fail_unknown_filter(const char *name)
+{
+    const char *best = vkfx_filter_suggest(name);
+    if (best)
         return vkfx_fail(VKFX_E_USAGE,
                          "unknown filter '%s'; did you mean '%s'? (vkfx --filters lists them)",
                          name, best);
@@ -536,7 +552,11 @@ int vkfx_chain_parse(const char *text_in, vkfx_chain **out)
         vkfx_fail(ret, "out of memory parsing the filter chain");
         goto fail;
     }
-    const char *p = text_in ? text_in : "";
+    if (!text_in) {
+        *out = c;
+        return VKFX_OK;
+    }
+    const char *p = text_in;
     for (;;) {
         if ((ret = read_field(&p, ",:", &name)) < 0)
             goto fail;

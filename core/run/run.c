@@ -198,6 +198,12 @@ fail:
 int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, bool linear,
                        vkfx_buffer *raw)
 {
+    return vkfx_record_encode_over(g, img, out, linear, NULL, raw);
+}
+
+int vkfx_record_encode_over(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, bool linear,
+                            const float *background, vkfx_buffer *raw)
+{
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
     vkfx_buffer *least = NULL;
@@ -224,7 +230,11 @@ int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, b
                         srgb,
                         nwords,
                         groups_x * 256,
-                        out->straight};
+                        out->straight,
+                        {0}};
+    for (int c = 0; background && c < 3; c++)
+        push.background[c] = (float)(linear ? background[c] : vkfx_srgb_decode(background[c]));
+    push.background[3] = background ? 1.0f : 0.0f;
     vkfx_dispatch d = {
         .kernel = k,
         .label = "encode",
@@ -373,7 +383,8 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     t = vkfx_now_ms();
     TRY(vkfx_record_decode(p->g, raw_in, in, opts->linear, curves, img));
     TRY(vkfx_record_chain(p->g, chain, img, &final, &p->states));
-    TRY(vkfx_record_encode(p->g, final, &p->out, opts->linear, p->raw_out));
+    TRY(vkfx_record_encode_over(p->g, final, &p->out, opts->linear,
+                                opts->flatten ? opts->background : NULL, p->raw_out));
     TRY(vkfx_graph_submit(p->g));
     p->result.record_ms = vkfx_now_ms() - t;
 fail:
