@@ -475,6 +475,7 @@ static void jobs_free(job *jobs, size_t n)
         free(jobs[i].chain_text);
         vkfx_chain_free(jobs[i].chain);
         free(jobs[i].result.times);
+        free(jobs[i].result.jpeg);
         vkfx_pixels_free(&jobs[i].in);
         vkfx_pixels_free(&jobs[i].out);
         vkfx_meta_free(&jobs[i].meta);
@@ -679,7 +680,11 @@ static void encode(batch *b, job *j)
             j->out = coded;
         }
     }
-    if (ret == VKFX_OK)
+    if (ret == VKFX_OK && j->result.jpeg)
+        ret = vkfx_file_save_encoded(out ? "standard output" : j->output, out ? STDOUT_FILENO : -1,
+                                     j->fmt, j->result.jpeg, j->result.jpeg_size, j->out.width,
+                                     j->out.height, save);
+    else if (ret == VKFX_OK)
         ret = out ? vkfx_file_save_fd(STDOUT_FILENO, "standard output", j->fmt, &j->out, save)
                   : vkfx_file_save(j->output, j->fmt, &j->out, save);
     j->encode_ms = vkfx_now_ms() - t;
@@ -819,6 +824,8 @@ static void finish_job(batch *b, size_t i)
     if (b->json && j->state != JOB_SKIPPED)
         report_json(b, j);
     vkfx_pixels_free(&j->in);
+    free(j->result.jpeg);
+    j->result.jpeg = NULL;
     vkfx_pixels_free(&j->out);
     hold(b, j);
     vkfx_meta_free(&j->meta);
@@ -1010,6 +1017,10 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
                            j->out.sample != VKFX_SAMPLE_F32;
             j->tone_sample = j->out.sample;
             run.tone = j->tone;
+            if (j->fmt == VKFX_FILE_JPEG) {
+                run.jpeg = &j->opts->save;
+                run.jpeg_codec = b->o->jpeg_codec;
+            }
             run.tone_later = true;
             start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
             if (start_ret < 0 && (b->n > 1 || b->source))

@@ -99,6 +99,7 @@ typedef struct cli_batch_opts {
     unsigned shard_n;   /* plan is K modulo N; shard_n 0: all of them */
     bool skip_existing; /* --skip-existing: a job whose output exists is not run */
     bool init_only;     /* --init-only: create the GPU context, then exit */
+    vkfx_jpeg_codec jpeg_codec; /* --jpeg-codec: where JPEG files are encoded */
     const char *job_file; /* vkfx run's job file ("-": standard input), or NULL: never written */
     vkfx_context_opts ctx;
 } cli_batch_opts;
@@ -130,6 +131,10 @@ extern const struct option cli_longopts[];
  * VKFX_E_USAGE with a one-line message. */
 int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o, int *first,
                       cli_info *info, const char **info_arg);
+/* --jpeg-codec's word (what names it in the message); VKFX_E_USAGE for another. */
+int cli_jpeg_codec(const char *word, const char *what, vkfx_jpeg_codec *out);
+/* The default of --jpeg-codec: VKFX_JPEG_CODEC where set, else auto. */
+int cli_jpeg_codec_default(vkfx_jpeg_codec *out);
 /* The checks a job needs once its options are read: inputs, one
  * way to name outputs, --format only with -o -. */
 int cli_check_job(const cli_job_opts *j, int ninputs);

@@ -30,6 +30,7 @@ enum {
     OPT_SKIP_EXISTING,
     OPT_INIT_ONLY,
     OPT_NO_FSYNC,
+    OPT_JPEG_CODEC,
     OPT_JPEG_SUBSAMPLING,
     OPT_JPEG_PROGRESSIVE,
     OPT_JPEG_OPTIMIZE,
@@ -75,6 +76,7 @@ const struct option cli_longopts[] = {
     {"init-only", no_argument, NULL, OPT_INIT_ONLY},
     {"no-clobber", no_argument, NULL, 'n'},
     {"no-fsync", no_argument, NULL, OPT_NO_FSYNC},
+    {"jpeg-codec", required_argument, NULL, OPT_JPEG_CODEC},
     {"jpeg-subsampling", required_argument, NULL, OPT_JPEG_SUBSAMPLING},
     {"jpeg-progressive", no_argument, NULL, OPT_JPEG_PROGRESSIVE},
     {"jpeg-optimize", no_argument, NULL, OPT_JPEG_OPTIMIZE},
@@ -199,6 +201,25 @@ static int parse_color(const char *s, float rgb[3])
     return VKFX_OK;
 }
 
+int cli_jpeg_codec(const char *word, const char *what, vkfx_jpeg_codec *out)
+{
+    static const char *const codecs[] = {"auto", "gpu", "cpu", NULL}; /* vkfx_jpeg_codec */
+    int k = choice(word, codecs);
+    if (k < 0)
+        return vkfx_fail(VKFX_E_USAGE, "%s '%s' must be auto, gpu or cpu", what, word);
+    *out = (vkfx_jpeg_codec)k;
+    return VKFX_OK;
+}
+
+int cli_jpeg_codec_default(vkfx_jpeg_codec *out)
+{
+    /* The test suite sets VKFX_JPEG_CODEC=gpu to run every JPEG output through the device on
+     * lavapipe, where auto would keep libjpeg-turbo; --jpeg-codec overrides it. */
+    const char *env = getenv("VKFX_JPEG_CODEC");
+    *out = VKFX_JPEG_CODEC_AUTO;
+    return env && *env ? cli_jpeg_codec(env, "VKFX_JPEG_CODEC", out) : VKFX_OK;
+}
+
 /* The option as the user wrote it, for messages. */
 static const char *option_name(char **argv, int c, char *buf, size_t len)
 {
@@ -235,6 +256,8 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
     int c, k;
     char name[48];
     *info = CLI_INFO_NONE;
+    if ((scopes & CLI_SCOPE_RUN) && cli_jpeg_codec_default(&o->jpeg_codec) < 0)
+        return VKFX_E_USAGE;
     opterr = 0;
     optind = 0; /* GNU getopt starts afresh: the parser runs once per job line */
     while ((c = getopt_long(argc, argv, ":f:o:q:j:nh", cli_longopts, NULL)) != -1) {
@@ -297,8 +320,8 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_JPEG_SUBSAMPLING:
             if ((k = choice(optarg, subsamplings)) <= 0)
-                return vkfx_fail(VKFX_E_USAGE,
-                                 "--jpeg-subsampling '%s' must be 444, 422 or 420", optarg);
+                return vkfx_fail(VKFX_E_USAGE, "--jpeg-subsampling '%s' must be 444, 422 or 420",
+                                 optarg);
             o->job.save.jpeg_subsampling = (vkfx_jpeg_subsampling)k;
             break;
         case OPT_JPEG_PROGRESSIVE:
@@ -370,6 +393,10 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_NO_FSYNC:
             vkfx_safefile_set_fsync(false);
+            break;
+        case OPT_JPEG_CODEC:
+            if (cli_jpeg_codec(optarg, "--jpeg-codec", &o->jpeg_codec) < 0)
+                return VKFX_E_USAGE;
             break;
         case OPT_FILTERS:
             *info = CLI_INFO_FILTERS;

@@ -51,6 +51,10 @@ static const char preview_usage[] =
     "      --time-limit S   seconds a render or Save may take before it is stopped,\n"
     "                       1..86400 (default 60); the page shows the stop\n"
     "      --no-browser     do not open a browser\n"
+    "      --jpeg-codec auto|gpu|cpu\n"
+    "                       where the pictures and a JPEG Save are encoded, as for\n"
+    "                       vkfx (the device's pictures: libjpeg-turbo's accurate\n"
+    "                       DCT, quality 90, 4:2:0)\n"
     "  -h, --help           this text\n"
     "\n"
     "HTTP, for scripts (every request needs the token, as ?token=TOKEN or the\n"
@@ -91,6 +95,7 @@ typedef struct server {
     atomic_uint_fast64_t newest_render;
     unsigned time_limit; /* --time-limit, seconds */
     tjhandle jpeg;
+    vkfx_jpeg_codec jpeg_codec; /* --jpeg-codec */
 } server;
 
 /* ret, or a failure when the validation layer (VKFX_VALIDATE=1) reported
@@ -449,22 +454,27 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     double start = now_ms();
     vkfx_pixels px = {0};
     double gpu_ms = -1;
-    unsigned char *jpeg = NULL;
+    unsigned char *jpeg = NULL, *device_jpeg = NULL;
     unsigned long jpeg_size = 0;
+    size_t device_size = 0;
     unsigned messages = vkfx_context_validation_messages(s->ctx);
     watch wt = watch_start(s, c, ticket);
     vkfx_cancel cancel = {watch_stop, &wt};
     ret = checked(s->ctx, messages,
-                  vkfx_preview_render(s->preview, chain, width, &px, &gpu_ms, &cancel));
-    if (ret == VKFX_OK && tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB,
-                                      &jpeg, &jpeg_size, TJSAMP_420, 90, 0) != 0)
+                  vkfx_preview_render_jpeg(s->preview, chain, width, s->jpeg_codec, &device_jpeg,
+                                           &device_size, &px, &gpu_ms, &cancel));
+    if (ret == VKFX_OK && !device_jpeg &&
+        tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB, &jpeg,
+                    &jpeg_size, TJSAMP_420, vkfx_preview_jpeg.jpeg_quality, 0) != 0)
         ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoding failed: %s", tjGetErrorStr2(s->jpeg));
     double done = now_ms();
     pthread_mutex_unlock(&s->gpu);
     vkfx_pixels_free(&px);
     vkfx_chain_free(chain);
-    if (ret < 0)
+    if (ret < 0) {
         tjFree(jpeg);
+        free(device_jpeg);
+    }
     if (ret == VKFX_E_STOPPED)
         return send_stopped(c, &wt, "render");
     if (ret < 0)
@@ -472,6 +482,8 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     char timing[160];
     snprintf(timing, sizeof(timing), "gpu;dur=%.3f, render;dur=%.3f, wait;dur=%.3f",
              gpu_ms < 0 ? 0 : gpu_ms, done - start, start - asked);
+    if (device_jpeg)
+        return send_buffer(c, MHD_HTTP_OK, "image/jpeg", device_jpeg, device_size, free, timing);
     return send_buffer(c, MHD_HTTP_OK, "image/jpeg", jpeg, jpeg_size, free_jpeg, timing);
 }
 
@@ -712,7 +724,7 @@ static int check_output(const char *output)
     return ret;
 }
 
-enum { OPT_PORT = 256, OPT_NO_BROWSER, OPT_TIME_LIMIT };
+enum { OPT_PORT = 256, OPT_NO_BROWSER, OPT_TIME_LIMIT, OPT_JPEG_CODEC };
 
 int cli_preview_main(int argc, char **argv)
 {
@@ -722,6 +734,7 @@ int cli_preview_main(int argc, char **argv)
         {"port", required_argument, NULL, OPT_PORT},
         {"no-browser", no_argument, NULL, OPT_NO_BROWSER},
         {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
+        {"jpeg-codec", required_argument, NULL, OPT_JPEG_CODEC},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -729,6 +742,8 @@ int cli_preview_main(int argc, char **argv)
     bool no_browser = false;
     long port = 0;
     int c;
+    if (cli_jpeg_codec_default(&s.jpeg_codec) < 0)
+        return preview_usage_error("%s", vkfx_error_message());
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
@@ -760,6 +775,10 @@ int cli_preview_main(int argc, char **argv)
         }
         case OPT_NO_BROWSER:
             no_browser = true;
+            break;
+        case OPT_JPEG_CODEC:
+            if (cli_jpeg_codec(optarg, "--jpeg-codec", &s.jpeg_codec) < 0)
+                return preview_usage_error("%s", vkfx_error_message());
             break;
         case 'h':
             fputs(preview_usage, stdout);
@@ -806,6 +825,7 @@ int cli_preview_main(int argc, char **argv)
     s.ctx = ctx;
     if ((ret = vkfx_preview_open(ctx, s.input, &s.preview)) < 0)
         goto fail;
+    vkfx_preview_set_jpeg_codec(s.preview, s.jpeg_codec);
     if (!(s.jpeg = tjInitCompress())) {
         ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoder: %s", tjGetErrorStr2(NULL));
         goto fail;

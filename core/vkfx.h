@@ -149,6 +149,12 @@ typedef struct vkfx_run_opts {
     /* The size the first filter's sizes refer to, when the input was decoded smaller
      * (vkfx_file_load_for_chain); 0: the input's. */
     uint32_t source_width, source_height;
+    /* The output encoded as JPEG on the device, in the same submission as the chain, with
+     * these options (core/gpu/jpeg_gpu_enc.h), where the run is in one piece of 8-bit codes that
+     * path covers: the file's bytes come back in the result's jpeg instead of the pixels (out's
+     * data stays NULL). NULL: the pixels come back. jpeg_codec says where (CPU: never here). */
+    const vkfx_save_opts *jpeg;
+    vkfx_jpeg_codec jpeg_codec;
     /* Asked between passes whether to stop; NULL: the run goes to its end. */
     const vkfx_cancel *cancel;
     /* An output without alpha is composited over background (its encoded RGB, 0..1) where
@@ -178,6 +184,9 @@ typedef struct vkfx_run_result {
      * the way included), copying the image into staging memory, waiting
      * for the device, copying the result back. */
     double record_ms, upload_ms, wait_ms, readback_ms;
+    /* With vkfx_run_opts.jpeg, where the device encoded it: the whole file (owned: free()). */
+    unsigned char *jpeg;
+    size_t jpeg_size;
 } vkfx_run_result;
 
 /* Runs chain on in. out->channels and out->sample say what to produce (the

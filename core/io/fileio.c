@@ -539,6 +539,36 @@ int vkfx_file_save_fd(int fd, const char *name, vkfx_file_format fmt, const vkfx
         ret = vkfx_safefile_open_fd(fd, name, &s);
     return ret < 0 ? ret : save_to(s, name, fmt, px, opts);
 }
+/* A file another encoder made (JPEG on the device): its bytes, with the metadata the format's
+ * put_meta adds, as encode_to adds it to the format's own encoder's bytes. */
+static int write_encoded(vkfx_safefile *s, const char *path, vkfx_file_format fmt,
+                         const unsigned char *data, size_t size, const vkfx_save_opts *opts)
+{
+    FILE *f = vkfx_safefile_stream(s);
+    const vkfx_meta *meta = opts ? opts->meta : NULL;
+    int ret = VKFX_OK;
+    errno = 0;
+    if (fmt->put_meta && (vkfx_meta_kinds(meta) & fmt->meta_kinds))
+        ret = fmt->put_meta(f, path, data, size, meta);
+    else if (fwrite(data, 1, size, f) != size)
+        ret = vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno ? errno : EIO));
+    if (ret < 0) {
+        vkfx_safefile_abort(s);
+        return ret;
+    }
+    return vkfx_safefile_commit(s);
+}
+
+int vkfx_file_save_encoded(const char *path, int fd, vkfx_file_format fmt,
+                           const unsigned char *data, size_t size, uint32_t width, uint32_t height,
+                           const vkfx_save_opts *opts)
+{
+    vkfx_safefile *s;
+    int ret = vkfx_file_check_size(path, fmt, width, height);
+    if (ret == VKFX_OK)
+        ret = fd >= 0 ? vkfx_safefile_open_fd(fd, path, &s) : vkfx_safefile_open(path, &s);
+    return ret < 0 ? ret : write_encoded(s, path, fmt, data, size, opts);
+}
 
 
 int vkfx_file_load_shrunk(const char *path, vkfx_shrink_fn shrink, const void *plan,

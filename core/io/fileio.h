@@ -127,5 +127,11 @@ int vkfx_file_save(const char *path, vkfx_file_format fmt, const vkfx_pixels *px
  * disk; name is for messages. On VKFX_E_IO errno holds the cause. */
 int vkfx_file_save_fd(int fd, const char *name, vkfx_file_format fmt, const vkfx_pixels *px,
                       const vkfx_save_opts *opts);
+/* Writes the size bytes of a width x height image that an encoder other than fmt's made (a JPEG
+ * encoded on the device, vkfx_run_opts.jpeg) as vkfx_file_save writes what fmt's encoder
+ * makes, opts->meta included; to fd when it is not negative (path names it in messages). */
+int vkfx_file_save_encoded(const char *path, int fd, vkfx_file_format fmt,
+                           const unsigned char *data, size_t size, uint32_t width, uint32_t height,
+                           const vkfx_save_opts *opts);
 
 #endif

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "filters.h"
 #include "icc.h"
+#include "jpeg_gpu_enc.h"
 #include "maps.h"
 #include "resample.h"
 #include "run.h"
@@ -33,7 +34,14 @@ struct vkfx_preview {
     vkfx_maps *maps;
     input_size sizes[MAX_SIZES];
     uint64_t clock;
+    vkfx_jpeg_codec jpeg_codec; /* where Save and the page's pictures are JPEG-encoded */
 };
+
+void vkfx_preview_set_jpeg_codec(vkfx_preview *p, vkfx_jpeg_codec codec)
+{
+    p->jpeg_codec = codec;
+    vkfx_jpegenc_prepare(p->ctx, codec);
+}
 
 int vkfx_preview_open(vkfx_context *ctx, const char *input_path, vkfx_preview **out)
 {
@@ -216,11 +224,15 @@ static int check_map_files(const vkfx_chain *chain)
     return vkfx_chain_paths(chain, check_map_file, NULL);
 }
 
-int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
-                        double *gpu_ms, const vkfx_cancel *cancel)
+/* vkfx_preview_render, or with codec sending it to the device a JPEG of the picture in *jpeg
+ * (then out's data stays NULL). */
+static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_jpeg_codec codec,
+                  unsigned char **jpeg, size_t *jpeg_size, vkfx_pixels *out, double *gpu_ms,
+                  const vkfx_cancel *cancel)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
+    vkfx_jpegenc *enc = NULL;
     input_size *in = NULL;
     vkfx_image *img = NULL, *final = NULL;
     vkfx_buffer *raw_out = NULL;
@@ -250,9 +262,19 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
     TRY(vkfx_record_decode(g, in->raw, &in->layout, false, NULL, img));
     TRY(vkfx_record_chain(g, chain, img, &final, &states));
     TRY(vkfx_record_encode(g, final, out, false, raw_out));
+    if (jpeg && vkfx_jpegenc_wanted(codec, vkfx_graph_caps(g)) &&
+        vkfx_jpegenc_covers(out->width, out->height, out->channels, &vkfx_preview_jpeg,
+                             vkfx_graph_caps(g)))
+        TRY(vkfx_jpegenc_record(g, raw_out, out->width, out->height, out->channels,
+                                 &vkfx_preview_jpeg, &enc));
     TRY(vkfx_graph_run(g));
-    TRY(vkfx_pixels_alloc(out, out->width, out->height, out->channels, out->sample));
-    TRY(vkfx_staging_download(p->staging, raw_out->buffer, 0, out->data, vkfx_pixels_bytes(out)));
+    if (enc) {
+        TRY(vkfx_jpegenc_finish(enc, p->staging, jpeg, jpeg_size));
+    } else {
+        TRY(vkfx_pixels_alloc(out, out->width, out->height, out->channels, out->sample));
+        TRY(vkfx_staging_download(p->staging, raw_out->buffer, 0, out->data,
+                                  vkfx_pixels_bytes(out)));
+    }
     const vkfx_pass_time *times = NULL;
     uint32_t ntimes = 0;
     vkfx_graph_timings(g, &times, &ntimes);
@@ -263,10 +285,29 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
     }
 fail:
     vkfx_destroy_chain_states(g, chain, states);
+    vkfx_jpegenc_destroy(enc);
     vkfx_graph_destroy(g);
     if (ret < 0)
         vkfx_pixels_free(out);
     return ret;
+}
+
+const vkfx_save_opts vkfx_preview_jpeg = {.jpeg_quality = 90,
+                                          .jpeg_subsampling = VKFX_JPEG_SUBSAMPLING_420};
+
+int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
+                        double *gpu_ms, const vkfx_cancel *cancel)
+{
+    return render(p, chain, width, VKFX_JPEG_CODEC_CPU, NULL, NULL, out, gpu_ms, cancel);
+}
+
+int vkfx_preview_render_jpeg(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                             vkfx_jpeg_codec codec, unsigned char **jpeg, size_t *size,
+                             vkfx_pixels *out, double *gpu_ms, const vkfx_cancel *cancel)
+{
+    *jpeg = NULL;
+    *size = 0;
+    return render(p, chain, width, codec, jpeg, size, out, gpu_ms, cancel);
 }
 
 int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint32_t x, uint32_t y,
@@ -315,11 +356,20 @@ int vkfx_preview_save(vkfx_preview *p, const vkfx_chain *chain, const char *path
     vkfx_save_opts with_meta = save ? *save : (vkfx_save_opts){0};
     if (!with_meta.meta)
         with_meta.meta = &p->meta;
+    if (fmt == VKFX_FILE_JPEG) {
+        opts.jpeg = &with_meta;
+        opts.jpeg_codec = p->jpeg_codec;
+    }
     vkfx_file_output_layout(fmt, p->in.channels, p->in.sample, &out.channels, &out.sample);
     TRY(vkfx_run(p->ctx, p->staging, chain, &p->in, &out, &opts, &result));
-    TRY(vkfx_file_save(path, fmt, &out, &with_meta));
+    if (result.jpeg)
+        TRY(vkfx_file_save_encoded(path, -1, fmt, result.jpeg, result.jpeg_size, out.width,
+                                   out.height, &with_meta));
+    else
+        TRY(vkfx_file_save(path, fmt, &out, &with_meta));
 fail:
     free(result.times);
+    free(result.jpeg);
     vkfx_pixels_free(&out);
     return ret;
 }

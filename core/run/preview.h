@@ -32,6 +32,18 @@ uint32_t vkfx_preview_height(const vkfx_preview *p, uint32_t width);
 int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
                         double *gpu_ms, const vkfx_cancel *cancel);
 
+/* The settings of the page's pictures: quality 90, 4:2:0. */
+extern const vkfx_save_opts vkfx_preview_jpeg;
+/* vkfx_preview_render as a JPEG of vkfx_preview_jpeg's settings: encoded on the device in the
+ * same submission where codec sends it there (*jpeg, *size bytes, malloc'd; out's data NULL),
+ * else the pixels in out as vkfx_preview_render gives them (*jpeg NULL) for the caller to
+ * encode. */
+int vkfx_preview_render_jpeg(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                             vkfx_jpeg_codec codec, unsigned char **jpeg, size_t *size,
+                             vkfx_pixels *out, double *gpu_ms, const vkfx_cancel *cancel);
+/* Where Save encodes a JPEG (--jpeg-codec; default auto). */
+void vkfx_preview_set_jpeg_codec(vkfx_preview *p, vkfx_jpeg_codec codec);
+
 /* For link i of chain: *has is whether the filter has a depth map and a
  * focus (dof, satdof, bokeh); then *focus is the depth the filter compares
  * with focus at pixel (x, y) of the full-size input (its map's value there,

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "icc.h"
+#include "jpeg_gpu_enc.h"
 
 #include "decode.spv.h"
 #include "encode.spv.h"
@@ -322,6 +323,7 @@ struct vkfx_pending {
     /* Linear floats come back, to be encoded through the profile's curves into tone_sample. */
     const vkfx_tone *tone;
     vkfx_sample tone_sample;
+    vkfx_jpegenc *jpeg; /* the output's JPEG encoding, recorded after the chain */
 };
 
 static void pending_free(vkfx_pending *p)
@@ -329,10 +331,22 @@ static void pending_free(vkfx_pending *p)
     if (!p)
         return;
     vkfx_destroy_chain_states(p->g, p->chain, p->states);
+    vkfx_jpegenc_destroy(p->jpeg);
+    free(p->result.jpeg);
     vkfx_graph_destroy(p->g);
     vkfx_pixels_free(&p->out);
     free(p->result.times);
     free(p);
+}
+
+/* Whether the run's JPEG output is encoded on the device: 8-bit codes the device path covers,
+ * where --jpeg-codec sends it. */
+static bool jpeg_here(const vkfx_run_opts *opts, const vkfx_pending *p)
+{
+    const vkfx_caps *caps = vkfx_graph_caps(p->g);
+    return opts->jpeg && vkfx_jpegenc_wanted(opts->jpeg_codec, caps) && !p->tone &&
+           p->out.sample == VKFX_SAMPLE_U8 &&
+           vkfx_jpegenc_covers(p->out.width, p->out.height, p->out.channels, opts->jpeg, caps);
 }
 
 /* One image in one piece, up to the submission of its work. */
@@ -367,6 +381,8 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_spec first = decode_spec(vkfx_internal_format(opts->precision));
     vkfx_kernel_prepare(ctx, &decode_kernel, &first);
     vkfx_kernel_prepare(ctx, &encode_kernel, &encode_spec);
+    if (opts->jpeg)
+        vkfx_jpegenc_prepare(ctx, opts->jpeg_codec);
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &p->g));
     vkfx_graph_set_cancel(p->g, opts->cancel);
@@ -385,10 +401,30 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     TRY(vkfx_record_chain(p->g, chain, img, &final, &p->states));
     TRY(vkfx_record_encode_over(p->g, final, &p->out, opts->linear,
                                 opts->flatten ? opts->background : NULL, p->raw_out));
+    if (jpeg_here(opts, p))
+        TRY(vkfx_jpegenc_record(p->g, p->raw_out, p->out.width, p->out.height, p->out.channels,
+                                 opts->jpeg, &p->jpeg));
     TRY(vkfx_graph_submit(p->g));
     p->result.record_ms = vkfx_now_ms() - t;
 fail:
     free(curves);
+    return ret;
+}
+
+/* The image's codes back from the device, through the input profile's curves if any. */
+static int read_back(vkfx_pending *p)
+{
+    int ret = VKFX_OK;
+    TRY(vkfx_pixels_alloc(&p->out, p->out.width, p->out.height, p->out.channels, p->out.sample));
+    TRY(vkfx_staging_download(p->staging, p->raw_out->buffer, 0, p->out.data,
+                              vkfx_pixels_bytes(&p->out)));
+    if (p->tone) {
+        vkfx_pixels coded;
+        TRY(vkfx_tone_encode_pixels(p->tone, &p->out, p->tone_sample, &coded));
+        vkfx_pixels_free(&p->out);
+        p->out = coded;
+    }
+fail:
     return ret;
 }
 
@@ -405,16 +441,11 @@ static int finish_whole(vkfx_pending *p)
     for (size_t i = 0; i < chain->count; i++)
         if (chain->links[i].filter->finish)
             TRY(chain->links[i].filter->finish(g, chain->links[i].params, p->states[i]));
-    TRY(vkfx_pixels_alloc(&p->out, p->out.width, p->out.height, p->out.channels, p->out.sample));
     t = vkfx_now_ms();
-    TRY(vkfx_staging_download(p->staging, p->raw_out->buffer, 0, p->out.data,
-                              vkfx_pixels_bytes(&p->out)));
-    if (p->tone) {
-        vkfx_pixels coded;
-        TRY(vkfx_tone_encode_pixels(p->tone, &p->out, p->tone_sample, &coded));
-        vkfx_pixels_free(&p->out);
-        p->out = coded;
-    }
+    if (p->jpeg)
+        TRY(vkfx_jpegenc_finish(p->jpeg, p->staging, &p->result.jpeg, &p->result.jpeg_size));
+    else
+        TRY(read_back(p));
     p->result.readback_ms = vkfx_now_ms() - t;
     const vkfx_pass_time *times = NULL;
     vkfx_graph_timings(g, &times, &p->result.ntimes);
@@ -443,6 +474,7 @@ int vkfx_run_finish(vkfx_pending *p, vkfx_pixels *out, vkfx_run_result *result)
         *out = p->out;
         *result = p->result;
         p->out.data = NULL;
+        p->result.jpeg = NULL;
         p->result.times = NULL;
     }
     pending_free(p);

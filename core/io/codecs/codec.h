@@ -27,12 +27,22 @@ typedef enum vkfx_tiff_compression {
     VKFX_TIFF_NONE,
 } vkfx_tiff_compression;
 
+/* Where JPEG files are encoded (--jpeg-codec): on the device where its path covers the file
+ * and the device is not a software one, always there where covered, or always with
+ * libjpeg-turbo. */
+typedef enum vkfx_jpeg_codec {
+    VKFX_JPEG_CODEC_AUTO,
+    VKFX_JPEG_CODEC_GPU,
+    VKFX_JPEG_CODEC_CPU,
+} vkfx_jpeg_codec;
+
 /* What an encoder may be asked for; zero is each option's default. */
 typedef struct vkfx_save_opts {
     int jpeg_quality; /* 1..100, JPEG and lossy WebP; 0 means the default, 90 */
     vkfx_jpeg_subsampling jpeg_subsampling;
     bool jpeg_progressive;
     bool jpeg_optimize; /* Huffman tables optimised for the image (progressive: always) */
+    uint16_t jpeg_restart; /* MCUs between restart markers; 0: none */
     bool png_level_set; /* png_level was given; otherwise the default, 6 */
     int png_level;      /* 0..9, the zlib level */
     vkfx_tiff_compression tiff_compression;

@@ -17,6 +17,7 @@
 #include "../icc.h"
 #include "codec.h"
 #include "jpeg_meta.h"
+#include "jpeg_settings.h"
 
 struct jpeg_fail {
     struct jpeg_error_mgr mgr;
@@ -270,34 +271,9 @@ static bool fits_jpeg(uint32_t width, uint32_t height)
     return width <= JPEG_MAX_DIMENSION && height <= JPEG_MAX_DIMENSION;
 }
 
-struct jpeg_write {
-    struct jpeg_compress_struct c;
-    struct jpeg_fail fail;
-    bool created;
-};
-
-static int jpeg_encode_body(struct jpeg_write *w, FILE *f, const vkfx_pixels *px,
-                            const vkfx_save_opts *opts)
+/* The luma sampling factors a JPEG of this quality is written with (chroma's are 1). */
+static void jpeg_sampling(const vkfx_save_opts *opts, int quality, int *h_out, int *v_out)
 {
-    struct jpeg_compress_struct *c = &w->c;
-    if (setjmp(w->fail.jump))
-        return -1;
-    jpeg_create_compress(c);
-    w->created = true;
-    jpeg_stdio_dest(c, f);
-    c->image_width = px->width;
-    c->image_height = px->height;
-    c->input_components = (int)px->channels;
-    c->in_color_space = px->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
-    jpeg_set_defaults(c);
-    int quality = vkfx_jpeg_quality(opts);
-    jpeg_set_quality(c, quality, TRUE);
-    /* The standard tables unless asked: optimised ones take a second pass over the image's
-     * coefficients, 2 to 5 times the encoding time at 4:4:4 for files 3 to 6% smaller
-     * (tests/bench/RESULTS.md, JPEG's Huffman tables). libjpeg optimises progressive scans
-     * itself. */
-    c->optimize_coding = opts && opts->jpeg_optimize;
-    c->dct_method = JDCT_ISLOW;
     vkfx_jpeg_subsampling sub = opts ? opts->jpeg_subsampling : VKFX_JPEG_SUBSAMPLING_AUTO;
     int h = 2, v = 2;
     switch (sub) {
@@ -316,10 +292,53 @@ static int jpeg_encode_body(struct jpeg_write *w, FILE *f, const vkfx_pixels *px
         h = v = 2;
         break;
     }
-    if (px->channels == 3) {
+    *h_out = h;
+    *v_out = v;
+}
+
+/* libjpeg's settings for a file of vkfx's: the quality, the sampling, the tables, the
+ * restart interval. */
+static void jpeg_configure(struct jpeg_compress_struct *c, uint32_t width, uint32_t height,
+                           uint32_t channels, const vkfx_save_opts *opts)
+{
+    c->image_width = width;
+    c->image_height = height;
+    c->input_components = (int)channels;
+    c->in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(c);
+    int quality = vkfx_jpeg_quality(opts);
+    jpeg_set_quality(c, quality, TRUE);
+    /* The standard tables unless asked: optimised ones take a second pass over the image's
+     * coefficients, 2 to 5 times the encoding time at 4:4:4 for files 3 to 6% smaller
+     * (tests/bench/RESULTS.md, JPEG's Huffman tables). libjpeg optimises progressive scans
+     * itself. */
+    c->optimize_coding = opts && opts->jpeg_optimize;
+    c->dct_method = JDCT_ISLOW;
+    int h, v;
+    jpeg_sampling(opts, quality, &h, &v);
+    if (channels == 3) {
         c->comp_info[0].h_samp_factor = h;
         c->comp_info[0].v_samp_factor = v;
     }
+    c->restart_interval = opts ? opts->jpeg_restart : 0;
+}
+
+struct jpeg_write {
+    struct jpeg_compress_struct c;
+    struct jpeg_fail fail;
+    bool created;
+};
+
+static int jpeg_encode_body(struct jpeg_write *w, FILE *f, const vkfx_pixels *px,
+                            const vkfx_save_opts *opts)
+{
+    struct jpeg_compress_struct *c = &w->c;
+    if (setjmp(w->fail.jump))
+        return -1;
+    jpeg_create_compress(c);
+    w->created = true;
+    jpeg_stdio_dest(c, f);
+    jpeg_configure(c, px->width, px->height, px->channels, opts);
     if (opts && opts->jpeg_progressive)
         jpeg_simple_progression(c);
     jpeg_start_compress(c, TRUE);
@@ -346,6 +365,55 @@ static int encode_jpeg(FILE *f, const char *path, const vkfx_pixels *px, const v
             ret = vkfx_fail(VKFX_E_FORMAT, "%s: JPEG encoding failed (libjpeg: %s)", path,
                             w.fail.msg);
     }
+    if (w.created)
+        jpeg_destroy_compress(&w.c);
+    return ret;
+}
+
+static int jpeg_settings_body(struct jpeg_write *w, uint32_t width, uint32_t height,
+                              uint32_t channels, const vkfx_save_opts *opts,
+                              vkfx_jpeg_settings *out)
+{
+    struct jpeg_compress_struct *c = &w->c;
+    if (setjmp(w->fail.jump))
+        return -1;
+    jpeg_create_compress(c);
+    w->created = true;
+    jpeg_configure(c, width, height, channels, opts);
+    out->components = (uint32_t)c->num_components;
+    for (int i = 0; i < c->num_components && i < 3; i++) {
+        const jpeg_component_info *ci = &c->comp_info[i];
+        out->comp[i].id = (uint8_t)ci->component_id;
+        out->comp[i].h = (uint8_t)ci->h_samp_factor;
+        out->comp[i].v = (uint8_t)ci->v_samp_factor;
+        out->comp[i].table = (uint8_t)ci->quant_tbl_no;
+    }
+    for (int t = 0; t < 2; t++) {
+        memcpy(out->quant[t], c->quant_tbl_ptrs[t]->quantval, sizeof(out->quant[t]));
+        const JHUFF_TBL *tables[2] = {c->dc_huff_tbl_ptrs[t], c->ac_huff_tbl_ptrs[t]};
+        for (int k = 0; k < 2; k++) {
+            memcpy(out->huff[2 * t + k].bits, tables[k]->bits, 17);
+            memcpy(out->huff[2 * t + k].vals, tables[k]->huffval, 256);
+        }
+    }
+    out->jfif_version[0] = c->JFIF_major_version;
+    out->jfif_version[1] = c->JFIF_minor_version;
+    out->density_unit = c->density_unit;
+    out->density[0] = c->X_density;
+    out->density[1] = c->Y_density;
+    out->restart = c->restart_interval;
+    return 0;
+}
+
+int vkfx_jpeg_settings_for(uint32_t width, uint32_t height, uint32_t channels,
+                           const vkfx_save_opts *opts, vkfx_jpeg_settings *out)
+{
+    int ret = VKFX_OK;
+    struct jpeg_write w = {0};
+    w.c.err = &w.fail.mgr;
+    jpeg_fail_init(&w.fail);
+    if (jpeg_settings_body(&w, width, height, channels, opts, out) < 0)
+        ret = vkfx_fail(VKFX_E_FORMAT, "JPEG settings refused (libjpeg: %s)", w.fail.msg);
     if (w.created)
         jpeg_destroy_compress(&w.c);
     return ret;
