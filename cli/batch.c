@@ -1094,12 +1094,18 @@ static int select_jobs(batch *b, plan *p)
             keep[i] = false;
         }
         if (keep[i]) {
-            p->jobs[n++] = *j;
+            /* A move: the slot left behind owns nothing. */
+            if (n != i) {
+                p->jobs[n] = *j;
+                *j = (job){0};
+            }
+            n++;
             continue;
         }
         free(j->output);
         free(j->chain_text);
         vkfx_chain_free(j->chain);
+        *j = (job){0};
     }
     p->n = n;
     free(keep);
