@@ -105,11 +105,10 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
          * at their defaults: under nohup, or as a background job of a shell
          * without job control, they arrive ignored, and vkfx rightly keeps
          * them so. */
-        if (o && (o->interrupt_dir || o->signal_after_ms > 0)) {
-            const int stop[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGPIPE};
-            for (size_t i = 0; i < sizeof(stop) / sizeof(stop[0]); i++)
-                signal(stop[i], SIG_DFL);
-        }
+        if (o && (o->interrupt_dir || o->signal_after_ms > 0))
+            for (int sig = 1; sig <= SIGRTMAX; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP && !(sig == SIGXFSZ && o->fsize))
+                    signal(sig, SIG_DFL);
         execv(VKFX_BINARY, (char *const *)argv);
         dprintf(STDERR_FILENO, "test: exec %s: %s\n", VKFX_BINARY, strerror(errno));
         _exit(127);

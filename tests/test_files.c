@@ -9,13 +9,14 @@
  * temporary and exits 128 + the signal; standard output closed early, or
  * full, is an error without a file in $TMPDIR; control bytes in names are
  * escaped in messages; a pipeline cache that is a FIFO or a folder is
- * ignored; an endless input is cut off, /dev/zero on its first bytes; every
- * file written is flushed to disk before it is renamed into place (unless
- * --no-fsync). */
+ * ignored, and so is any cache file that is not a regular file; an endless
+ * input is cut off, /dev/zero on its first bytes; every file written is
+ * flushed to disk before it is renamed into place (unless --no-fsync). */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,16 @@ static void write_png(const char *path, uint32_t w, uint32_t h, uint64_t seed)
     cr_assert_eq(vkfx_file_save(path, VKFX_FILE_PNG, &px, NULL), VKFX_OK, "%s",
                  vkfx_error_message());
     vkfx_pixels_free(&px);
+}
+
+/* n random images in/f00.png, in/f01.png... of w x h, from seeds seed, seed + 1... */
+static void write_inputs(int n, uint32_t w, uint32_t h, uint64_t seed)
+{
+    for (int i = 0; i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/f%02d.png", tc_tpath("in"), i);
+        write_png(path, w, h, seed + (uint64_t)i);
+    }
 }
 
 static bool same_bytes(const char *a, const char *b)
@@ -375,11 +386,7 @@ Test(files, a_fifo_input_gives_way_to_signals)
 Test(files, every_stop_signal_leaves_no_temporary, .timeout = 400)
 {
     enum { N = 12 };
-    for (int i = 0; i < N; i++) {
-        char path[1024];
-        snprintf(path, sizeof(path), "%s/f%02d.png", tc_tpath("in"), i);
-        write_png(path, 160, 120, 100 + (uint64_t)i);
-    }
+    write_inputs(N, 160, 120, 100);
     const int sigs[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGPIPE};
     for (int s = 0; s < 5; s++) {
         tc_remove_tree(tc_tpath("out"));
@@ -407,6 +414,33 @@ Test(files, every_stop_signal_leaves_no_temporary, .timeout = 400)
         }
         closedir(d);
         cr_assert(written >= 1 && written < N, "signal %d: %d of %d written", sigs[s], written, N);
+    }
+}
+
+/* Every other signal whose default action ends the process, sent as a batch's first output is
+ * in place while its JSON report (whose temporary lives as long as the run) is being written:
+ * exit 128 + the signal and no temporary. Those a fault raises are sent from outside, as
+ * kill(1) sends them. */
+Test(files, every_ending_signal_leaves_no_temporary, .timeout = 400)
+{
+    write_inputs(24, 64, 48, 200);
+    const int sigs[] = {SIGUSR1, SIGUSR2, SIGALRM,  SIGXFSZ, SIGVTALRM, SIGPROF, SIGXCPU,
+                        SIGIO,   SIGPWR,  SIGSTKFLT, SIGABRT, SIGSEGV,  SIGBUS,  SIGILL,
+                        SIGFPE,  SIGTRAP, SIGSYS,   SIGRTMIN, SIGRTMAX};
+    char json[1100];
+    snprintf(json, sizeof(json), "--json=%s", tc_tpath("out/report.json"));
+    for (size_t s = 0; s < sizeof(sigs) / sizeof(sigs[0]); s++) {
+        tc_remove_tree(tc_tpath("out"));
+        cr_assert_eq(mkdir(tc_tpath("out"), 0777), 0);
+        run_opts o = {.interrupt_dir = tc_tpath("out"), .signal = sigs[s]};
+        cli_run r;
+        VKFX_OPTS(&r, &o, "-f", "box3", "-o", tc_tpath("out/{stem}.png"), json, "-j", "1",
+                  tc_tpath("in"));
+        EXPECT_EXIT(&r, 128 + sigs[s]);
+        run_free(&r);
+        char names[4096];
+        tc_list_dir(tc_tpath("out"), true, names, sizeof(names));
+        cr_assert(!strstr(names, ".vkfx-"), "signal %d left: %s", sigs[s], names);
     }
 }
 
@@ -480,6 +514,57 @@ Test(files, a_pipeline_cache_that_is_not_a_file_is_ignored)
         cr_assert(stat(path, &st) == 0 && (kind ? S_ISDIR(st.st_mode) : S_ISFIFO(st.st_mode)),
                   "the cache path was replaced");
     }
+}
+
+/* Every cache file (the pipeline cache, the half-rounding answer a Gaussian looks up) replaced
+ * by a FIFO, a link to a FIFO that has a writer, or a link to a file elsewhere: the run does not
+ * wait on it, and it is left as it is, nothing written through it. */
+Test(files, cache_files_are_regular_files_only, .timeout = 300)
+{
+    write_png(tc_tpath("in/a.png"), 24, 16, 20);
+    const char *chain = "gauss:sigma=2";
+    cli_run r;
+    VKFX(&r, tc_tpath("in/a.png"), "-f", chain, "-o", tc_tpath("o.png"));
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    char names[1024];
+    tc_list_dir(tc_tpath("cache/vkfx"), true, names, sizeof(names));
+    cr_assert(strstr(names, "halfpack-") && strstr(names, "pipelines-"), "%s", names);
+    cr_assert_eq(mkfifo(tc_tpath("fifo"), 0600), 0);
+    /* A writer that never writes: a reader of the FIFO would wait for bytes forever. */
+    int writer = open(tc_tpath("fifo"), O_RDWR | O_NONBLOCK);
+    cr_assert(writer >= 0);
+    static const char victim[] = "someone else's file\n";
+    for (char *name = strtok(names, " "); name; name = strtok(NULL, " ")) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", tc_tpath("cache/vkfx"), name);
+        for (int kind = 0; kind < 3; kind++) {
+            cr_assert_eq(unlink(path), 0);
+            FILE *f = fopen(tc_tpath("victim"), "wb");
+            cr_assert(f && fputs(victim, f) >= 0 && fclose(f) == 0);
+            cr_assert_eq(kind == 0   ? mkfifo(path, 0600)
+                         : kind == 1 ? symlink(tc_tpath("fifo"), path)
+                                     : symlink(tc_tpath("victim"), path),
+                         0);
+            VKFX(&r, tc_tpath("in/a.png"), "-f", chain, "-o", tc_tpath("o.png"));
+            EXPECT_EXIT(&r, 0);
+            run_free(&r);
+            struct stat st;
+            cr_assert_eq(lstat(path, &st), 0);
+            cr_assert(kind == 0 ? S_ISFIFO(st.st_mode) : S_ISLNK(st.st_mode),
+                      "%s (case %d) was replaced", name, kind);
+            char got[64];
+            cr_assert(read(writer, got, sizeof(got)) < 0 && errno == EAGAIN,
+                      "%s (case %d): bytes written to the FIFO", name, kind);
+            size_t n;
+            char *left = tc_slurp(tc_tpath("victim"), &n);
+            cr_assert(left && n == strlen(victim) && memcmp(left, victim, n) == 0,
+                      "%s (case %d): the file linked to was written", name, kind);
+            free(left);
+        }
+        cr_assert_eq(unlink(path), 0);
+    }
+    close(writer);
 }
 
 Test(files, an_endless_input_is_cut_off)

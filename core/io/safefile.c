@@ -26,6 +26,8 @@ struct vkfx_safefile {
     vkfx_safefile *prev, *next; /* the temporaries in flight */
 };
 
+const char VKFX_CACHE_NOT_REGULAR[] = "not a regular file";
+
 static bool sync_files = true;
 static bool no_clobber;
 
@@ -94,12 +96,16 @@ static char *folder_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
-static int classify(const char *path, vkfx_target_kind *kind, struct stat *st)
+/* cache: path is one of vkfx's caches, only ever a regular file (the name itself, not what a
+ * link there points to). */
+static int classify(const char *path, bool cache, vkfx_target_kind *kind, struct stat *st)
 {
     const char *slash = strrchr(path, '/');
     if (!*path || (slash && !slash[1]))
         return vkfx_fail(VKFX_E_USAGE, "%s: names a directory, not a file", path);
-    if (stat(path, st) == 0) {
+    if ((cache ? lstat(path, st) : stat(path, st)) == 0) {
+        if (cache && !S_ISREG(st->st_mode))
+            return vkfx_fail(VKFX_E_USAGE, "%s: %s; not written", path, VKFX_CACHE_NOT_REGULAR);
         if (S_ISDIR(st->st_mode))
             return vkfx_fail(VKFX_E_USAGE, "%s: is a directory, not a file", path);
         if (S_ISCHR(st->st_mode) || S_ISFIFO(st->st_mode)) {
@@ -135,7 +141,7 @@ static int classify(const char *path, vkfx_target_kind *kind, struct stat *st)
 int vkfx_safefile_target(const char *path, vkfx_target_kind *kind)
 {
     struct stat st;
-    return classify(path, kind, &st);
+    return classify(path, false, kind, &st);
 }
 
 /* A name for the temporary of path: ".BASE.vkfx-XXXXXX" in its folder, the
@@ -187,7 +193,7 @@ static int open_memory(vkfx_safefile *s)
     return VKFX_OK;
 }
 
-int vkfx_safefile_open(const char *path, vkfx_safefile **out)
+static int open_target(const char *path, bool cache, vkfx_safefile **out)
 {
     int ret;
     vkfx_target_kind kind;
@@ -201,7 +207,7 @@ int vkfx_safefile_open(const char *path, vkfx_safefile **out)
         ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory", path);
         goto fail;
     }
-    if ((ret = classify(path, &kind, &s->old)) < 0)
+    if ((ret = classify(path, cache, &kind, &s->old)) < 0)
         goto fail;
     if (kind == VKFX_TARGET_THROUGH) {
         s->through = true;
@@ -252,6 +258,11 @@ int vkfx_safefile_open(const char *path, vkfx_safefile **out)
 fail:
     vkfx_safefile_abort(s);
     return ret;
+}
+
+int vkfx_safefile_open(const char *path, vkfx_safefile **out)
+{
+    return open_target(path, false, out);
 }
 
 int vkfx_safefile_open_fd(int fd, const char *name, vkfx_safefile **out)
@@ -418,10 +429,49 @@ int vkfx_safefile_make_dirs(const char *dir)
     return ret;
 }
 
-int vkfx_safefile_write(const char *path, const void *data, size_t size)
+const char *vkfx_safefile_read_cache(const char *path, size_t max, unsigned char **data,
+                                     size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    /* O_NONBLOCK: a FIFO would wait for a writer; O_NOFOLLOW: a link is not the cache. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return errno == ENOENT ? NULL : errno == ELOOP ? VKFX_CACHE_NOT_REGULAR : strerror(errno);
+    struct stat st;
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = VKFX_CACHE_NOT_REGULAR;
+    else if ((uint64_t)st.st_size > max)
+        why = "too large";
+    else if (!(*data = malloc(st.st_size ? (size_t)st.st_size : 1)))
+        why = "out of host memory";
+    size_t got = 0;
+    while (!why && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, *data + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            why = n < 0 ? strerror(errno) : "shorter than its size";
+        else
+            got += (size_t)n;
+    }
+    close(fd);
+    if (why) {
+        free(*data);
+        *data = NULL;
+        got = 0;
+    }
+    *size = got;
+    return why;
+}
+
+static int write_bytes(const char *path, bool cache, const void *data, size_t size)
 {
     vkfx_safefile *s;
-    int ret = vkfx_safefile_open(path, &s);
+    int ret = open_target(path, cache, &s);
     if (ret < 0)
         return ret;
     if (size && fwrite(data, 1, size, vkfx_safefile_stream(s)) != size) {
@@ -431,4 +481,16 @@ int vkfx_safefile_write(const char *path, const void *data, size_t size)
         return vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(e));
     }
     return vkfx_safefile_commit(s);
+}
+
+int vkfx_safefile_write(const char *path, const void *data, size_t size)
+{
+    return write_bytes(path, false, data, size);
+}
+
+/* The rename replaces whatever name is there by then, so a link or FIFO planted after the
+ * check is replaced, never written through. */
+int vkfx_safefile_write_cache(const char *path, const void *data, size_t size)
+{
+    return write_bytes(path, true, data, size);
 }
