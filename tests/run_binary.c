@@ -1,9 +1,12 @@
+/* setresuid and setresgid are declared for _GNU_SOURCE. */
+#define _GNU_SOURCE
 #include "run_binary.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -91,6 +94,12 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
         }
         if (o && o->cwd && chdir(o->cwd) != 0) {
             dprintf(STDERR_FILENO, "test: chdir %s: %s\n", o->cwd, strerror(errno));
+            _exit(126);
+        }
+        if (o && o->uid && (setgroups(0, NULL) != 0 || setresgid(o->uid, o->uid, o->uid) != 0 ||
+                            setresuid(o->uid, o->uid, o->uid) != 0)) {
+            dprintf(STDERR_FILENO, "test: cannot run as uid %u: %s\n", (unsigned)o->uid,
+                    strerror(errno));
             _exit(126);
         }
         if (o && o->fsize) {

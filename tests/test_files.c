@@ -3,7 +3,7 @@
  * input, a depth map named as the output, links and other spellings) or
  * written twice is refused before any work; side outputs without a template
  * field in a batch are refused; replaced files keep their mode, read-only
- * ones and (-n) existing ones are kept; long names work; the README's batch
+ * ones, another user's and (-n) existing ones are kept; long names work; the README's batch
  * commands create their folders; directory scans take regular files only;
  * a FIFO input gives way to SIGINT and SIGTERM; every stop signal leaves no
  * temporary and exits 128 + the signal; standard output closed early, or
@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +379,40 @@ Test(files, a_fifo_input_gives_way_to_signals)
     char names[256];
     tc_list_dir(tc_tmpdir, true, names, sizeof(names));
     cr_assert(strcmp(names, "in") == 0 || strcmp(names, "cache in") == 0, "written: %s", names);
+}
+
+/* As another user (nobody) in a folder that user may write: root's 0644 file as the output is
+ * refused before any work and kept as it was, as a shell's '>' would refuse to open it (a
+ * rename needs only the folder's permission, and once took the file over); the user's own
+ * output is written. */
+Test(files, another_users_file_is_not_replaced)
+{
+    if (geteuid() != 0)
+        cr_skip_test("running vkfx as another user needs root");
+    struct passwd *pw = getpwnam("nobody");
+    cr_assert(pw && pw->pw_uid != 0);
+    cr_assert_eq(chmod(tc_tmpdir, 0755), 0);
+    cr_assert_eq(mkdir(tc_tpath("shared"), 0777), 0);
+    cr_assert_eq(chmod(tc_tpath("shared"), 0777), 0);
+    write_png(tc_tpath("in/a.png"), 24, 16, 21);
+    write_png(tc_tpath("shared/root.png"), 5, 5, 22);
+    write_png(tc_tpath("keep.png"), 5, 5, 22);
+    cr_assert_eq(chmod(tc_tpath("shared/root.png"), 0644), 0);
+    run_opts o = {.uid = pw->pw_uid};
+    cli_run r;
+    VKFX_OPTS(&r, &o, tc_tpath("in/a.png"), "-f", "box3", "-o", tc_tpath("shared/root.png"));
+    EXPECT_EXIT(&r, 2);
+    expect_in_err(&r, "Permission denied");
+    run_free(&r);
+    struct stat st;
+    cr_assert_eq(stat(tc_tpath("shared/root.png"), &st), 0);
+    cr_assert(st.st_uid == 0 && same_bytes(tc_tpath("shared/root.png"), tc_tpath("keep.png")),
+              "root's file was replaced (owner %u)", (unsigned)st.st_uid);
+    VKFX_OPTS(&r, &o, tc_tpath("in/a.png"), "-f", "box3", "-o", tc_tpath("shared/mine.png"));
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    cr_assert_eq(stat(tc_tpath("shared/mine.png"), &st), 0);
+    cr_assert_eq(st.st_uid, pw->pw_uid);
 }
 
 /* SIGHUP, SIGINT, SIGTERM, SIGQUIT and SIGPIPE as soon as a batch's first

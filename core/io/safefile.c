@@ -96,6 +96,18 @@ static char *folder_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
+/* A file is replaced (or written through) only where this user could open it for writing, as
+ * a shell's '>' could: a rename needs only the folder's permission, and would take another
+ * user's file. */
+static int writable(const char *path, const struct stat *st)
+{
+    if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0)
+        return VKFX_OK;
+    int e = errno;
+    return vkfx_fail(VKFX_E_USAGE, "%s: %s (owner uid %u, mode %04o); not written", path,
+                     strerror(e), (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+}
+
 /* cache: path is one of vkfx's caches, only ever a regular file (the name itself, not what a
  * link there points to). */
 static int classify(const char *path, bool cache, vkfx_target_kind *kind, struct stat *st)
@@ -110,7 +122,7 @@ static int classify(const char *path, bool cache, vkfx_target_kind *kind, struct
             return vkfx_fail(VKFX_E_USAGE, "%s: is a directory, not a file", path);
         if (S_ISCHR(st->st_mode) || S_ISFIFO(st->st_mode)) {
             *kind = VKFX_TARGET_THROUGH;
-            return VKFX_OK;
+            return writable(path, st);
         }
         if (!S_ISREG(st->st_mode))
             return vkfx_fail(VKFX_E_USAGE,
@@ -122,7 +134,7 @@ static int classify(const char *path, bool cache, vkfx_target_kind *kind, struct
             return vkfx_fail(VKFX_E_USAGE, "%s: is read-only (mode %04o); not replaced", path,
                              (unsigned)(st->st_mode & 07777));
         *kind = VKFX_TARGET_REPLACE;
-        return VKFX_OK;
+        return writable(path, st);
     }
     if (errno != ENOENT)
         return vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));

@@ -28,7 +28,8 @@ void vkfx_safefile_set_no_clobber(bool on);
 
 /* Classifies path: a directory, a block device or a socket is VKFX_E_USAGE,
  * and so is an existing regular file under no_clobber or one nobody may
- * write (no write bit); a folder that does not exist is VKFX_E_IO. */
+ * write (no write bit), and an existing file this user could not open for
+ * writing (another user's); a folder that does not exist is VKFX_E_IO. */
 int vkfx_safefile_target(const char *path, vkfx_target_kind *kind);
 
 /* Starts writing path (see vkfx_safefile_target for what is refused). */
