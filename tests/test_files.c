@@ -507,6 +507,33 @@ Test(files, standard_output_closed_or_full)
     run_free(&r);
 }
 
+/* A path as long as an argument may be (60 kB, far beyond PATH_MAX) named as the input or the
+ * output: the message keeps the start of the path and its end, and the reason. */
+Test(files, a_long_path_keeps_its_reason)
+{
+    enum { LONG = 60000 };
+    char *path = malloc(LONG + 64);
+    cr_assert(path);
+    int n = snprintf(path, LONG + 64, "%s/", tc_tmpdir);
+    memset(path + n, 'x', LONG);
+    strcpy(path + n + LONG, "-end.png");
+    write_png(tc_tpath("in/a.png"), 8, 8, 23);
+    for (int as_output = 0; as_output < 2; as_output++) {
+        cli_run r;
+        if (as_output)
+            VKFX(&r, tc_tpath("in/a.png"), "-f", "box3", "-o", path);
+        else
+            VKFX(&r, path, "-f", "box3", "-o", tc_tpath("o.png"));
+        cr_assert(r.status == 1 || r.status == 2, "exit %d", r.status);
+        expect_in_err(&r, tc_tmpdir);
+        expect_in_err(&r, "x-end.png");
+        expect_in_err(&r, "File name too long");
+        cr_assert(strlen(r.err) < 4200, "a message of %zu bytes", strlen(r.err));
+        run_free(&r);
+    }
+    free(path);
+}
+
 Test(files, control_bytes_are_escaped_in_messages)
 {
     char name[256];
