@@ -1239,8 +1239,14 @@ done:
     if (b.existing)
         fprintf(stderr, "vkfx: --skip-existing: %zu output%s there already, not run again\n",
                 b.existing, b.existing == 1 ? " was" : "s were");
-    /* The report is the result too: losing it is a failure (exit 1). */
-    if (json_file && vkfx_safefile_commit(json_file) < 0) {
+    /* The report is the result too: losing it is a failure (exit 1), for the reason its first
+     * failed write met (the stream keeps only that one failed). */
+    if (json_file && b.json_errno) {
+        vkfx_safefile_abort(json_file);
+        b.broken_pipe |= b.json_errno == EPIPE;
+        cli_message("vkfx: --json: %s: %s", o->json, strerror(b.json_errno));
+        code = code == EXIT_OK ? EXIT_PROCESSING : code;
+    } else if (json_file && vkfx_safefile_commit(json_file) < 0) {
         b.broken_pipe |= errno == EPIPE;
         cli_message("vkfx: --json: %s", vkfx_error_message());
         code = code == EXIT_OK ? EXIT_PROCESSING : code;

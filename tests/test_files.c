@@ -534,6 +534,45 @@ Test(files, a_long_path_keeps_its_reason)
     free(path);
 }
 
+/* A file that cannot be written whole (a file size limit here; a full disk fails the same
+ * writes) is an error that names the reason, from every encoder and for the JSON report, and
+ * leaves nothing behind. */
+Test(files, a_failed_write_names_its_reason)
+{
+    write_png(tc_tpath("in/small.png"), 2, 2, 24);
+    cr_assert_eq(mkdir(tc_tpath("out"), 0777), 0);
+    run_opts o = {.fsize = 200};
+    cli_run r;
+    static const char *const outs[][2] = {
+        {"o.png", "writing the PNG failed: File too large"},
+        {"o.jpg", "writing the JPEG failed: File too large"},
+        {"o.exr", ": File too large"},
+        {"o.tif", ": File too large"},
+        {"o.webp", ": File too large"},
+    };
+    char out[1100], json[1100];
+    for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+        snprintf(out, sizeof(out), "%s/%s", tc_tpath("out"), outs[i][0]);
+        /* A photo with a profile and text: the PNG and JPEG writers add them to the encoder's
+         * bytes themselves. */
+        VKFX_OPTS(&r, &o, VKFX_TEST_IMAGES "/astronaut.png", "-f", "box3", "-o", out);
+        EXPECT_EXIT(&r, 1);
+        expect_in_err(&r, outs[i][1]);
+        run_free(&r);
+    }
+    /* The image fits, its report does not. */
+    snprintf(out, sizeof(out), "%s/small.png", tc_tpath("out"));
+    snprintf(json, sizeof(json), "--json=%s/report.json", tc_tpath("out"));
+    VKFX_OPTS(&r, &o, tc_tpath("in/small.png"), "-f", "box3", "-o", out, json);
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "--json");
+    expect_in_err(&r, "File too large");
+    run_free(&r);
+    char names[1024];
+    tc_list_dir(tc_tpath("out"), true, names, sizeof(names));
+    cr_assert_str_eq(names, "small.png", "written: %s", names);
+}
+
 Test(files, control_bytes_are_escaped_in_messages)
 {
     char name[256];

@@ -364,9 +364,11 @@ static int commit_through(vkfx_safefile *s)
 int vkfx_safefile_commit(vkfx_safefile *s)
 {
     int ret = VKFX_OK, e = 0;
-    /* Buffered data reaches the file only here; a full disk shows up now. */
-    if (fflush(s->f) != 0 || ferror(s->f)) {
-        e = errno ? errno : EIO;
+    /* Buffered data reaches the file only here; a full disk shows up now. An earlier failed
+     * write leaves no reason behind (errno has moved on since): EIO then. */
+    int flushed = fflush(s->f);
+    if (flushed != 0 || ferror(s->f)) {
+        e = flushed != 0 && errno ? errno : EIO;
         ret = vkfx_fail(VKFX_E_IO, "%s: %s", s->path, strerror(e));
         goto done;
     }
