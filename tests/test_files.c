@@ -573,6 +573,22 @@ Test(files, a_failed_write_names_its_reason)
     cr_assert_str_eq(names, "small.png", "written: %s", names);
 }
 
+/* An output its format cannot store is refused from the input's header, before a decode it
+ * would waste: this Radiance header declares 16384x16384 (too large for BMP) and no pixels
+ * follow it, so a decode would fail otherwise (after allocating 3 GiB). */
+Test(files, too_large_for_the_output_format_from_the_header)
+{
+    FILE *f = fopen(tc_tpath("in/big.hdr"), "wb");
+    cr_assert(f);
+    cr_assert(fputs("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 16384 +X 16384\n", f) >= 0);
+    cr_assert_eq(fclose(f), 0);
+    cli_run r;
+    VKFX(&r, tc_tpath("in/big.hdr"), "-f", "box3", "-o", tc_tpath("o.bmp"));
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "a 16384x16384 image is too large for BMP");
+    run_free(&r);
+}
+
 Test(files, control_bytes_are_escaped_in_messages)
 {
     char name[256];

@@ -63,6 +63,7 @@ const vkfx_codec vkfx_codec_exr = {
     .extensions = (const char *const[]){"exr", NULL},
     .sniff = sniff_exr,
     .probe = probe_exr,
+    .probe_decodes = true,
     .decode = decode_exr,
     .layout = layout_exr,
     .fits = fits_exr,
