@@ -622,10 +622,26 @@ static void job_fail(const batch *b, job *j, int status)
     j->state = JOB_FAILED;
 }
 
+/* An output its format cannot store is refused before the GPU makes it, from the input's
+ * header where it says the size (a chain that cannot make its size says so when it runs). */
+static int output_fits(void *arg, const char *name, uint32_t width, uint32_t height)
+{
+    (void)name;
+    const job *j = arg;
+    uint32_t out_w, out_h;
+    if (!j->fmt || vkfx_chain_size(j->chain, width, height, &out_w, &out_h) != VKFX_OK) {
+        vkfx_error_clear();
+        return VKFX_OK;
+    }
+    return vkfx_file_check_size(strcmp(j->output, "-") == 0 ? "standard output" : j->output,
+                                j->fmt, out_w, out_h);
+}
+
 static void decode(batch *b, job *j)
 {
     double t = vkfx_now_ms();
     const char *name = strcmp(j->input, "-") == 0 ? "standard input" : j->input;
+    vkfx_file_set_gate(output_fits, j);
     int ret = strcmp(j->input, "-") == 0
                   ? vkfx_file_load_fd_meta(STDIN_FILENO, name, &j->in, &j->meta)
               : j->opts->no_shrink_on_load
@@ -635,17 +651,11 @@ static void decode(batch *b, job *j)
     if (ret == VKFX_OK)
         ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
                                &j->colour);
-    /* An output its format cannot store is refused before the GPU makes it (a chain that
-     * cannot make its size says so when it runs). */
-    uint32_t out_w, out_h;
-    if (ret == VKFX_OK && j->fmt) {
-        if (vkfx_chain_size(j->chain, j->source_w ? j->source_w : j->in.width,
-                            j->source_h ? j->source_h : j->in.height, &out_w, &out_h) == VKFX_OK)
-            ret = vkfx_file_check_size(strcmp(j->output, "-") == 0 ? "standard output" : j->output,
-                                       j->fmt, out_w, out_h);
-        else
-            vkfx_error_clear();
-    }
+    vkfx_file_set_gate(NULL, NULL);
+    /* Formats whose header alone does not say the size are checked once decoded. */
+    if (ret == VKFX_OK)
+        ret = output_fits(j, name, j->source_w ? j->source_w : j->in.width,
+                          j->source_h ? j->source_h : j->in.height);
     j->decode_ms = vkfx_now_ms() - t;
     if (ret < 0) {
         job_fail(b, j, ret);
@@ -1143,12 +1153,18 @@ static int select_jobs(batch *b, plan *p)
             keep[i] = false;
         }
         if (keep[i]) {
-            p->jobs[n++] = *j;
+            /* A move: the slot left behind owns nothing. */
+            if (n != i) {
+                p->jobs[n] = *j;
+                *j = (job){0};
+            }
+            n++;
             continue;
         }
         free(j->output);
         free(j->chain_text);
         vkfx_chain_free(j->chain);
+        *j = (job){0};
     }
     p->n = n;
     free(keep);
@@ -1282,8 +1298,14 @@ done:
     if (b.existing)
         fprintf(stderr, "vkfx: --skip-existing: %zu output%s there already, not run again\n",
                 b.existing, b.existing == 1 ? " was" : "s were");
-    /* The report is the result too: losing it is a failure (exit 1). */
-    if (json_file && vkfx_safefile_commit(json_file) < 0) {
+    /* The report is the result too: losing it is a failure (exit 1), for the reason its first
+     * failed write met (the stream keeps only that one failed). */
+    if (json_file && b.json_errno) {
+        vkfx_safefile_abort(json_file);
+        b.broken_pipe |= b.json_errno == EPIPE;
+        cli_message("vkfx: --json: %s: %s", o->json, strerror(b.json_errno));
+        code = code == EXIT_OK ? EXIT_PROCESSING : code;
+    } else if (json_file && vkfx_safefile_commit(json_file) < 0) {
         b.broken_pipe |= errno == EPIPE;
         cli_message("vkfx: --json: %s", vkfx_error_message());
         code = code == EXIT_OK ? EXIT_PROCESSING : code;

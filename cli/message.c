@@ -55,7 +55,7 @@ void cli_message(const char *fmt, ...)
     char raw[4096], shown[4 * sizeof(raw)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(raw, sizeof(raw), fmt, ap);
+    vkfx_format_short(raw, sizeof(raw), fmt, ap);
     va_end(ap);
     cli_escape(raw, shown, sizeof(shown));
     fprintf(stderr, "%s\n", shown);

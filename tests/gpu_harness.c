@@ -19,7 +19,9 @@ void th_gpu_open(th_gpu *g)
     const char *nsg = getenv("VKFX_TEST_NO_SUBGROUP_OPS");
     const char *n64 = getenv("VKFX_TEST_NO_SUBGROUP_INT64");
     const char *pack = getenv("VKFX_HALF_PACK");
+    const char *tile = getenv("VKFX_TILE");
     vkfx_context_opts o = {.validate = v && strcmp(v, "1") == 0,
+                           .tile = tile && atoi(tile) > 0 ? (uint32_t)atoi(tile) : 0,
                            .no_subgroup_ops = nsg && strcmp(nsg, "1") == 0,
                            .no_subgroup_int64 = n64 && strcmp(n64, "1") == 0,
                            .no_half_pack = pack && strcmp(pack, "0") == 0,

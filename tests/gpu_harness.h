@@ -17,8 +17,8 @@ typedef struct th_gpu {
 
 /* Creates the context (validation from VKFX_VALIDATE, the shared-memory
  * kernel variants with VKFX_TEST_NO_SUBGROUP_OPS=1, the 32-bit-piece
- * subgroup scans with VKFX_TEST_NO_SUBGROUP_INT64=1) and staging memory;
- * aborts the test on failure. */
+ * subgroup scans with VKFX_TEST_NO_SUBGROUP_INT64=1, tiles of at most
+ * VKFX_TILE pixels a side) and staging memory; aborts the test on failure. */
 void th_gpu_open(th_gpu *g);
 /* Asserts that the validation layer reported nothing, then frees. */
 void th_gpu_close(th_gpu *g);

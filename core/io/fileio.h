@@ -75,6 +75,13 @@ int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_
  * page of several, the first frame of an animation), as a sentence naming
  * the file, or NULL. */
 const char *vkfx_file_note(void);
+/* Called by the loads of the calling thread with the file's size (upright, as the load turns
+ * it) from its header, before any pixels are decoded (a format whose header does not say
+ * enough is decoded first); a failure is the load's. A batch refuses an output its format
+ * cannot store before a decode it would waste. */
+typedef int (*vkfx_load_gate)(void *arg, const char *name, uint32_t width, uint32_t height);
+/* Sets the calling thread's gate (NULL: none) for the loads that follow. */
+void vkfx_file_set_gate(vkfx_load_gate gate, void *arg);
 /* The header of a file: size (upright, as a load turns it), channels and
  * sample type, without decoding. */
 int vkfx_file_probe(const char *path, vkfx_image_info *info);

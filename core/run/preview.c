@@ -179,8 +179,7 @@ static int input_at(vkfx_preview *p, uint32_t w, input_size **out)
     }
     /* The least recently used size makes room; renders are one at a time. */
     vkfx_buffer_destroy(p->ctx, slot->raw);
-    *slot = (input_size){.layout = *src, .used = p->clock};
-    slot->layout.data = NULL;
+    *slot = (input_size){.layout = vkfx_pixels_layout(src), .used = p->clock};
     VkDeviceSize bytes = vkfx_pixels_bytes(src);
     TRY(vkfx_buffer_create(p->ctx, (bytes + 3) & ~(VkDeviceSize)3,
                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,

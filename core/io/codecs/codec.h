@@ -87,6 +87,9 @@ typedef struct vkfx_codec {
     /* The header's size, channels and sample type. VKFX_E_FORMAT naming
      * the file when it is corrupt. */
     int (*probe)(const unsigned char *data, size_t size, const char *name, vkfx_image_info *info);
+    /* The probe decodes the image (its header alone does not say enough): no cheaper than the
+     * decode, so a load's gate does not call it. */
+    bool probe_decodes;
     /* The image, straight colour unless the format stores premultiplied
      * colour (then straight = false): checks the declared size against
      * vkfx_file_max_pixels() before allocating for it. */

@@ -8,6 +8,7 @@
  * extension under a standard packet holding only the note, and reads the
  * extension's descriptions into the standard packet. Every segment length
  * is checked against the file before it is used. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,5 +439,7 @@ int vkfx_jpeg_put_meta(FILE *f, const char *path, const unsigned char *data, siz
         }
     }
     ok = ok && fwrite(data + at, 1, size - at, f) == size - at;
-    return ok ? VKFX_OK : vkfx_fail(VKFX_E_IO, "%s: writing the JPEG failed", path);
+    return ok ? VKFX_OK
+              : vkfx_fail(VKFX_E_IO, "%s: writing the JPEG failed: %s", path,
+                          strerror(errno ? errno : EIO));
 }
