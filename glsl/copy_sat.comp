@@ -11,7 +11,8 @@ layout(binding = 0) uniform sampler2D src;
 layout(binding = 1, rgba32ui) writeonly uniform uimage2D lo;
 layout(binding = 2, rgba32ui) writeonly uniform uimage2D hi;
 
-layout(push_constant) uniform Push { ivec2 size; } pc;
+#define COPY
+#include "bench.h"
 
 void main()
 {
