@@ -7,6 +7,16 @@
 #include "graph.h"
 #include "maps.h"
 
+/* The two passes of a separable filter: kh along rows from src into a temporary stored like
+ * dst, in groups gh, then kv along columns from it into dst, in groups gv; both take push. */
+typedef struct vkfx_separable {
+    const char *label_h, *label_v;
+    vkfx_kernel *kh, *kv;
+    uint32_t gh[2], gv[2];
+    const void *push;
+} vkfx_separable;
+int vkfx_record_separable(vkfx_graph *g, const vkfx_separable *s, vkfx_image *src, vkfx_image *dst);
+
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst);
