@@ -29,6 +29,10 @@ int cli_exit_code(int status);
 /* Prints "vkfx: MESSAGE" for the calling thread's last library error. */
 void cli_print_error(void);
 void cli_log(void *user, const char *message);
+/* A usage mistake: "vkfx[ COMMAND]: MESSAGE" and the line that points to its --help on
+ * stderr; returns EXIT_USAGE. command is NULL for vkfx itself. */
+int cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* True when the environment variable is set to something other than 0. */
 bool cli_env_flag(const char *name);
 /* The context's validation, log and knobs, from the environment (VKFX_VALIDATE and the

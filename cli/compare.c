@@ -50,19 +50,6 @@ static const char compare_usage[] =
     "2 usage error or trouble: a bad option, a missing, unreadable or corrupt\n"
     "input file, or a --diff file that cannot be written (no result line then).\n";
 
-/* fmt holds one %s, for arg. */
-static int compare_usage_error(const char *fmt, const char *arg)
-{
-    char text[2048];
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(text, sizeof(text), fmt, arg);
-#pragma GCC diagnostic pop
-    cli_message("vkfx compare: %s", text);
-    fprintf(stderr, "Try 'vkfx compare --help'.\n");
-    return EXIT_USAGE;
-}
-
 static int compare_trouble(void)
 {
     cli_message("vkfx compare: %s", vkfx_error_message());
@@ -96,13 +83,13 @@ int cli_compare_main(int argc, char **argv)
         switch (c) {
         case 'm':
             if (vkfx_metric_parse(optarg, &metric) < 0)
-                return compare_usage_error("%s", vkfx_error_message());
+                return cli_usage_error("compare", "%s", vkfx_error_message());
             break;
         case 't':
             errno = 0;
             tolerance = strtod(optarg, &end);
             if (errno || end == optarg || *end || isnan(tolerance) || tolerance < 0)
-                return compare_usage_error("--tolerance '%s' must be a number >= 0", optarg);
+                return cli_usage_error("compare", "--tolerance '%s' must be a number >= 0", optarg);
             break;
         case 'd':
             diff_path = optarg;
@@ -111,27 +98,28 @@ int cli_compare_main(int argc, char **argv)
             fputs(compare_usage, stdout);
             return EXIT_OK;
         case ':':
-            return compare_usage_error("option '%s' needs a value", argv[optind - 1]);
+            return cli_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
         default:
             if (optopt > 0 && optopt < 256) {
                 char opt[3] = {'-', (char)optopt, 0};
-                return compare_usage_error("unknown option '%s'", opt);
+                return cli_usage_error("compare", "unknown option '%s'", opt);
             }
-            return compare_usage_error("unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind != 2)
-        return compare_usage_error("%s", argc - optind < 2 ? "needs two image files, A and B"
-                                                           : "compares two image files, A and B");
+        return cli_usage_error("compare", "%s",
+                               argc - optind < 2 ? "needs two image files, A and B"
+                                                 : "compares two image files, A and B");
     const char *path_a = argv[optind], *path_b = argv[optind + 1];
     if (isnan(tolerance))
         tolerance = vkfx_metric_default_tolerance(metric);
     if (diff_path) {
         vkfx_file_format fmt;
         if (vkfx_file_format_for_output(diff_path, &fmt) < 0 || fmt != VKFX_FILE_PNG)
-            return compare_usage_error("--diff '%s' must name a .png file", diff_path);
+            return cli_usage_error("compare", "--diff '%s' must name a .png file", diff_path);
         if (cli_same_file(diff_path, path_a) || cli_same_file(diff_path, path_b))
-            return compare_usage_error("--diff '%s' would overwrite an input", diff_path);
+            return cli_usage_error("compare", "--diff '%s' would overwrite an input", diff_path);
     }
 
     vkfx_pixels a = {0}, b = {0}, heat = {0};

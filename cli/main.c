@@ -266,19 +266,6 @@ void cli_log(void *user, const char *message)
         cli_note(message, "%s", message);
 }
 
-/* fmt holds one %s, for arg. */
-static int usage_error(const char *fmt, const char *arg)
-{
-    char text[2048];
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(text, sizeof(text), fmt, arg);
-#pragma GCC diagnostic pop
-    cli_message("vkfx: %s", text);
-    fprintf(stderr, "Try 'vkfx --help'.\n");
-    return EXIT_USAGE;
-}
-
 static int list_filters(void)
 {
     size_t width = 0;
@@ -420,7 +407,7 @@ int main(int argc, char **argv)
     int first = argc;
     if (cli_parse_options(argc, argv, CLI_SCOPE_JOB | CLI_SCOPE_RUN | CLI_SCOPE_INFO, &o, &first,
                           &info, &info_arg) < 0)
-        return usage_error("%s", vkfx_error_message());
+        return cli_usage_error(NULL, "%s", vkfx_error_message());
     switch (info) {
     case CLI_INFO_NONE:
         break;
@@ -441,6 +428,6 @@ int main(int argc, char **argv)
     if (o.init_only)
         return init_only(&o);
     if (cli_check_job(&o.job, argc - first) < 0)
-        return usage_error("%s", vkfx_error_message());
+        return cli_usage_error(NULL, "%s", vkfx_error_message());
     return cli_batch(&o, argv + first, argc - first);
 }

@@ -696,14 +696,6 @@ static pid_t open_browser(const char *url)
     return pid;
 }
 
-static int preview_usage_error(const char *fmt, const char *arg_text)
-{
-    fprintf(stderr, "vkfx preview: ");
-    fprintf(stderr, fmt, arg_text);
-    fprintf(stderr, "\nTry 'vkfx preview --help'.\n");
-    return EXIT_USAGE;
-}
-
 /* -o checked at start: a format vkfx writes, in an existing directory
  * (check_save_paths compares it with what the run reads). */
 static int check_output(const char *output)
@@ -759,7 +751,8 @@ int cli_preview_main(int argc, char **argv)
             errno = 0;
             port = strtol(optarg, &end, 10);
             if (errno || end == optarg || *end || port < 0 || port > 65535)
-                return preview_usage_error("--port '%s' must be an integer 0..65535", optarg);
+                return cli_usage_error("preview", "--port '%s' must be an integer 0..65535",
+                                       optarg);
             break;
         }
         case OPT_TIME_LIMIT: {
@@ -784,19 +777,19 @@ int cli_preview_main(int argc, char **argv)
             fputs(preview_usage, stdout);
             return EXIT_OK;
         case ':':
-            return preview_usage_error("option '%s' needs a value", argv[optind - 1]);
+            return cli_usage_error("preview", "option '%s' needs a value", argv[optind - 1]);
         default:
             if (optopt > 0 && optopt < 256) {
                 char opt[3] = {'-', (char)optopt, 0};
-                return preview_usage_error("unknown option '%s'", opt);
+                return cli_usage_error("preview", "unknown option '%s'", opt);
             }
-            return preview_usage_error("unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error("preview", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)
-        return preview_usage_error("%s", "no input file given");
+        return cli_usage_error("preview", "%s", "no input file given");
     if (optind + 1 < argc)
-        return preview_usage_error("one input only; '%s' is a second", argv[optind + 1]);
+        return cli_usage_error("preview", "one input only; '%s' is a second", argv[optind + 1]);
     s.input = argv[optind];
 
     /* A stop signal (cli/signals.c) ends the server cleanly, exit 0: it is

@@ -307,12 +307,6 @@ static int read_all(FILE *f, const char *name, char **out, size_t *len)
     return VKFX_OK;
 }
 
-static int run_usage_error(void)
-{
-    fprintf(stderr, "vkfx: run: %s\nTry 'vkfx run --help'.\n", vkfx_error_message());
-    return EXIT_USAGE;
-}
-
 int cli_run_main(int argc, char **argv)
 {
     cli_batch_opts o = {0};
@@ -321,7 +315,7 @@ int cli_run_main(int argc, char **argv)
     int first = argc;
     if (cli_parse_options(argc, argv, CLI_SCOPE_RUN | CLI_SCOPE_INFO, &o, &first, &info,
                           &info_arg) < 0)
-        return run_usage_error();
+        return cli_usage_error("run", "%s", vkfx_error_message());
     if (info == CLI_INFO_HELP) {
         fputs(run_usage, stdout);
         return EXIT_OK;
@@ -329,12 +323,12 @@ int cli_run_main(int argc, char **argv)
     if (info != CLI_INFO_NONE) {
         vkfx_fail(VKFX_E_USAGE, "--filters, --help-filter, --list-devices and --version are "
                                 "options of vkfx itself, not of vkfx run");
-        return run_usage_error();
+        return cli_usage_error("run", "%s", vkfx_error_message());
     }
     if (argc - first != 1) {
         vkfx_fail(VKFX_E_USAGE, "one job file (or '-' for standard input) is needed; got %d",
                   argc - first);
-        return run_usage_error();
+        return cli_usage_error("run", "%s", vkfx_error_message());
     }
     const char *path = argv[first];
     bool from_stdin = strcmp(path, "-") == 0;

@@ -1,5 +1,5 @@
 /* The kernels between a file's samples and the internal image (glsl/decode.comp,
- * glsl/encode.comp) and core/run.c: their push constants. */
+ * glsl/encode.comp) and core/run/run.c: their push constants. */
 #ifndef VKFX_GLSL_DECODE_H
 #define VKFX_GLSL_DECODE_H
 

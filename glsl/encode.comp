@@ -15,7 +15,7 @@
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly buffer Dst { uint words[]; };
 // For sRGB output: least[k] is the least float whose code is k or more (k >= 1), for the
-// output's depth, from the exact curve in double (core/run.c).
+// output's depth, from the exact curve in double (core/run/run.c).
 layout(binding = 2) readonly buffer Least { float least[]; };
 
 vec4 straight_colour(uint pixel)

@@ -26,7 +26,7 @@ void tc_random_pixels(vkfx_pixels *px, uint32_t w, uint32_t h, uint32_t channels
 void tc_ramp_pixels(vkfx_pixels *px, uint32_t w, uint32_t h);
 
 /* Loads VKFX_TEST_IMAGES "/" name with vkfx_file_load (tests/common_files.c,
- * so that only tests that link core/fileio.c need it). */
+ * so that only tests that link core/io/fileio.c need it). */
 int tc_load_photo(const char *name, vkfx_pixels *out);
 /* Writes px (8-bit RGB) as every page of a TIFF of pages pages (tests/common_files.c);
  * 0, or -1 when it cannot. */

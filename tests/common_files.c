@@ -1,4 +1,4 @@
-/* The part of common.h that needs core/fileio.c, kept apart so that tests
+/* The part of common.h that needs core/io/fileio.c, kept apart so that tests
  * which never read a file can link without it. */
 #include "common.h"
 

@@ -145,6 +145,23 @@ int th_check_small(th_gpu *g, const th_case *c)
     return failures;
 }
 
+int th_check_random_sizes(th_gpu *g, const th_case *base, const uint32_t (*sizes)[2], size_t n,
+                          uint32_t channels, uint64_t seed)
+{
+    int failures = 0;
+    for (int precision = 16; precision <= 32; precision += 16) {
+        th_case c = *base;
+        c.precision = precision;
+        for (size_t i = 0; i < n; i++) {
+            vkfx_pixels px;
+            tc_random_pixels(&px, sizes[i][0], sizes[i][1], channels, VKFX_SAMPLE_U8, seed + i);
+            failures += !th_check(g, &c, &px, channels, VKFX_SAMPLE_U8, "random");
+            vkfx_pixels_free(&px);
+        }
+    }
+    return failures;
+}
+
 int th_check_photos(th_gpu *g, const th_case *c)
 {
     int failures = 0;

@@ -86,6 +86,12 @@ void th_expect_usage_error(th_gpu *g, const char *chain, const vkfx_pixels *in, 
 int th_tiled_same(th_gpu *g, const char *text, const vkfx_pixels *in, vkfx_run_opts o,
                   uint32_t channels, vkfx_sample sample, const char *side);
 
+/* Runs th_check at both internal precisions (c's is ignored) on random 8-bit images of
+ * channels samples at each of the n sizes {w, h}, seeded seed, seed + 1, ... in the sizes'
+ * order; returns how many were out of tolerance. */
+int th_check_random_sizes(th_gpu *g, const th_case *c, const uint32_t (*sizes)[2], size_t n,
+                          uint32_t channels, uint64_t seed);
+
 /* Runs th_check on every photo of tc_photos at its own size, in its
  * own channel layout, 8-bit output; returns how many were out of tolerance. */
 int th_check_photos(th_gpu *g, const th_case *c);

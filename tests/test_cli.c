@@ -305,6 +305,30 @@ Test(cli, max_pixels)
           "--max-pixels", "'0'", "1..1099511627776");
 }
 
+/* Every command's usage mistakes read alike: "vkfx COMMAND: what", then where its help is. */
+static void expect_usage(const char *const *args, const char *want)
+{
+    cli_run r = {0};
+    run_with(&r, NULL, args);
+    cr_expect_eq(r.status, 2, "%s: exit %d, want 2", r.cmd, r.status);
+    cr_expect_str_eq(r.err, want, "%s: stderr\n%s\nwant\n%s", r.cmd, r.err, want);
+    run_free(&r);
+}
+
+Test(cli, usage_errors_of_every_command_read_alike)
+{
+    expect_usage(ARGS("bench", "--reps", "0"),
+                 "vkfx bench: --reps '0' must be 1..10000\nTry 'vkfx bench --help'.\n");
+    expect_usage(ARGS("run"), "vkfx run: one job file (or '-' for standard input) is needed; "
+                              "got 0\nTry 'vkfx run --help'.\n");
+    expect_usage(ARGS("compare", "--tolerance", "x"),
+                 "vkfx compare: --tolerance 'x' must be a number >= 0\n"
+                 "Try 'vkfx compare --help'.\n");
+    expect_usage(ARGS("preview", "--port", "x"),
+                 "vkfx preview: --port 'x' must be an integer 0..65535\n"
+                 "Try 'vkfx preview --help'.\n");
+}
+
 /* The command line hands the environment's knobs to the library (vkfx_context_opts): a forced
  * variant of no filter's family, and staging memory below its least, are usage errors. */
 Test(cli, environment_knobs_reach_the_library)

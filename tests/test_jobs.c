@@ -581,7 +581,7 @@ Test(startup, init_only_and_wall_timings, .timeout = 120)
     run_free(&r);
 }
 
-/* The half probe's answer (core/halfprobe.c) is kept beside the pipeline
+/* The half probe's answer (core/gpu/halfprobe.c) is kept beside the pipeline
  * cache for the next run: written after the first Gaussian, a damaged copy
  * replaced, none kept with VKFX_PIPELINE_CACHE=0; the bytes never change. */
 Test(startup, half_probe_answer_kept, .timeout = 120)

@@ -2,9 +2,9 @@
  * metadata (a deflate bomb in iCCP, lengths that lie, an ICC profile with a
  * JPEG marker missing, random damage) read within the limits; the EXIF
  * orientation read from and written into EXIF blocks of either byte order
- * (core/exif.c), pixels turned upright for each of the eight orientations
- * against turns composed here from two plain moves (core/orient.c), and ICC
- * tone curves read through lcms2 (core/icc.c) against the curves' own
+ * (core/io/exif.c), pixels turned upright for each of the eight orientations
+ * against turns composed here from two plain moves (core/io/orient.c), and ICC
+ * tone curves read through lcms2 (core/io/icc.c) against the curves' own
  * formulas. */
 #include <criterion/criterion.h>
 

@@ -1,4 +1,4 @@
-/* Host sides of the filters: each file defines vkfx_filter descriptors that core/registry.c
+/* Host sides of the filters: each file defines vkfx_filter descriptors that core/filters/registry.c
  * lists (filter_files in meson.build), plus what other filters reuse of it. */
 #ifndef VKFX_FILTERS_H
 #define VKFX_FILTERS_H
@@ -7,10 +7,20 @@
 #include "graph.h"
 #include "maps.h"
 
+/* The two passes of a separable filter: kh along rows from src into a temporary stored like
+ * dst, in groups gh, then kv along columns from it into dst, in groups gv; both take push. */
+typedef struct vkfx_separable {
+    const char *label_h, *label_v;
+    vkfx_kernel *kh, *kv;
+    uint32_t gh[2], gv[2];
+    const void *push;
+} vkfx_separable;
+int vkfx_record_separable(vkfx_graph *g, const vkfx_separable *s, vkfx_image *src, vkfx_image *dst);
+
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst);
-/* Its kernels: one-pass, matrix, unrolled, generic (core/variant.h). */
+/* Its kernels: one-pass, matrix, unrolled, generic (core/gpu/variant.h). */
 extern const vkfx_variants vkfx_gauss_variants;
 int vkfx_gauss_default_radius(double sigma);
 /* Where tiles through that Gaussian start (vkfx_filter.align): the one-pass kernel's runs of
@@ -97,7 +107,7 @@ typedef struct vkfx_sat {
  * sum of samples within +-65504 inside int64, at most 24. */
 int vkfx_sat_shift(uint32_t width, uint32_t height);
 int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out);
-/* Its kernels: subgroup64, subgroup, shared (core/variant.h). */
+/* Its kernels: subgroup64, subgroup, shared (core/gpu/variant.h). */
 extern const vkfx_variants vkfx_sat_variants;
 /* Copies table rows [first, first + rows) into out as int64 RGBA, row-major. */
 int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, uint32_t rows,

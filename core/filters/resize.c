@@ -2,7 +2,7 @@
  * linear premultiplied RGBA, along x into an image of the output's width, then along y. Each
  * output row or column takes its first input index, its tap count and its weights from a
  * table computed once on the host in double, normalised there and rounded to VKFX_WEIGHT_BITS
- * (core/kernel.h: their products with the halves they weigh are exact, the same bits on every
+ * (core/gpu/kernel.h: their products with the halves they weigh are exact, the same bits on every
  * device). Where each side of the input is a whole number of times the output's, each pass
  * keeps an output's inputs in registers and loads only the new ones for the next output
  * (glsl/resize_ratio.comp). Else where both axes shrink, each pass walks lines, reading each

@@ -151,7 +151,7 @@ static int read_answer(const vkfx_context *ctx, const char *path)
     return known;
 }
 
-/* Written through the one writer (core/safefile.c), so that a run reading
+/* Written through the one writer (core/io/safefile.c), so that a run reading
  * it at the same time sees the old file or the new; a failure is not an
  * error (the file is only ever a shortcut). */
 static void write_answer(const vkfx_context *ctx, const char *path, bool rne)

@@ -50,7 +50,7 @@ int ref_encode(const ref_image *img, bool linear, vkfx_pixels *out);
 
 /* out (w x h, no larger than in) = the mean of in over each pixel's
  * footprint, source pixels weighted by the area of them it covers: the
- * preview's downscale (core/resample.h). */
+ * preview's downscale (core/io/resample.h). */
 int ref_area_downscale(const ref_image *in, uint32_t w, uint32_t h, ref_image *out);
 
 /* Gaussian of standard deviation sigma > 0 over taps |k| <= radius (radius < 0:

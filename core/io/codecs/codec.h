@@ -1,8 +1,8 @@
 /* One codec per image format, each a static descriptor in its own file
- * (core/codecs/NAME.c) listed once in core/codecs/codecs.c: the file layer
- * (core/fileio.c) picks a codec by the file's signature to read and by the
+ * (core/io/codecs/NAME.c) listed once in core/io/codecs/codecs.c: the file layer
+ * (core/io/fileio.c) picks a codec by the file's signature to read and by the
  * output's extension to write. Codecs see only the pixel buffers and what
- * sits beside them (core/pixels.h, core/error.h), never the file layer. */
+ * sits beside them (core/io/pixels.h, core/base/error.h), never the file layer. */
 #ifndef VKFX_CODEC_H
 #define VKFX_CODEC_H
 

@@ -1,4 +1,4 @@
-/* OpenEXR through core/exr.c (OpenEXRCore's C API): linear, premultiplied
+/* OpenEXR through core/io/exr.c (OpenEXRCore's C API): linear, premultiplied
  * float colour in and out, and the metadata with a standard attribute. */
 #include <errno.h>
 #include <stdint.h>
