@@ -735,7 +735,7 @@ int cli_preview_main(int argc, char **argv)
     long port = 0;
     int c;
     if (cli_jpeg_codec_default(&s.jpeg_codec) < 0)
-        return preview_usage_error("%s", vkfx_error_message());
+        return cli_usage_error("preview", "%s", vkfx_error_message());
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
@@ -760,7 +760,7 @@ int cli_preview_main(int argc, char **argv)
             errno = 0;
             long limit = strtol(optarg, &end, 10);
             if (errno || end == optarg || *end || limit < 1 || limit > 86400)
-                return preview_usage_error("--time-limit '%s' must be an integer 1..86400 "
+                return cli_usage_error("preview", "--time-limit '%s' must be an integer 1..86400 "
                                            "(seconds)",
                                            optarg);
             s.time_limit = (unsigned)limit;
@@ -771,7 +771,7 @@ int cli_preview_main(int argc, char **argv)
             break;
         case OPT_JPEG_CODEC:
             if (cli_jpeg_codec(optarg, "--jpeg-codec", &s.jpeg_codec) < 0)
-                return preview_usage_error("%s", vkfx_error_message());
+                return cli_usage_error("preview", "%s", vkfx_error_message());
             break;
         case 'h':
             fputs(preview_usage, stdout);
