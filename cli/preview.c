@@ -23,6 +23,7 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
+#include "../core/pngwrite.h"
 #include "../core/preview.h"
 #include "cli.h"
 #include "preview_html.h"
@@ -33,15 +34,16 @@ static const char preview_usage[] =
     "usage: vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--time-limit S]\n"
     "                    [--no-browser]\n"
     "\n"
-    "Serves a page on 127.0.0.1 that shows INPUT through CHAIN, rendered on the GPU\n"
-    "at the size it is shown, again at each change: the chain's filters and every\n"
-    "option are editable there, a click on the image sets focus of dof, satdof and\n"
-    "bokeh to the depth under the cursor, and the page shows the equivalent\n"
-    "command line. The input and its depth maps are decoded once and kept on the\n"
-    "GPU. The first line on stdout is the page's address with its access token,\n"
-    "http://127.0.0.1:PORT/?token=TOKEN; the browser opens it unless --no-browser\n"
-    "or there is no display (DISPLAY, WAYLAND_DISPLAY). Ctrl-C (or SIGTERM) stops\n"
-    "the server, exit status 0.\n"
+    "Serves a page on 127.0.0.1 that shows INPUT through CHAIN as Save writes it:\n"
+    "rendered on the GPU at full size and scaled to the view, again at each change\n"
+    "(a draft at the view's size while a slider moves on a slow device). The\n"
+    "chain's filters and every option are editable there, a click on the image sets\n"
+    "focus of dof, satdof and bokeh to the depth under the cursor, and the page\n"
+    "shows the equivalent command line. The input and its depth maps are decoded\n"
+    "once and kept on the GPU. The first line on stdout is the page's address with\n"
+    "its access token, http://127.0.0.1:PORT/?token=TOKEN; the browser opens it\n"
+    "unless --no-browser or there is no display (DISPLAY, WAYLAND_DISPLAY).\n"
+    "Ctrl-C (or SIGTERM) stops the server, exit status 0.\n"
     "\n"
     "  -f, --filter CHAIN   the chain the page starts with (default: none)\n"
     "  -o, --output FILE    where the page's Save writes the full-size result, as\n"
@@ -60,8 +62,12 @@ static const char preview_usage[] =
     "  GET /info                      JSON: input, size, output, chain, maps, and\n"
     "                                 every filter with its options\n"
     "  GET /render?chain=C&width=W    JPEG of the chain at width W (default and\n"
-    "                                 at most the input's); Server-Timing header:\n"
-    "                                 gpu, render (GPU, read-back, JPEG encode)\n"
+    "                                 at most the input's): what Save writes,\n"
+    "                                 rendered at full size and box-scaled to W;\n"
+    "                                 with &draft=1 the chain runs on the input\n"
+    "                                 scaled to W, maxcoc scaled with it (faster,\n"
+    "                                 near); &format=png for a PNG; Server-Timing:\n"
+    "                                 gpu, render (GPU, read-back, encode)\n"
     "                                 and wait, in ms. 409 when a newer render\n"
     "                                 arrived before it ended, 503 when it took\n"
     "                                 longer than --time-limit; a render whose\n"
@@ -434,6 +440,13 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
         snprintf(line, sizeof(line), "vkfx: width '%.64s' must be an integer 1..%u\n", w, 1u << 20);
         return send_text(c, MHD_HTTP_BAD_REQUEST, line);
     }
+    const char *draft_arg = arg(c, "draft"), *format = arg(c, "format");
+    bool draft = draft_arg && strcmp(draft_arg, "1") == 0;
+    bool png = format && strcmp(format, "png") == 0;
+    if ((draft_arg && !draft && strcmp(draft_arg, "0") != 0) ||
+        (format && !png && strcmp(format, "jpeg") != 0))
+        return send_text(c, MHD_HTTP_BAD_REQUEST,
+                         "vkfx: draft must be 0 or 1, format jpeg or png\n");
     int ret = request_chain(c, &chain);
     if (ret < 0)
         return send_error(c, ret);
@@ -456,16 +469,23 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     watch wt = watch_start(s, c, ticket);
     vkfx_cancel cancel = {watch_stop, &wt};
     ret = checked(s->ctx, messages,
-                  vkfx_preview_render(s->preview, chain, width, &px, &gpu_ms, &cancel));
-    if (ret == VKFX_OK && tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB,
-                                      &jpeg, &jpeg_size, TJSAMP_420, 90, 0) != 0)
+                  draft ? vkfx_preview_render(s->preview, chain, width, &px, &gpu_ms, &cancel)
+                        : vkfx_preview_view(s->preview, chain, width, &px, &gpu_ms, &cancel));
+    size_t png_size = 0;
+    if (ret == VKFX_OK && png) {
+        ret = vkfx_png_encode(&px, 1, &jpeg, &png_size);
+        jpeg_size = png_size;
+    } else if (ret == VKFX_OK &&
+               tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB, &jpeg,
+                           &jpeg_size, TJSAMP_420, 90, 0) != 0) {
         ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoding failed: %s", tjGetErrorStr2(s->jpeg));
+    }
     double done = now_ms();
     pthread_mutex_unlock(&s->gpu);
     vkfx_pixels_free(&px);
     vkfx_chain_free(chain);
     if (ret < 0)
-        tjFree(jpeg);
+        png ? free(jpeg) : tjFree(jpeg);
     if (ret == VKFX_E_STOPPED)
         return send_stopped(c, &wt, "render");
     if (ret < 0)
@@ -473,7 +493,8 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     char timing[160];
     snprintf(timing, sizeof(timing), "gpu;dur=%.3f, render;dur=%.3f, wait;dur=%.3f",
              gpu_ms < 0 ? 0 : gpu_ms, done - start, start - asked);
-    return send_buffer(c, MHD_HTTP_OK, "image/jpeg", jpeg, jpeg_size, free_jpeg, timing);
+    return send_buffer(c, MHD_HTTP_OK, png ? "image/png" : "image/jpeg", jpeg, jpeg_size,
+                       png ? free : free_jpeg, timing);
 }
 
 static enum MHD_Result focus(struct MHD_Connection *c, server *s)

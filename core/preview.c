@@ -1,6 +1,7 @@
 #include "preview.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -216,19 +217,84 @@ static int check_map_files(const vkfx_chain *chain)
     return vkfx_chain_paths(chain, check_map_file, NULL);
 }
 
-int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
-                        double *gpu_ms, const vkfx_cancel *cancel)
+/* The box resize that brings a full-size result to the width shown, as
+ * `vkfx SAVED -f resize:width=W:height=H:kernel=box` would: the mean over
+ * each view pixel's footprint. NULL (and OK) when no scaling is needed. */
+static int view_scaler(uint32_t w, uint32_t h, uint32_t width, vkfx_chain **out, uint32_t *vw,
+                       uint32_t *vh)
+{
+    *out = NULL;
+    *vw = w;
+    *vh = h;
+    if (width == 0 || width >= w)
+        return VKFX_OK;
+    *vw = width;
+    *vh = vkfx_scaled_height(w, h, width);
+    char text[96];
+    snprintf(text, sizeof(text), "resize:width=%u:height=%u:kernel=box", *vw, *vh);
+    return vkfx_chain_parse(text, out);
+}
+
+/* Frees what draft_chain made: the links and the parameters not chain's. */
+static void free_draft(vkfx_chain *d, const vkfx_chain *chain)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->count; i++)
+        if (d->links[i].params != chain->links[i].params)
+            free(d->links[i].params);
+    free(d->links);
+    free(d);
+}
+
+/* A draft runs on a smaller input, so the circle of confusion's largest
+ * radius (maxcoc, in pixels) shrinks with it: the draft's blur is the saved
+ * file's, scaled. *out is chain with its own copies of the parameters that
+ * change (the rest shared); free it with free_draft. */
+static int draft_chain(const vkfx_chain *chain, double scale, vkfx_chain **out)
+{
+    vkfx_chain *d = calloc(1, sizeof(*d));
+    *out = NULL;
+    if (!d || !(d->links = calloc(chain->count ? chain->count : 1, sizeof(*d->links)))) {
+        free(d);
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    }
+    d->count = chain->count;
+    for (size_t i = 0; i < chain->count; i++) {
+        const vkfx_chain_link *l = &chain->links[i];
+        d->links[i] = *l;
+        if (!vkfx_coc_of(l->filter, l->params))
+            continue;
+        void *copy = malloc(l->filter->params_size);
+        if (!copy) {
+            d->count = i;
+            free_draft(d, chain);
+            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        }
+        memcpy(copy, l->params, l->filter->params_size);
+        ((vkfx_coc_params *)vkfx_coc_of(l->filter, copy))->maxcoc *= scale;
+        d->links[i].params = copy;
+    }
+    *out = d;
+    return VKFX_OK;
+}
+
+static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, bool view,
+                  vkfx_pixels *out, double *gpu_ms, const vkfx_cancel *cancel)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
     input_size *in = NULL;
-    vkfx_image *img = NULL, *final = NULL;
+    vkfx_image *img = NULL, *final = NULL, *shown = NULL;
     vkfx_buffer *raw_out = NULL;
-    void **states = NULL;
+    void **states = NULL, **scale_states = NULL;
+    vkfx_chain *scaler = NULL, *draft = NULL;
+    const vkfx_chain *asked = chain;
     uint32_t w = capped_width(p, width), h = vkfx_preview_height(p, width);
     /* Sizes and offsets of a chain that reshapes the image (resize, crop) are in the input's
-     * pixels: such a chain runs on the full-size input, and the page fits its result. */
-    if (vkfx_chain_reshapes(chain)) {
+     * pixels: such a chain runs on the full-size input, and the page fits its result. A
+     * view runs every chain there, so that its sizes are the saved file's. */
+    if (view || vkfx_chain_reshapes(chain)) {
         w = p->in.width;
         h = p->in.height;
     }
@@ -236,10 +302,17 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
     *out = (vkfx_pixels){.straight = true};
     TRY(check_map_files(chain));
     TRY(vkfx_chain_size(chain, w, h, &out->width, &out->height));
+    if (view)
+        TRY(view_scaler(out->width, out->height, width, &scaler, &out->width, &out->height));
     vkfx_file_output_layout(VKFX_FILE_JPEG, p->in.channels, p->in.sample, &out->channels,
                             &out->sample);
     TRY(input_at(p, w, &in));
-    VkFormat format = vkfx_internal_format(16);
+    if (!view && w < p->in.width) {
+        TRY(draft_chain(chain, (double)w / p->in.width, &draft));
+        chain = draft;
+    }
+    /* A view is worked at the precision Save's run takes, so that it is that file scaled. */
+    VkFormat format = vkfx_internal_format(view ? vkfx_auto_precision(chain, &p->in) : 16);
     TRY(vkfx_graph_begin(p->ctx, w, h, format, true, &g));
     vkfx_graph_set_cancel(g, cancel);
     vkfx_graph_set_staging(g, p->staging);
@@ -249,7 +322,10 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
     TRY(vkfx_graph_buffer(g, (vkfx_pixels_bytes(out) + 3) & ~(VkDeviceSize)3, 0, &raw_out));
     TRY(vkfx_record_decode(g, in->raw, &in->layout, false, NULL, img));
     TRY(vkfx_record_chain(g, chain, img, &final, &states));
-    TRY(vkfx_record_encode(g, final, out, false, raw_out));
+    shown = final;
+    if (scaler)
+        TRY(vkfx_record_chain(g, scaler, final, &shown, &scale_states));
+    TRY(vkfx_record_encode(g, shown, out, false, raw_out));
     TRY(vkfx_graph_run(g));
     TRY(vkfx_pixels_alloc(out, out->width, out->height, out->channels, out->sample));
     TRY(vkfx_staging_download(p->staging, raw_out->buffer, 0, out->data, vkfx_pixels_bytes(out)));
@@ -262,11 +338,26 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
             *gpu_ms += times[i].ms;
     }
 fail:
+    vkfx_destroy_chain_states(g, scaler, scale_states);
     vkfx_destroy_chain_states(g, chain, states);
     vkfx_graph_destroy(g);
+    vkfx_chain_free(scaler);
+    free_draft(draft, asked);
     if (ret < 0)
         vkfx_pixels_free(out);
     return ret;
+}
+
+int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
+                        double *gpu_ms, const vkfx_cancel *cancel)
+{
+    return render(p, chain, width, false, out, gpu_ms, cancel);
+}
+
+int vkfx_preview_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
+                      double *gpu_ms, const vkfx_cancel *cancel)
+{
+    return render(p, chain, width, true, out, gpu_ms, cancel);
 }
 
 int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint32_t x, uint32_t y,

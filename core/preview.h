@@ -32,6 +32,16 @@ uint32_t vkfx_preview_height(const vkfx_preview *p, uint32_t width);
 int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
                         double *gpu_ms, const vkfx_cancel *cancel);
 
+/* What Save would write, shown width pixels wide: chain run on the full-size
+ * input at Save's precision, then box-scaled to width (0 or at least the
+ * result's width: not scaled), as `vkfx SAVED -f
+ * resize:width=W:height=H:kernel=box` scales the saved file. Every size in
+ * the chain (maxcoc, radii) is the saved file's; vkfx_preview_render is the
+ * faster draft whose sizes are in its own pixels. Arguments as for
+ * vkfx_preview_render. */
+int vkfx_preview_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
+                      double *gpu_ms, const vkfx_cancel *cancel);
+
 /* For link i of chain: *has is whether the filter has a depth map and a
  * focus (dof, satdof, bokeh); then *focus is the depth the filter compares
  * with focus at pixel (x, y) of the full-size input (its map's value there,

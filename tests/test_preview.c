@@ -162,6 +162,44 @@ Test(preview, full_width_is_the_file_run)
     close_preview(&g, p);
 }
 
+/* A view is the saved file scaled: the chain on the full-size input, then
+ * box-scaled as `vkfx SAVED -f resize:...:kernel=box` scales that file,
+ * within 1 code (the view is scaled before its 8-bit encode). */
+Test(preview, view_is_the_saved_file_scaled)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels in = {0};
+    cr_assert_eq(vkfx_file_load(PHOTO, &in), VKFX_OK);
+    static const char *const chains[] = {DOF, "gauss:sigma=3", "crop:x=10:y=20:width=400:height=300"};
+    static const uint32_t widths[] = {300, 0};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < 2; k++) {
+            vkfx_pixels got = {0}, saved = {0}, want = {0};
+            vkfx_chain *chain = parse(chains[i]);
+            double gpu_ms = 0;
+            cr_assert_eq(vkfx_preview_view(p, chain, widths[k], &got, &gpu_ms, NULL), VKFX_OK,
+                         "%s: %s", chains[i], vkfx_error_message());
+            th_run(&g, chains[i], &in, 3, VKFX_SAMPLE_U8, vkfx_auto_precision(chain, &in), &saved);
+            vkfx_chain_free(chain);
+            char scale[96], what[160];
+            uint32_t w = widths[k] ? widths[k] : saved.width;
+            uint32_t h = vkfx_scaled_height(saved.width, saved.height, w);
+            snprintf(scale, sizeof(scale), "resize:width=%u:height=%u:kernel=box", w, h);
+            if (widths[k])
+                th_run(&g, scale, &saved, 3, VKFX_SAMPLE_U8, 32, &want);
+            snprintf(what, sizeof(what), "%s at width %u", chains[i], widths[k]);
+            tc_diff d = tc_compare(&got, widths[k] ? &want : &saved, widths[k] ? 1 : 0);
+            tc_report(&d, what);
+            cr_expect(tc_diff_ok(&d), "%s: the view is not the saved file scaled", what);
+            vkfx_pixels_free(&got);
+            vkfx_pixels_free(&saved);
+            vkfx_pixels_free(&want);
+        }
+    vkfx_pixels_free(&in);
+    close_preview(&g, p);
+}
+
 /* The map's first channel as a reference image (in every channel). */
 static void map_image(const vkfx_pixels *map, ref_image *out)
 {
@@ -205,7 +243,8 @@ Test(preview, smaller_widths_are_the_area_average)
     cr_assert_eq(ref_area_downscale(&full_map, w, h, &small_map), 0);
     double *coc = malloc((size_t)w * h * sizeof(*coc));
     cr_assert(coc);
-    ref_coc_params cp = {.focus = 0.8, .range = 0.3, .maxcoc = 8, .disparity = true};
+    /* The draft's maxcoc is the full size's scaled, so that its blur is the saved file's. */
+    ref_coc_params cp = {.focus = 0.8, .range = 0.3, .maxcoc = 8.0 * w / in.width, .disparity = true};
     for (size_t i = 0; i < (size_t)w * h; i++)
         coc[i] = ref_coc((float)small_map.px[i * 4], &cp);
     cr_assert_eq(ref_dof(&small, coc, 1, true, &out), 0);

@@ -180,6 +180,19 @@ def run(tmp):
             check(re.search(r'gpu;dur=[\d.]+, render;dur=[\d.]+', timing) is not None,
                   'Server-Timing gives gpu and render ms: ' + timing)
 
+        # A view (the default) and a draft of the same width: the same size; a PNG
+        # when asked; anything else for draft and format refused.
+        for params, kind in (({'draft': 1}, 'image/jpeg'), ({'format': 'png'}, 'image/png'),
+                             ({'draft': 0, 'format': 'jpeg'}, 'image/jpeg')):
+            st, hdr, body = s.request('GET', '/render', dict(chain=chain, width=200, **params))
+            size = jpeg_size(body) if kind == 'image/jpeg' else struct.unpack('>II', body[16:24])
+            check(st == 200 and hdr.get('Content-Type') == kind and tuple(size) == (200, 135),
+                  'render %r: a 200x135 %s (got %d %s)' % (params, kind, st, size))
+        for params in ({'draft': 'yes'}, {'format': 'gif'}):
+            st, _, body = s.request('GET', '/render', dict(chain=chain, width=200, **params))
+            check(st == 400 and b'draft must be 0 or 1' in body,
+                  'render %r: 400 (got %d %r)' % (params, st, body))
+
         # The map was decoded once: renders go on without its file.
         os.unlink(depth)
         st, _, body = s.request('GET', '/render', {'chain': chain.replace('0.75', '0.3'),
