@@ -74,7 +74,10 @@ static const char preview_usage[] =
     "                                 client left is stopped too\n"
     "  GET /focus?chain=C&x=X&y=Y     JSON: for each link with a depth map, the\n"
     "                                 focus that makes pixel (X, Y) sharp\n"
-    "  POST /save?chain=C             writes the full-size result to -o FILE\n"
+    "  GET /check?chain=C             200, or 400 with the line the command\n"
+    "                                 line prints for C\n"
+    "  POST /save?chain=C             writes the full-size result to -o FILE;\n"
+    "                                 409 when FILE exists, unless &replace=1\n"
     "A bad chain is status 400 with the line the command line prints. The maps a\n"
     "chain names must be regular files (no FIFO, device or folder).\n";
 
@@ -311,6 +314,14 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
         cli_json_string(m.f, s->output);
     else
         fprintf(m.f, "null");
+    /* The folder relative paths are read from, for a command line that works anywhere. */
+    char *cwd = getcwd(NULL, 0);
+    fprintf(m.f, ",\"cwd\":");
+    if (cwd)
+        cli_json_string(m.f, cwd);
+    else
+        fprintf(m.f, "null");
+    free(cwd);
     fprintf(m.f, ",\"time_limit\":%u,\"chain\":", s->time_limit);
     cli_json_string(m.f, s->chain);
     /* The map files the starting chain names (read once, at start). */
@@ -594,6 +605,15 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
     if (!text || !*text)
         return send_text(c, MHD_HTTP_BAD_REQUEST,
                          "vkfx: no filter chain given (-f CHAIN; vkfx --filters lists them)\n");
+    /* Save never replaces a file unasked: the page asks the artist first. */
+    const char *replace = arg(c, "replace");
+    struct stat st;
+    if (!(replace && strcmp(replace, "1") == 0) && lstat(s->output, &st) == 0) {
+        char line[4200];
+        snprintf(line, sizeof(line),
+                 "vkfx: %s exists: Save again with replace=1 to replace it\n", s->output);
+        return send_text(c, MHD_HTTP_CONFLICT, line);
+    }
     int ret = vkfx_chain_parse(text, &chain);
     if (ret == VKFX_OK)
         ret = check_save_paths(s, chain);
@@ -622,6 +642,20 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
     cli_json_string(m.f, s->output);
     fprintf(m.f, ",\"ms\":%.3f}\n", done - start);
     return send_stream(c, &m, "application/json");
+}
+
+/* The chain as the command line takes it: 200, or 400 with the line that
+ * `vkfx INPUT -f CHAIN` prints (the maps are read when it renders). */
+static enum MHD_Result check(struct MHD_Connection *c)
+{
+    vkfx_chain *chain = NULL;
+    const char *text = arg(c, "chain");
+    if (!text || !*text)
+        return send_text(c, MHD_HTTP_BAD_REQUEST,
+                         "vkfx: no filter chain given (-f CHAIN; vkfx --filters lists them)\n");
+    int ret = vkfx_chain_parse(text, &chain);
+    vkfx_chain_free(chain);
+    return ret < 0 ? send_error(c, ret) : send_text(c, MHD_HTTP_OK, "ok\n");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -663,8 +697,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return focus(c, s);
     if (post && strcmp(url, "/save") == 0)
         return save(c, s);
+    if (get && strcmp(url, "/check") == 0)
+        return check(c);
     if (strcmp(url, "/") == 0 || strcmp(url, "/info") == 0 || strcmp(url, "/render") == 0 ||
-        strcmp(url, "/focus") == 0 || strcmp(url, "/save") == 0)
+        strcmp(url, "/focus") == 0 || strcmp(url, "/save") == 0 || strcmp(url, "/check") == 0)
         return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "vkfx: method not allowed\n");
     return send_text(c, MHD_HTTP_NOT_FOUND, "vkfx: not found\n");
 }

@@ -248,10 +248,28 @@ def run(tmp):
         check(open(saved, 'rb').read() == open(cli_out, 'rb').read(),
               'the saved file is the command line\'s, byte for byte')
         check(not [n for n in os.listdir(tmp) if n.startswith('.')], 'no temporary left')
-        st, _, body = s.request('POST', '/save', {'chain': 'gauss:sigma=0'})
+        # A second Save does not replace the file unasked.
+        before = open(saved, 'rb').read()
+        st, _, body = s.request('POST', '/save', {'chain': chain})
+        check(st == 409 and b'exists' in body and b'replace=1' in body and
+              open(saved, 'rb').read() == before,
+              'a second Save over the file: 409, the file untouched (%d %r)' % (st, body))
+        st, _, body = s.request('POST', '/save', {'chain': chain, 'replace': 1})
+        check(st == 200 and open(saved, 'rb').read() != before,
+              'a second Save with replace=1 replaces it (%d %r)' % (st, body))
+        # /check: the command line's verdict on a chain, maps not read.
+        st, _, body = s.request('GET', '/check', {'chain': chain})
+        check(st == 200, '/check of a good chain: 200 (%d %r)' % (st, body))
+        for bad in ('gauss:sigma=0', 'gaus'):
+            rc, line = cli_error_line(bad)
+            st, _, body = s.request('GET', '/check', {'chain': bad})
+            check(st == 400 and body.decode().strip() == line,
+                  '/check %r: 400 with %r (got %d %r)' % (bad, line, st, body))
+        st, _, body = s.request('POST', '/save', {'chain': 'gauss:sigma=0', 'replace': 1})
         check(st == 400, 'save with a bad chain: 400')
         shutil.copy(depth, saved)
-        st, _, body = s.request('POST', '/save', {'chain': chain.replace(depth, saved)})
+        st, _, body = s.request('POST', '/save', {'chain': chain.replace(depth, saved),
+                                                  'replace': 1})
         check(st == 400 and b'would overwrite' in body and b'(dof:depth of' in body,
               'save refuses to write over a map the chain reads: %d %r' % (st, body))
         os.unlink(saved)

@@ -97,9 +97,18 @@ try {
         'fitted to the window and rendered at the size shown (' + s.width + ' px)');
   check(!page.url().includes('token='), 'the token leaves the address bar once the cookie is set');
   const cmd0 = await commandLine();
-  check(cmd0 === "vkfx images/motorcycle_left.png -f " + chain + " -o " + saved,
-        'the command line: ' + cmd0);
+  // Absolute paths, so that the copied line works from any folder.
+  check(cmd0 === 'vkfx ' + path.join(root, image) + ' -f dof:depth=' + path.join(root, map) +
+        ':kind=disparity -o ' + saved, 'the command line, paths absolute: ' + cmd0);
   const pic0 = await picture();
+
+  // The picture of the page's current chain, exact (not a draft), after `after` renders.
+  const waitCurrent = after => page.waitForFunction(after => {
+    const img = document.getElementById('view');
+    return Number(img.dataset.renders || 0) > after && img.dataset.chain === chainText(links) &&
+      img.dataset.mode === 'exact' && document.body.dataset.busy === '0';
+  }, {}, after);
+  const chainNow = () => page.evaluate(() => chainText(links));
 
   // Move the maxcoc slider with the mouse.
   const slider = await page.$('input[type=range][data-link="0"][data-opt="maxcoc"]');
@@ -107,11 +116,20 @@ try {
   await page.mouse.click(box.x + box.width * 0.8, box.y + box.height / 2);
   await page.waitForFunction(() => document.getElementById('cmd').textContent.includes('maxcoc='));
   const cmd1 = await commandLine();
-  const chain1 = cmd1.split(' -f ')[1].split(' -o ')[0];
-  await waitShown(s.renders, chain1);
+  await waitCurrent(s.renders);
   check(cmd1 !== cmd0 && /maxcoc=\d/.test(cmd1), 'the slider changed the command line: ' + cmd1);
   const pic1 = await picture();
   check(Buffer.compare(pic1, pic0) !== 0, 'the slider changed the picture');
+
+  // Point 3: sliders fit the data: focus and range span the 16-bit map's 0..1, maxcoc
+  // in pixels.
+  const spans = await page.evaluate(() => ['focus', 'range', 'maxcoc'].map(n => {
+    const r = document.querySelector('input[type=range][data-link="0"][data-opt="' + n + '"]');
+    return [n, Number(r.min), Number(r.max), r.parentNode.querySelector('label').dataset.unit];
+  }));
+  check(spans[0][1] === 0 && spans[0][2] === 1 && spans[1][1] === 0 && spans[1][2] === 1 &&
+        /0\.\.1/.test(spans[0][3]) && spans[2][3] === 'px',
+        'focus and range span the map\'s 0..1 with units, maxcoc in px: ' + JSON.stringify(spans));
 
   // Click on the motorcycle: focus becomes the map's value there.
   const [px, py] = [370, 300];
@@ -119,13 +137,18 @@ try {
     const r = img.getBoundingClientRect();
     return {left: r.left, top: r.top, width: r.width, height: r.height};
   });
+  const client = (x, y) => [rect.left + (x + 0.5) * rect.width / 741,
+                            rect.top + (y + 0.5) * rect.height / 500];
+  // The depth under the pointer is read out before any click.
+  await page.mouse.move(...client(px, py));
+  await page.waitForFunction(() => /^depth [0-9.]+ at/.test(
+    document.getElementById('readout').textContent));
+  check(true, 'the depth under the pointer: ' + await page.$eval('#readout', el => el.textContent));
   s = await shown();
-  await page.mouse.click(rect.left + (px + 0.5) * rect.width / 741,
-                         rect.top + (py + 0.5) * rect.height / 500);
+  await page.mouse.click(...client(px, py));
   await page.waitForFunction(() => document.getElementById('cmd').textContent.includes('focus='));
   const cmd2 = await commandLine();
-  const chain2 = cmd2.split(' -f ')[1].split(' -o ')[0];
-  await waitShown(s.renders, chain2);
+  await waitCurrent(s.renders);
   const focus = /focus=([-+0-9.e]+)/.exec(cmd2)[1];
   // The page names the pixel it took; a CSS pixel is more than one image
   // pixel when the picture is fitted, so it is within one of the aim.
@@ -139,20 +162,198 @@ try {
         ' vs ' + focusAt(qx, qy));
   const pic2 = await picture();
   check(Buffer.compare(pic2, pic1) !== 0, 'the click changed the picture');
+  const shows = await page.$eval('#shows', el => el.textContent);
+  check(/^exact: the saved file/.test(shows), 'the page says it shows the exact picture: ' + shows);
 
   await page.screenshot({path: path.join(outDir, 'preview.png')});
 
-  // Save, then run the command line shown: the same bytes.
+  // Save, then run the command line shown (paths absolute) from another folder: the same bytes.
   await page.click('#save');
   await page.waitForFunction(() => document.getElementById('save').dataset.saved === '1');
   const bytes = fs.readFileSync(saved);
-  fs.unlinkSync(saved);
+  const moved = saved + '.first.png';
+  fs.renameSync(saved, moved);
   execFileSync('sh', ['-c', cmd2], {
-    cwd: root, stdio: 'inherit',
+    cwd: tmp, stdio: 'inherit',
     env: {...process.env, PATH: path.dirname(vkfx) + ':' + process.env.PATH},
   });
   check(Buffer.compare(bytes, fs.readFileSync(saved)) === 0,
-        'the saved file is byte-identical to running the displayed command line');
+        'the saved file is byte-identical to running the displayed command line elsewhere');
+
+  // Point 1: the fitted picture is the saved file scaled as
+  // `vkfx saved -f resize:...:kernel=box` scales it, within 1 code.
+  const natural = await page.$eval('#view', img => [img.naturalWidth, img.naturalHeight]);
+  const scaled = path.join(tmp, 'scaled.png');
+  execFileSync(vkfx, [moved, '-f', 'resize:width=' + natural[0] + ':height=' + natural[1] +
+                      ':kernel=box', '-o', scaled], {stdio: 'inherit'});
+  const want = PNG.sync.read(fs.readFileSync(scaled));
+  const got = PNG.sync.read(pic2);
+  let worst = 0;
+  if (got.width === want.width && got.height === want.height)
+    for (let i = 0; i < got.data.length; i++)
+      if (i % 4 !== 3) worst = Math.max(worst, Math.abs(got.data[i] - want.data[i]));
+  check(got.width === want.width && got.height === want.height && worst <= 1,
+        'the fitted picture (' + got.width + 'x' + got.height + ') is the saved file scaled ' +
+        'the same way (' + want.width + 'x' + want.height + '): worst ' + worst + ' codes');
+
+  // Point 7: a second Save asks first; declined, the file stays; accepted, it is replaced.
+  const before7 = fs.readFileSync(saved);
+  let asked = '';
+  page.once('dialog', d => { asked = d.message(); d.dismiss(); });
+  await page.click('#save');
+  await page.waitForFunction(() => /^not saved/.test(document.getElementById('status').textContent));
+  check(asked.includes('exists') && Buffer.compare(before7, fs.readFileSync(saved)) === 0,
+        'a second Save asks first (' + asked + ') and, declined, keeps the file');
+  page.once('dialog', d => d.accept());
+  await page.click('#save');
+  await page.waitForFunction(() => /^replaced /.test(document.getElementById('status').textContent));
+  check(true, 'accepted, the page says the file was replaced');
+
+  // Point 8: 20 focus changes, each from the change to its exact picture on screen.
+  const times = [];
+  for (let i = 0; i < 20; i++) {
+    const before = (await shown()).renders;
+    const t0 = Date.now();
+    await page.evaluate(v => {
+      const box = document.querySelector('input[type=text][data-link="0"][data-text="focus"]');
+      box.value = v;
+      box.dispatchEvent(new Event('change'));
+    }, String(0.2 + i * 0.03));
+    await waitCurrent(before);
+    times.push(Date.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  console.log('focus changes (20, ' + natural[0] + ' px wide view of ' + 741 + ' px): median ' +
+              (times[9] + times[10]) / 2 + ' ms, worst ' + times[19] + ' ms');
+
+  // Point 1: a draft while a slider drags on a slow device, the exact picture when it stops.
+  await page.evaluate(() => { draftAfterMs = 0; });
+  s = await shown();
+  await page.evaluate(() => {
+    const r = document.querySelector('input[type=range][data-link="0"][data-opt="maxcoc"]');
+    r.value = 20;
+    r.dispatchEvent(new Event('input'));
+  });
+  await page.waitForFunction(() => document.getElementById('view').dataset.mode === 'draft');
+  const draftSays = await page.$eval('#shows', el => el.textContent);
+  check(/^draft/.test(draftSays), 'dragging shows a draft and says so: ' + draftSays);
+  await page.evaluate(() => {
+    document.querySelector('input[type=range][data-link="0"][data-opt="maxcoc"]')
+      .dispatchEvent(new Event('change'));
+  });
+  await waitCurrent(s.renders);
+  check(/^exact/.test(await page.$eval('#shows', el => el.textContent)),
+        'the drag stopped: the exact picture replaces the draft');
+  await page.evaluate(() => { draftAfterMs = 150; });
+
+  // Point 4: one method control; switching keeps map, kind, focus, range and maxcoc.
+  const kept = ['depth', 'kind', 'focus', 'range', 'maxcoc'];
+  await page.evaluate(() => {
+    links[0].opts.range = '0.25';
+    buildChain();
+    changed();
+  });
+  const dofOpts = await page.evaluate(() => JSON.stringify(links[0].opts));
+  for (const m of ['bokeh', 'satdof', 'dof']) {
+    s = await shown();
+    await page.select('select.method[data-link="0"]', m);
+    await waitCurrent(s.renders);
+    const l = await page.evaluate(() => links[0]);
+    check(l.filter === m && kept.every(k => l.opts[k] === JSON.parse(dofOpts)[k]),
+          'method ' + m + ' keeps ' + kept.join(', ') + ': ' + JSON.stringify(l));
+  }
+
+  // Point 6: undo and redo.
+  const beforeUndo = await chainNow();
+  await page.keyboard.down('Control');
+  await page.keyboard.press('z');
+  await page.keyboard.up('Control');
+  const undone = await chainNow();
+  check(undone.startsWith('satdof:'), 'Ctrl+Z undoes the method change: ' + undone);
+  await page.click('#redo');
+  check(await chainNow() === beforeUndo, 'Redo brings it back');
+
+  // Point 6: the chain as text, checked as the command line checks it.
+  await page.click('#chaintext', {clickCount: 3});
+  await page.keyboard.type('gauss:sigma=0');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('chaintext').classList.contains('bad'));
+  const rejected = await page.$eval('#error', el => el.textContent);
+  check(rejected === 'vkfx: gauss: sigma=0 is out of range 0.1..1000' &&
+        await chainNow() === beforeUndo,
+        'a bad chain typed is refused with the command line\'s message: ' + rejected);
+
+  // Point 6: a picture whose settings failed is marked stale; busy while a render is out.
+  s = await shown();
+  await page.evaluate(() => { links[0].opts.depth = 'images/no-such-map.png'; changed(); });
+  await page.waitForFunction(() => document.getElementById('view').dataset.stale === '1');
+  check(!(await page.$eval('#stale', el => el.hidden)) &&
+        (await page.$eval('#error', el => el.textContent)).includes('no-such-map.png'),
+        'a failed render leaves the last picture marked stale, with the error');
+  await page.click('#undo');
+  await waitCurrent(s.renders);
+  check(await page.$eval('#view', img => img.dataset.stale) === '0',
+        'undo to good settings: the picture is fresh again');
+  const busySeen = page.waitForFunction(() => document.body.dataset.busy === '1' &&
+    !document.getElementById('busy').hidden, {polling: 'mutation'});
+  await page.evaluate(() => { links[0].opts.maxcoc = '13'; changed(); });
+  await busySeen;
+  check(true, 'the busy indicator shows while a render is out');
+  s = await shown();
+  await waitCurrent(s.renders - 1);
+
+  // Point 5: the A/B split, its divider dragged; a snapshot on its left side.
+  await page.keyboard.press('s');
+  await page.waitForFunction(() => document.getElementById('other').dataset.shows === 'input');
+  const div = await (await page.$('#divider')).boundingBox();
+  const view = await (await page.$('#view')).boundingBox();
+  await page.mouse.move(div.x + 1, div.y + div.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(view.x + view.width * 0.25, div.y + div.height / 2, {steps: 4});
+  await page.mouse.up();
+  const clip = await page.$eval('#other', el => el.style.clipPath);
+  check(/inset\(0(px)? 7[45]\.?\d*% 0(px)? 0(px)?\)/.test(clip),
+        'the split shows the input left of the divider, dragged to a quarter: ' + clip);
+  await page.keyboard.press('p');
+  await page.select('#split-with', 'snapshot');
+  await page.waitForFunction(() => document.getElementById('other').dataset.shows === 'snapshot');
+  check(true, 'a snapshot on the split\'s left side');
+  await page.keyboard.press('s');
+
+  // Point 5: the wheel zooms about the pointer; a drag pans at 100% and above.
+  const aim = client(500, 200);
+  const under = () => page.evaluate(([x, y]) => pixelAt({clientX: x, clientY: y}), aim);
+  const p0 = await under();
+  await page.mouse.move(...aim);
+  for (let i = 0; i < 5; i++) await page.mouse.wheel({deltaY: -100});
+  const p1 = await under();
+  const z = await page.evaluate(() => [zoom, pixelScale()]);
+  check(z[0] > 2 && Math.abs(p1[0] - p0[0]) <= 2 && Math.abs(p1[1] - p0[1]) <= 2,
+        'the wheel zooms to the pointer: x' + z[0].toFixed(2) + ', the pixel under it ' + p0 +
+        ' then ' + p1);
+  await page.mouse.down();
+  await page.mouse.move(aim[0] - 80, aim[1] - 40, {steps: 5});
+  await page.mouse.up();
+  const p2 = await under();
+  check(z[1] <= 1 && p2[0] > p1[0] + 20 && p2[1] > p1[1] + 10,
+        'a drag at ' + (100 / z[1]).toFixed(0) + '% pans: the pixel under the pointer ' + p2);
+  await page.keyboard.press('z');
+  check(await page.evaluate(() => zoom) === 1, 'z fits the picture again');
+
+  // Point 5: ? lists the shortcuts.
+  await page.keyboard.press('?');
+  const keys = await page.$eval('#keys', el => el.hidden ? '' : el.textContent);
+  check(/wheel/.test(keys) && /Ctrl\+Z/.test(keys), '? lists the shortcuts');
+  await page.keyboard.press('Escape');
+
+  // Point 7: no filters, no command line (never -f '').
+  await page.click('#chaintext', {clickCount: 3});
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('copy').disabled);
+  const cmd7 = await commandLine();
+  check(!cmd7.includes("-f ''") && !cmd7.startsWith('vkfx'),
+        'an empty chain shows no command line: ' + cmd7);
 
   // A slow chain (many short passes), set as the page's own script would.
   const slow = Array(300).fill('bilateral:radius=12').join(',');
