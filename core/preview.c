@@ -373,12 +373,16 @@ int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint3
                          "crops or turns: set %s's focus by hand",
                          link->filter->name);
     float z = 0;
+    const float *map = NULL;
     *has = coc != NULL;
     *focus = 0;
     if (!coc)
         return VKFX_OK;
     TRY(check_map_files(chain));
     TRY(vkfx_maps_value(p->maps, link->filter->name, "depth", coc->depth, x, y, &z));
+    /* A hole (hole=V) is where the filter uses the filled value: its nearest known depth. */
+    TRY(vkfx_maps_full(p->maps, link->filter->name, "depth", coc->depth, &map));
+    z = vkfx_depth_filled(map, p->in.width, p->in.height, x, y, coc);
     *focus = vkfx_coc_depth(coc, z);
 fail:
     return ret;

@@ -45,8 +45,8 @@ int vkfx_preview_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, 
 /* For link i of chain: *has is whether the filter has a depth map and a
  * focus (dof, satdof, bokeh); then *focus is the depth the filter compares
  * with focus at pixel (x, y) of the full-size input (its map's value there,
- * flipped for kind=disparity), so that focus set to it makes that pixel
- * sharp. */
+ * the filled value on a hole of hole=V, flipped for kind=disparity), so
+ * that focus set to it makes that pixel sharp. */
 int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint32_t x, uint32_t y,
                        bool *has, double *focus);
 

@@ -162,6 +162,48 @@ Test(preview, full_width_is_the_file_run)
     close_preview(&g, p);
 }
 
+/* A click on a hole (hole=0) focuses on the value the fill gives there (tests/ref), for
+ * kind=disparity (the smaller neighbour) and kind=depth (the larger); elsewhere on the map's. */
+Test(preview, focus_on_a_hole_is_the_filled_value)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels map = {0};
+    cr_assert_eq(vkfx_file_load(DEPTH, &map), VKFX_OK);
+    size_t n = (size_t)map.width * map.height, hole = n;
+    double *disp = malloc(n * sizeof(*disp)), *depth = malloc(n * sizeof(*depth));
+    cr_assert(disp && depth);
+    for (size_t i = 0; i < n; i++) {
+        disp[i] = depth[i] = ref_map_value(&map, i);
+        /* The first hole past a row's start. */
+        if (hole == n && i > 0 && i + 1 < n && depth[i] == 0 && i % map.width > 0)
+            hole = i;
+    }
+    cr_assert_lt(hole, n, "the map has a hole");
+    cr_assert_eq(ref_fill_holes(disp, map.width, map.height, 0, false), 0);
+    cr_assert_eq(ref_fill_holes(depth, map.width, map.height, 0, true), 0);
+    vkfx_chain *chain = parse("dof:depth=" DEPTH ":kind=disparity:hole=0,dof:depth=" DEPTH
+                              ":hole=0,dof:depth=" DEPTH ":kind=disparity");
+    uint32_t x = (uint32_t)(hole % map.width), y = (uint32_t)(hole / map.width);
+    bool has = false;
+    double focus = 0;
+    cr_assert_eq(vkfx_preview_focus(p, chain, 0, x, y, &has, &focus), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_expect((float)focus == 1.0f - (float)disp[hole], "disparity hole at (%u, %u): %.9g, want %.9g",
+              x, y, focus, 1.0f - (float)disp[hole]);
+    cr_assert_eq(vkfx_preview_focus(p, chain, 1, x, y, &has, &focus), VKFX_OK);
+    cr_expect((float)focus == (float)depth[hole], "depth hole at (%u, %u): %.9g, want %.9g", x, y,
+              focus, depth[hole]);
+    cr_expect(disp[hole] > 0 && depth[hole] > 0, "the hole is filled");
+    cr_assert_eq(vkfx_preview_focus(p, chain, 2, x, y, &has, &focus), VKFX_OK);
+    cr_expect((float)focus == 1.0f, "without hole=, the hole is the map's 0: %.9g", focus);
+    vkfx_chain_free(chain);
+    free(disp);
+    free(depth);
+    vkfx_pixels_free(&map);
+    close_preview(&g, p);
+}
+
 /* A view is the saved file scaled: the chain on the full-size input, then
  * box-scaled as `vkfx SAVED -f resize:...:kernel=box` scales that file,
  * within 1 code (the view is scaled before its 8-bit encode). */

@@ -137,6 +137,14 @@ try {
     const r = img.getBoundingClientRect();
     return {left: r.left, top: r.top, width: r.width, height: r.height};
   });
+  // The same, where the picture stands now (the bar under it grows with messages).
+  const clientNow = async (x, y) => {
+    const r = await page.$eval('#view', img => {
+      const b = img.getBoundingClientRect();
+      return {left: b.left, top: b.top, width: b.width, height: b.height};
+    });
+    return [r.left + (x + 0.5) * r.width / 741, r.top + (y + 0.5) * r.height / 500];
+  };
   const client = (x, y) => [rect.left + (x + 0.5) * rect.width / 741,
                             rect.top + (y + 0.5) * rect.height / 500];
   // The depth under the pointer is read out before any click.
@@ -263,13 +271,47 @@ try {
           'method ' + m + ' keeps ' + kept.join(', ') + ': ' + JSON.stringify(l));
   }
 
+  // Point 2: with hole=0, a click on a hole focuses on the fill's value there: along its
+  // row, the farther (for disparity the smaller) of the nearest known values.
+  const dAt = (x, y) => depth.data[(y * depth.width + x) * 4];
+  // The middle of a run of 5 holes, so that the pixel a click takes is one too.
+  let hx = -1, hy = -1;
+  for (let y = 100; y < 400 && hx < 0; y++)
+    for (let x = 100; x < 640; x++)
+      if ([0, 1, 2, 3, 4].every(k => dAt(x + k, y) === 0) && [1, 2, 3].every(k => dAt(x + 2, y + k - 2) === 0)) {
+        [hx, hy] = [x + 2, y];
+        break;
+      }
+  const filledAt = (x, y) => {
+    if (dAt(x, y) !== 0) return dAt(x, y);
+    let l = x, r = x;
+    while (l >= 0 && dAt(l, y) === 0) l--;
+    while (r < depth.width && dAt(r, y) === 0) r++;
+    return Math.min(l >= 0 ? dAt(l, y) : 65535, r < depth.width ? dAt(r, y) : 65535);
+  };
+  await page.evaluate(() => { links[0].opts.hole = '0'; buildChain(); changed(); });
+  s = await shown();
+  await waitCurrent(s.renders - 1);
+  s = await shown();
+  await page.mouse.click(...await clientNow(hx, hy));
+  await page.waitForFunction(f => links[0].opts.focus !== f, {}, await page.evaluate(() => links[0].opts.focus));
+  const took = /at \((\d+), (\d+)\)/.exec(await page.$eval('#status', el => el.textContent));
+  const [tx, ty] = [Number(took[1]), Number(took[2])];
+  const want2 = Math.fround(1 - Math.fround(filledAt(tx, ty) / 65535));
+  const holeFocus = await page.evaluate(() => links[0].opts.focus);
+  check(dAt(tx, ty) === 0 && Math.fround(Number(holeFocus)) === want2,
+        'a click on the hole at (' + tx + ', ' + ty + ') focuses on the nearest known depth: ' +
+        holeFocus + ' vs ' + want2 + ' (the map holds 0 there)');
+  await waitCurrent(s.renders);
+
   // Point 6: undo and redo.
   const beforeUndo = await chainNow();
   await page.keyboard.down('Control');
   await page.keyboard.press('z');
   await page.keyboard.up('Control');
   const undone = await chainNow();
-  check(undone.startsWith('satdof:'), 'Ctrl+Z undoes the method change: ' + undone);
+  check(undone !== beforeUndo && undone.startsWith('dof:'),
+        'Ctrl+Z undoes the last change (the hole click): ' + undone);
   await page.click('#redo');
   check(await chainNow() === beforeUndo, 'Redo brings it back');
 
@@ -321,7 +363,7 @@ try {
   await page.keyboard.press('s');
 
   // Point 5: the wheel zooms about the pointer; a drag pans at 100% and above.
-  const aim = client(500, 200);
+  const aim = await clientNow(500, 200);
   const under = () => page.evaluate(([x, y]) => pixelAt({clientX: x, clientY: y}), aim);
   const p0 = await under();
   await page.mouse.move(...aim);
