@@ -74,6 +74,9 @@ static const char preview_usage[] =
     "                                 client left is stopped too\n"
     "  GET /focus?chain=C&x=X&y=Y     JSON: for each link with a depth map, the\n"
     "                                 focus that makes pixel (X, Y) sharp\n"
+    "  GET /band?chain=C&width=W      PNG: the in-focus band of C's first depth\n"
+    "                                 filter (tint where its blur is under half\n"
+    "                                 a pixel), W wide\n"
     "  GET /check?chain=C             200, or 400 with the line the command\n"
     "                                 line prints for C\n"
     "  POST /save?chain=C             writes the full-size result to -o FILE;\n"
@@ -553,6 +556,33 @@ static enum MHD_Result focus(struct MHD_Connection *c, server *s)
     return send_stream(c, &m, "application/json");
 }
 
+/* The in-focus band of the chain's first depth filter, as a PNG the page lays over the picture. */
+static enum MHD_Result band(struct MHD_Connection *c, server *s)
+{
+    uint32_t width = 0;
+    vkfx_chain *chain = NULL;
+    vkfx_pixels px = {0};
+    unsigned char *png = NULL;
+    size_t size = 0;
+    const char *w = arg(c, "width");
+    if (w && !parse_u32(w, 1u << 20, &width))
+        return send_text(c, MHD_HTTP_BAD_REQUEST, "vkfx: width must be an integer\n");
+    int ret = request_chain(c, &chain);
+    if (ret < 0)
+        return send_error(c, ret);
+    /* The maps are the session's: one user at a time. */
+    pthread_mutex_lock(&s->gpu);
+    ret = vkfx_preview_band(s->preview, chain, width, &px);
+    pthread_mutex_unlock(&s->gpu);
+    if (ret == VKFX_OK)
+        ret = vkfx_png_encode(&px, 1, &png, &size);
+    vkfx_pixels_free(&px);
+    vkfx_chain_free(chain);
+    if (ret < 0)
+        return send_error(c, ret);
+    return send_buffer(c, MHD_HTTP_OK, "image/png", png, size, free, NULL);
+}
+
 /* Whether the starting chain names path as option o of filter f. */
 static bool named_at_start(const server *s, const vkfx_filter *f, const vkfx_option *o,
                            const char *path)
@@ -699,8 +729,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return save(c, s);
     if (get && strcmp(url, "/check") == 0)
         return check(c);
+    if (get && strcmp(url, "/band") == 0)
+        return band(c, s);
     if (strcmp(url, "/") == 0 || strcmp(url, "/info") == 0 || strcmp(url, "/render") == 0 ||
-        strcmp(url, "/focus") == 0 || strcmp(url, "/save") == 0 || strcmp(url, "/check") == 0)
+        strcmp(url, "/focus") == 0 || strcmp(url, "/save") == 0 || strcmp(url, "/check") == 0 ||
+        strcmp(url, "/band") == 0)
         return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "vkfx: method not allowed\n");
     return send_text(c, MHD_HTTP_NOT_FOUND, "vkfx: not found\n");
 }

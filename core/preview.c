@@ -388,6 +388,50 @@ fail:
     return ret;
 }
 
+int vkfx_preview_band(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                      vkfx_pixels *out)
+{
+    int ret = VKFX_OK;
+    const float *map = NULL;
+    const vkfx_chain_link *link = NULL;
+    const vkfx_coc_params *coc = NULL;
+    *out = (vkfx_pixels){.straight = true};
+    for (size_t i = 0; i < chain->count && !coc; i++) {
+        link = &chain->links[i];
+        coc = vkfx_coc_of(link->filter, link->params);
+    }
+    if (!coc)
+        return vkfx_fail(VKFX_E_USAGE,
+                         "no dof, satdof or bokeh in the chain: no in-focus band to show");
+    if (vkfx_chain_reshapes(chain))
+        return vkfx_fail(VKFX_E_USAGE, "the in-focus band is not shown on a picture that the "
+                                       "chain resizes, crops or turns");
+    TRY(check_map_files(chain));
+    TRY(vkfx_maps_full(p->maps, link->filter->name, "depth", coc->depth, &map));
+    uint32_t fw = p->in.width, fh = p->in.height;
+    uint32_t w = capped_width(p, width), h = vkfx_preview_height(p, width);
+    TRY(vkfx_pixels_alloc(out, w, h, 4, VKFX_SAMPLE_U8));
+    float focus, inv_range, maxcoc;
+    uint32_t disparity;
+    vkfx_coc_push(coc, &focus, &inv_range, &maxcoc, &disparity);
+    uint8_t *px = out->data;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t sx = (uint32_t)(((uint64_t)x * 2 + 1) * fw / (2 * (uint64_t)w));
+            uint32_t sy = (uint32_t)(((uint64_t)y * 2 + 1) * fh / (2 * (uint64_t)h));
+            float d = vkfx_coc_depth(coc, vkfx_depth_filled(map, fw, fh, sx, sy, coc));
+            /* As glsl/coc.glsl, in float. */
+            float t = fabsf(d - focus) * inv_range;
+            float c = maxcoc * (t < 1 ? t : 1);
+            static const uint8_t tint[4] = {255, 190, 0, 120}, none[4] = {0, 0, 0, 0};
+            memcpy(px + ((size_t)y * w + x) * 4, c < 0.5f ? tint : none, 4);
+        }
+fail:
+    if (ret < 0)
+        vkfx_pixels_free(out);
+    return ret;
+}
+
 int vkfx_preview_save(vkfx_preview *p, const vkfx_chain *chain, const char *path,
                       const vkfx_save_opts *save, const vkfx_cancel *cancel)
 {

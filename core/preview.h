@@ -50,6 +50,14 @@ int vkfx_preview_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, 
 int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint32_t x, uint32_t y,
                        bool *has, double *focus);
 
+/* The in-focus band of the first link of chain with a depth map (dof,
+ * satdof, bokeh; none: a usage error), width pixels wide (as vkfx_preview_height): 8-bit RGBA, tint where
+ * the pixel's circle of confusion, from the (filled) depth at the centre of
+ * its footprint in the full-size map, is under half a pixel (radius 0 after
+ * rounding), transparent elsewhere. */
+int vkfx_preview_band(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                      vkfx_pixels *out);
+
 /* The full-size result written to path as `vkfx INPUT -f CHAIN -o path`
  * writes it (same run, same checks, same atomic write), the maps taken from
  * the session instead of their files. */

@@ -204,6 +204,49 @@ Test(preview, focus_on_a_hole_is_the_filled_value)
     close_preview(&g, p);
 }
 
+/* The in-focus band: tinted where the circle of confusion (tests/ref) is under half a pixel,
+ * clear elsewhere (pixels within 0.1 px of the edge may go either way: the core is in float),
+ * at full size and, the map sampled at footprint centres, at 300 wide. */
+Test(preview, band_is_where_the_blur_is_under_half_a_pixel)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels map = {0};
+    cr_assert_eq(vkfx_file_load(DEPTH, &map), VKFX_OK);
+    vkfx_chain *chain = parse("gauss," DOF);
+    ref_coc_params cp = {.focus = 0.8, .range = 0.3, .maxcoc = 8, .disparity = true};
+    static const uint32_t widths[] = {0, 300};
+    for (size_t k = 0; k < 2; k++) {
+        vkfx_pixels band = {0};
+        cr_assert_eq(vkfx_preview_band(p, chain, widths[k], &band), VKFX_OK, "%s",
+                     vkfx_error_message());
+        cr_assert_eq(band.width, widths[k] ? widths[k] : map.width);
+        cr_assert_eq(band.height, vkfx_preview_height(p, widths[k]));
+        size_t wrong = 0, tinted = 0;
+        for (uint32_t y = 0; y < band.height; y++)
+            for (uint32_t x = 0; x < band.width; x++) {
+                uint32_t sx = (2 * x + 1) * map.width / (2 * band.width);
+                uint32_t sy = (2 * y + 1) * map.height / (2 * band.height);
+                double coc = ref_coc(ref_map_value(&map, (size_t)sy * map.width + sx), &cp);
+                uint8_t a = ((const uint8_t *)band.data)[((size_t)y * band.width + x) * 4 + 3];
+                tinted += a != 0;
+                wrong += (coc < 0.4 && a == 0) || (coc > 0.6 && a != 0);
+            }
+        cr_expect_eq(wrong, 0, "width %u: %zu pixels tinted where they should not be, or clear",
+                     widths[k], wrong);
+        cr_expect(tinted > 0 && tinted < (size_t)band.width * band.height,
+                  "width %u: a band, not all or nothing (%zu)", widths[k], tinted);
+        vkfx_pixels_free(&band);
+    }
+    vkfx_chain *none = parse("gauss");
+    vkfx_pixels band = {0};
+    cr_expect_eq(vkfx_preview_band(p, none, 0, &band), VKFX_E_USAGE);
+    vkfx_chain_free(none);
+    vkfx_chain_free(chain);
+    vkfx_pixels_free(&map);
+    close_preview(&g, p);
+}
+
 /* A view is the saved file scaled: the chain on the full-size input, then
  * box-scaled as `vkfx SAVED -f resize:...:kernel=box` scales that file,
  * within 1 code (the view is scaled before its 8-bit encode). */

@@ -304,6 +304,36 @@ try {
         holeFocus + ' vs ' + want2 + ' (the map holds 0 there)');
   await waitCurrent(s.renders);
 
+  // Point 3: the in-focus band: tinted at the pixel clicked (focus is its depth), clear
+  // where the depth is far from it.
+  await page.keyboard.press('f');
+  await page.waitForFunction(() => !document.getElementById('band').hidden &&
+    document.getElementById('band').dataset.chain === chainText(links));
+  const tintAt = (x, y) => page.evaluate(([x, y]) => {
+    const band = document.getElementById('band');
+    const c = document.createElement('canvas');
+    c.width = band.naturalWidth;
+    c.height = band.naturalHeight;
+    const g = c.getContext('2d');
+    g.drawImage(band, 0, 0);
+    // The band's pixel over (x, y), and the map pixel at the centre of its footprint.
+    const [bx, by] = [Math.floor(x * c.width / 741), Math.floor(y * c.height / 500)];
+    return [g.getImageData(bx, by, 1, 1).data[3], Math.floor((2 * bx + 1) * 741 / (2 * c.width)),
+            Math.floor((2 * by + 1) * 500 / (2 * c.height))];
+  }, [x, y]);
+  const opts = await page.evaluate(() => links[0].opts);
+  const inFocus = (x, y) => Number(opts.maxcoc) * Math.min(1, Math.abs(
+    Math.fround(1 - filledAt(x, y) / 65535) - Number(opts.focus)) / Number(opts.range)) < 0.5;
+  let far = null;
+  for (let y = 20; y < 480 && !far; y += 20)
+    for (let x = 20; x < 720; x += 20)
+      if (Math.abs(Math.fround(1 - filledAt(x, y) / 65535) - want2) > 0.2) { far = [x, y]; break; }
+  const [bIn, bFar] = [await tintAt(tx, ty), await tintAt(...far)];
+  check(inFocus(bIn[1], bIn[2]) && bIn[0] > 0 && !inFocus(bFar[1], bFar[2]) && bFar[0] === 0,
+        'the in-focus band is tinted where focus is (' + bIn + ') and clear far from it (' +
+        bFar + ')');
+  await page.keyboard.press('f');
+
   // Point 6: undo and redo.
   const beforeUndo = await chainNow();
   await page.keyboard.down('Control');
