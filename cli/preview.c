@@ -343,6 +343,14 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
                 cli_json_string(m.f, o->name);
                 fprintf(m.f, ",\"path\":");
                 cli_json_string(m.f, path);
+                /* The span of a depth map's values, for the page's focus and range. */
+                bool has = false;
+                double lo = 0, hi = 0;
+                pthread_mutex_lock(&s->gpu);
+                int ret = vkfx_preview_depth_range(s->preview, chain, i, &has, &lo, &hi);
+                pthread_mutex_unlock(&s->gpu);
+                if (ret == VKFX_OK && has && strcmp(o->name, "depth") == 0)
+                    fprintf(m.f, ",\"min\":%.9g,\"max\":%.9g", lo, hi);
                 fprintf(m.f, "}");
                 first = false;
             }

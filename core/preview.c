@@ -388,6 +388,33 @@ fail:
     return ret;
 }
 
+int vkfx_preview_depth_range(vkfx_preview *p, const vkfx_chain *chain, size_t i, bool *has,
+                             double *lo, double *hi)
+{
+    int ret = VKFX_OK;
+    const float *map = NULL;
+    const vkfx_chain_link *link = &chain->links[i];
+    const vkfx_coc_params *coc = vkfx_coc_of(link->filter, link->params);
+    *has = false;
+    *lo = *hi = 0;
+    if (!coc)
+        return VKFX_OK;
+    TRY(check_map_files(chain));
+    TRY(vkfx_maps_full(p->maps, link->filter->name, "depth", coc->depth, &map));
+    float hole = (float)coc->hole;
+    for (size_t k = 0; k < (size_t)p->in.width * p->in.height; k++) {
+        if ((coc->hole != VKFX_UNSET && map[k] == hole) || !isfinite(map[k]))
+            continue;
+        if (!*has || map[k] < *lo)
+            *lo = map[k];
+        if (!*has || map[k] > *hi)
+            *hi = map[k];
+        *has = true;
+    }
+fail:
+    return ret;
+}
+
 int vkfx_preview_band(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
                       vkfx_pixels *out)
 {

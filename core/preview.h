@@ -50,6 +50,12 @@ int vkfx_preview_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, 
 int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint32_t x, uint32_t y,
                        bool *has, double *focus);
 
+/* The smallest and largest value of the depth map of link i of chain (the
+ * filter reads it; a hole of hole=V left out), for controls that span it;
+ * *has false where the link has no depth map. */
+int vkfx_preview_depth_range(vkfx_preview *p, const vkfx_chain *chain, size_t i, bool *has,
+                             double *lo, double *hi);
+
 /* The in-focus band of the first link of chain with a depth map (dof,
  * satdof, bokeh; none: a usage error), width pixels wide (as vkfx_preview_height): 8-bit RGBA, tint where
  * the pixel's circle of confusion, from the (filled) depth at the centre of

@@ -151,8 +151,13 @@ def run(tmp):
         import json
         info = json.loads(body)
         check(info['width'] == WIDTH and info['height'] == HEIGHT, '/info has the image size')
-        check(info['maps'] == [{'filter': 'dof', 'option': 'depth', 'path': depth}],
-              '/info lists the map')
+        # With the span of its values, for the page's focus and range sliders.
+        _, _, _, _, rows = read_png(depth)
+        values = [struct.unpack('>H', r[i:i + 2])[0] for r in rows for i in range(0, len(r), 2)]
+        span = {'min': float('%.9g' % (min(values) / 65535)),
+                'max': float('%.9g' % (max(values) / 65535))}
+        check(info['maps'] == [dict(filter='dof', option='depth', path=depth, **span)],
+              '/info lists the map with its span %r: %r' % (span, info['maps']))
         dof = next(f for f in info['filters'] if f['name'] == 'dof')
         focus = next(o for o in dof['options'] if o['name'] == 'focus')
         check(focus['type'] == 'float' and focus['default'] == 0.5, '/info has dof focus')
