@@ -293,8 +293,9 @@ try {
   s = await shown();
   await waitCurrent(s.renders - 1);
   s = await shown();
+  const focusBefore = await page.evaluate(() => links[0].opts.focus);
   await page.mouse.click(...await clientNow(hx, hy));
-  await page.waitForFunction(f => links[0].opts.focus !== f, {}, await page.evaluate(() => links[0].opts.focus));
+  await page.waitForFunction(f => links[0].opts.focus !== f, {}, focusBefore);
   const took = /at \((\d+), (\d+)\)/.exec(await page.$eval('#status', el => el.textContent));
   const [tx, ty] = [Number(took[1]), Number(took[2])];
   const want2 = Math.fround(1 - Math.fround(filledAt(tx, ty) / 65535));
