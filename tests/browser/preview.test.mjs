@@ -391,6 +391,18 @@ try {
   await page.select('#split-with', 'snapshot');
   await page.waitForFunction(() => document.getElementById('other').dataset.shows === 'snapshot');
   check(true, 'a snapshot on the split\'s left side');
+  // A second snapshot of another picture: the two side by side.
+  s = await shown();
+  await page.evaluate(() => { links[0].opts.maxcoc = '4'; changed(); });
+  await waitCurrent(s.renders);
+  await page.keyboard.press('p');
+  await page.select('#split-with', 'snapshots');
+  await page.waitForFunction(() => document.getElementById('other').dataset.shows === 'snapshots');
+  const two = await page.evaluate(() => [document.getElementById('other').src,
+    document.getElementById('otherb').src, document.getElementById('otherb').hidden,
+    document.getElementById('otherb').style.clipPath]);
+  check(two[0] !== two[1] && !two[2] && /inset\(0(px)? 0(px)? 0(px)? 2[45]/.test(two[3]),
+        'two snapshots split: the older left, the newer right of the divider (' + two[3] + ')');
   await page.keyboard.press('s');
 
   // Point 5: the wheel zooms about the pointer; a drag pans at 100% and above.
