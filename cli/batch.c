@@ -23,15 +23,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../core/copy.h"
-#include "../core/icc.h"
-
-/* Calls that return a status: on failure, keep it and go to the cleanup. */
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        if ((ret = (call)) < 0)                                                                    \
-            goto fail;                                                                             \
-    } while (0)
 
 typedef enum job_state {
     JOB_WAITING,  /* not decoded yet */
@@ -100,7 +91,6 @@ typedef struct batch {
     bool lost;        /* the GPU was lost: nothing more can run */
     bool no_device;   /* the device could not be opened: decoding stops */
     bool broken_pipe; /* standard output's reader went away */
-    bool meta_noted;  /* the note on metadata a format cannot hold was shown */
     int json_errno;   /* the first failure to write the report */
 } batch;
 
@@ -348,8 +338,8 @@ static int check_side_outputs(const job *jobs, size_t n)
     int ret = VKFX_OK;
     if (n < 2)
         return VKFX_OK;
-    CHECK(vkfx_chain_paths(jobs[0].chain, add_written, &a));
-    CHECK(vkfx_chain_paths(jobs[1].chain, add_written, &b));
+    TRY(vkfx_chain_paths(jobs[0].chain, add_written, &a));
+    TRY(vkfx_chain_paths(jobs[1].chain, add_written, &b));
     for (size_t i = 0; i < a.n && i < b.n; i++)
         if (strcmp(a.v[i], b.v[i]) == 0) {
             ret = vkfx_fail(VKFX_E_USAGE,
@@ -450,23 +440,23 @@ static int list_paths(const cli_batch_opts *o, const char *source, const job *jo
             snprintf(of, sizeof(of), "%s", j->input);
         }
         if (strcmp(j->input, "-") != 0)
-            CHECK(cli_paths_add(paths, j->input, false, role, NULL));
+            TRY(cli_paths_add(paths, j->input, false, role, NULL));
         else
-            CHECK(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, role));
+            TRY(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, role));
         if (strcmp(j->output, "-") != 0)
-            CHECK(cli_paths_add(paths, j->output, true, "output", of));
+            TRY(cli_paths_add(paths, j->output, true, "output", of));
         else
-            CHECK(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "-o -"));
-        CHECK(cli_paths_add_chain(paths, j->chain, of));
+            TRY(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "-o -"));
+        TRY(cli_paths_add_chain(paths, j->chain, of));
     }
     if (o->json && strcmp(o->json, "-") != 0)
-        CHECK(cli_paths_add(paths, o->json, true, "--json", NULL));
+        TRY(cli_paths_add(paths, o->json, true, "--json", NULL));
     else if (o->json)
-        CHECK(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "--json"));
+        TRY(cli_paths_add_stream(paths, STDOUT_FILENO, "standard output", true, "--json"));
     if (o->job_file && strcmp(o->job_file, "-") != 0)
-        CHECK(cli_paths_add(paths, o->job_file, false, "the job file", NULL));
+        TRY(cli_paths_add(paths, o->job_file, false, "the job file", NULL));
     else if (o->job_file)
-        CHECK(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, "the job file"));
+        TRY(cli_paths_add_stream(paths, STDIN_FILENO, "standard input", false, "the job file"));
 fail:
     return ret;
 }
@@ -485,6 +475,7 @@ static void jobs_free(job *jobs, size_t n)
         free(jobs[i].chain_text);
         vkfx_chain_free(jobs[i].chain);
         free(jobs[i].result.times);
+        free(jobs[i].result.jpeg);
         vkfx_pixels_free(&jobs[i].in);
         vkfx_pixels_free(&jobs[i].out);
         vkfx_meta_free(&jobs[i].meta);
@@ -510,9 +501,9 @@ static int plan_line(plan *p, const cli_job_line *l)
     for (int i = 0; i < l->ninputs; i++) {
         struct stat st;
         if (strcmp(l->inputs[i], "-") != 0 && stat(l->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
-            CHECK(expand_dir(l->inputs[i], &p->inputs));
+            TRY(expand_dir(l->inputs[i], &p->inputs));
         else
-            CHECK(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
+            TRY(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
     }
     size_t n = p->inputs.n - first;
     if (o->output && strcmp(o->output, "-") == 0 && n > 1) {
@@ -545,10 +536,11 @@ static int plan_line(plan *p, const cli_job_line *l)
         fields f;
         fields_of(j->input, i + 1, &f);
         if (o->outdir)
-            CHECK(outdir_name(o->outdir, &f, &j->output));
+            TRY(outdir_name(o->outdir, &f, &j->output));
         else
-            CHECK(expand(o->output, &f, false, "-o", &j->output));
-        CHECK(expand(o->chain_text, &f, true, "-f", &j->chain_text));
+            TRY(expand(o->output, &f, false, "-o", &j->output));
+        if (o->chain_text)
+            TRY(expand(o->chain_text, &f, true, "-f", &j->chain_text));
         if ((ret = vkfx_chain_parse(j->chain_text, &j->chain)) < 0) {
             if (n > 1)
                 vkfx_fail_context(ret, "%s", j->input);
@@ -567,9 +559,9 @@ static int plan_line(plan *p, const cli_job_line *l)
             }
             continue;
         }
-        CHECK(vkfx_file_format_for_output(j->output, &j->fmt));
+        TRY(vkfx_file_format_for_output(j->output, &j->fmt));
     }
-    CHECK(check_side_outputs(&p->jobs[p->n - n], n));
+    TRY(check_side_outputs(&p->jobs[p->n - n], n));
 fail:
     if (ret < 0 && p->source)
         vkfx_fail_context(ret, "%s:%zu", p->source, l->line);
@@ -610,10 +602,10 @@ static int check_plan(const plan *p, const cli_batch_opts *o)
             goto fail;
         }
     }
-    CHECK(list_paths(o, p->source, p->jobs, p->n, &paths));
-    CHECK(cli_paths_check(&paths));
-    CHECK(check_targets(&paths));
-    CHECK(make_output_folders(p->jobs, p->n, p->source));
+    TRY(list_paths(o, p->source, p->jobs, p->n, &paths));
+    TRY(cli_paths_check(&paths));
+    TRY(check_targets(&paths));
+    TRY(make_output_folders(p->jobs, p->n, p->source));
 fail:
     cli_paths_free(&paths);
     return ret;
@@ -638,8 +630,8 @@ static void decode(batch *b, job *j)
                   ? vkfx_file_load_fd_meta(STDIN_FILENO, name, &j->in, &j->meta)
               : j->opts->no_shrink_on_load
                   ? vkfx_file_load_meta(j->input, &j->in, &j->meta)
-                  : vkfx_file_load_shrunk(j->input, j->chain, &j->in, &j->meta, &j->source_w,
-                                          &j->source_h);
+                  : vkfx_file_load_for_chain(j->input, j->chain, &j->in, &j->meta, &j->source_w,
+                                             &j->source_h);
     if (ret == VKFX_OK)
         ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
                                &j->colour);
@@ -668,6 +660,13 @@ static void encode(batch *b, job *j)
 {
     vkfx_save_opts save_meta = j->opts->save;
     save_meta.meta = j->opts->strip ? NULL : &j->meta;
+    /* EXIF tells the output's truth: its size, and no thumbnail of other pixels once the
+     * image was turned upright or reshaped. */
+    if (j->meta.exif.data) {
+        vkfx_exif_set_size(j->meta.exif.data, j->meta.exif.size, j->out.width, j->out.height);
+        if (j->meta.applied_orientation > 1 || vkfx_chain_reshapes(j->chain))
+            vkfx_exif_drop_thumbnail(j->meta.exif.data, j->meta.exif.size);
+    }
     const vkfx_save_opts *save = &save_meta;
     j->dropped = vkfx_file_meta_dropped(j->fmt, save->meta);
     double t = vkfx_now_ms();
@@ -681,7 +680,11 @@ static void encode(batch *b, job *j)
             j->out = coded;
         }
     }
-    if (ret == VKFX_OK)
+    if (ret == VKFX_OK && j->result.jpeg)
+        ret = vkfx_file_save_encoded(out ? "standard output" : j->output, out ? STDOUT_FILENO : -1,
+                                     j->fmt, j->result.jpeg, j->result.jpeg_size, j->out.width,
+                                     j->out.height, save);
+    else if (ret == VKFX_OK)
         ret = out ? vkfx_file_save_fd(STDOUT_FILENO, "standard output", j->fmt, &j->out, save)
                   : vkfx_file_save(j->output, j->fmt, &j->out, save);
     j->encode_ms = vkfx_now_ms() - t;
@@ -760,6 +763,23 @@ static void report_progress(batch *b, bool last)
         fputc('\n', stderr);
 }
 
+/* Whether px has an alpha channel with any sample below opaque. */
+static bool translucent(const vkfx_pixels *px)
+{
+    if (px->channels != 2 && px->channels != 4)
+        return false;
+    size_t n = (size_t)px->width * px->height, a = px->channels - 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i * px->channels + a;
+        bool below = px->sample == VKFX_SAMPLE_U8    ? ((const uint8_t *)px->data)[k] < 255
+                     : px->sample == VKFX_SAMPLE_U16 ? ((const uint16_t *)px->data)[k] < 65535
+                                                     : ((const float *)px->data)[k] < 1.0f;
+        if (below)
+            return true;
+    }
+    return false;
+}
+
 /* Counts job j's pixels as they are now in the batch's held bytes (lock held). */
 static void hold(batch *b, job *j)
 {
@@ -776,18 +796,22 @@ static void finish_job(batch *b, size_t i)
     b->in_flight--;
     b->done++;
     if (j->note[0]) {
+        /* The decoder's note starts with the file's name; the kind is the rest. */
+        size_t len = strlen(j->input);
+        bool named = strncmp(j->note, j->input, len) == 0 && strncmp(j->note + len, ": ", 2) == 0;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        fprintf(stderr, "vkfx: note: %s\n", j->note);
+        cli_note(named ? j->note + len + 2 : j->note, "%s", j->note);
     }
-    if (j->state == JOB_DONE && j->dropped && !b->meta_noted) {
+    if (j->state == JOB_DONE && j->dropped) {
         char kinds[128];
         vkfx_meta_kind_names(j->dropped, kinds, sizeof(kinds));
-        b->meta_noted = true;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        cli_message("vkfx: note: %s cannot hold %s of %s; dropped (noted once a run)",
-                    vkfx_file_format_name(j->fmt), kinds, j->input);
+        /* One kind for every format and piece: the first says what happens. */
+        cli_note("metadata left out of an output",
+                 "%s cannot hold %s of %s; dropped (noted once a run)",
+                 vkfx_file_format_name(j->fmt), kinds, j->input);
     }
     if (j->state == JOB_FAILED) {
         b->failed++;
@@ -800,6 +824,8 @@ static void finish_job(batch *b, size_t i)
     if (b->json && j->state != JOB_SKIPPED)
         report_json(b, j);
     vkfx_pixels_free(&j->in);
+    free(j->result.jpeg);
+    j->result.jpeg = NULL;
     vkfx_pixels_free(&j->out);
     hold(b, j);
     vkfx_meta_free(&j->meta);
@@ -976,11 +1002,25 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             run.source_height = j->source_h;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
+            /* Transparency into a format without alpha: flattened over --background, white
+             * by default. Opaque images keep their bytes. */
+            run.flatten = (j->out.channels == 1 || j->out.channels == 3) && translucent(&j->in);
+            for (int c = 0; c < 3; c++)
+                run.background[c] = j->opts->background_set ? j->opts->background[c] : 1.0f;
+            if (run.flatten && !j->opts->background_set)
+                cli_note("alpha flattened onto white",
+                         "%s has no alpha: %s flattened onto white (--background COLOR picks "
+                         "another)",
+                         vkfx_file_format_name(j->fmt), j->input);
             /* The curves' encoding is left to a codec thread: linear floats come back. */
             j->tone_here = j->tone && !j->opts->linear && j->in.sample != VKFX_SAMPLE_F32 &&
                            j->out.sample != VKFX_SAMPLE_F32;
             j->tone_sample = j->out.sample;
             run.tone = j->tone;
+            if (j->fmt == VKFX_FILE_JPEG) {
+                run.jpeg = &j->opts->save;
+                run.jpeg_codec = b->o->jpeg_codec;
+            }
             run.tone_later = true;
             start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
             if (start_ret < 0 && (b->n > 1 || b->source))
@@ -1174,7 +1214,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
      * machine ran 12% faster than with helper threads: tests/bench/RESULTS.md). */
     vkfx_copy_set_threads(cores > nthreads + 1 ? cores - nthreads - 1 : 1);
     /* One file needs no progress line unless asked for. */
-    b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1);
+    b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1 && !cli_notes_quiet());
     b.progress_tty = isatty(STDERR_FILENO);
     b.t0 = now_s();
     pthread_mutex_init(&b.mu, NULL);
@@ -1284,5 +1324,6 @@ done:
     wall.exit_ms += vkfx_now_ms() - t;
     if (o->timings && gpu_used)
         cli_wall_print(&wall);
+    cli_notes_end();
     return code;
 }

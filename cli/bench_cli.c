@@ -108,12 +108,8 @@ int cli_bench_main(int argc, char **argv)
     vkfx_staging *staging = NULL;
     vkfx_bench_case *cases = calloc(vkfx_bench_max_cases(&o), sizeof(*cases));
     size_t ncases = 0;
-    vkfx_context_opts copts = {
-        .device = device,
-        .no_subgroup_ops = no_subgroup_ops,
-        .validate = cli_env_flag("VKFX_VALIDATE"),
-        .log = cli_log,
-    };
+    vkfx_context_opts copts = {.device = device, .no_subgroup_ops = no_subgroup_ops};
+    cli_context_env(&copts);
     int status = cases ? VKFX_OK : vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     if (status == VKFX_OK && (status = vkfx_context_create(&copts, &ctx)) == VKFX_OK &&
         (status = vkfx_staging_create(ctx, 0, &staging)) == VKFX_OK)

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/compare.h"
 #include "cli.h"
 
 static const char compare_usage[] =
@@ -38,11 +37,14 @@ static const char compare_usage[] =
     "  -h, --help          this text\n"
     "\n"
     "Output: one line on stdout, keys always in this order:\n"
-    "  vkfx compare: metric=M value=V tolerance=X result=pass|fail reason=R a=A b=B\n"
+    "  vkfx compare: metric=M value=V tolerance=X result=pass|fail reason=R\n"
+    "                differ=N share=S a=A b=B\n"
     "V and X are C %g numbers (up to 10 significant digits), V may be 'inf', or\n"
     "'nan' when the sizes differ; R is 'none' (pass), 'value' (over the tolerance)\n"
-    "or 'size' (the images differ in width or height; not compared); A and B are\n"
-    "the paths as given, last on the line.\n"
+    "or 'size' (the images differ in width or height; not compared); N is how many\n"
+    "samples compared differ at all, S their share of the samples compared (0..1;\n"
+    "both 'nan' when the sizes differ); A and B are the paths as given, last on\n"
+    "the line.\n"
     "\n"
     "Exit status: 0 within tolerance, 1 not within tolerance or different sizes,\n"
     "2 usage error or trouble: a bad option, a missing, unreadable or corrupt\n"
@@ -134,9 +136,17 @@ int cli_compare_main(int argc, char **argv)
 
     vkfx_pixels a = {0}, b = {0}, heat = {0};
     vkfx_compare_result r = {0};
+    vkfx_image_info ia, ib;
     int code = EXIT_USAGE;
-    if (vkfx_file_load(path_a, &a) < 0 || vkfx_file_load(path_b, &b) < 0 ||
-        vkfx_compare(&a, &b, metric, diff_path != NULL, &r) < 0) {
+    /* Sizes from the headers first: images that cannot match are not decoded. */
+    if (vkfx_file_probe(path_a, &ia) < 0 || vkfx_file_probe(path_b, &ib) < 0) {
+        code = compare_trouble();
+        goto done;
+    }
+    r.size_mismatch = ia.width != ib.width || ia.height != ib.height;
+    r.value = NAN;
+    if (!r.size_mismatch && (vkfx_file_load(path_a, &a) < 0 || vkfx_file_load(path_b, &b) < 0 ||
+                             vkfx_compare(&a, &b, metric, diff_path != NULL, &r) < 0)) {
         code = compare_trouble();
         goto done;
     }
@@ -148,14 +158,20 @@ int cli_compare_main(int argc, char **argv)
     }
     bool pass = !r.size_mismatch && vkfx_metric_passes(metric, r.value, tolerance);
     if (r.size_mismatch)
-        cli_message("vkfx compare: the sizes differ: %s is %ux%u, %s is %ux%u", path_a, a.width,
-                    a.height, path_b, b.width, b.height);
-    printf("vkfx compare: metric=%s value=%.10g tolerance=%.10g result=%s reason=%s a=%s b=%s\n",
+        cli_message("vkfx compare: the sizes differ: %s is %ux%u, %s is %ux%u", path_a, ia.width,
+                    ia.height, path_b, ib.width, ib.height);
+    char differ[32] = "nan", share[32] = "nan";
+    if (!r.size_mismatch) {
+        snprintf(differ, sizeof(differ), "%llu", (unsigned long long)r.differing);
+        snprintf(share, sizeof(share), "%.6g", (double)r.differing / (double)r.samples);
+    }
+    printf("vkfx compare: metric=%s value=%.10g tolerance=%.10g result=%s reason=%s differ=%s "
+           "share=%s a=%s b=%s\n",
            vkfx_metric_name(metric), r.value, tolerance, pass ? "pass" : "fail",
            pass              ? "none"
            : r.size_mismatch ? "size"
                              : "value",
-           path_a, path_b);
+           differ, share, path_a, path_b);
     code = pass ? EXIT_OK : EXIT_PROCESSING;
 done:
     vkfx_compare_result_free(&r);

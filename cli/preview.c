@@ -23,8 +23,6 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "../core/pngwrite.h"
-#include "../core/preview.h"
 #include "cli.h"
 #include "preview_html.h"
 
@@ -54,6 +52,10 @@ static const char preview_usage[] =
     "      --time-limit S   seconds a render or Save may take before it is stopped,\n"
     "                       1..86400 (default 60); the page shows the stop\n"
     "      --no-browser     do not open a browser\n"
+    "      --jpeg-codec auto|gpu|cpu\n"
+    "                       where the pictures and a JPEG Save are encoded, as for\n"
+    "                       vkfx (the device's pictures: libjpeg-turbo's accurate\n"
+    "                       DCT, quality 90, 4:2:0)\n"
     "  -h, --help           this text\n"
     "\n"
     "HTTP, for scripts (every request needs the token, as ?token=TOKEN or the\n"
@@ -104,6 +106,7 @@ typedef struct server {
     atomic_uint_fast64_t newest_render;
     unsigned time_limit; /* --time-limit, seconds */
     tjhandle jpeg;
+    vkfx_jpeg_codec jpeg_codec; /* --jpeg-codec */
 } server;
 
 /* ret, or a failure when the validation layer (VKFX_VALIDATE=1) reported
@@ -485,29 +488,37 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     double start = now_ms();
     vkfx_pixels px = {0};
     double gpu_ms = -1;
-    unsigned char *jpeg = NULL;
+    unsigned char *jpeg = NULL, *device_jpeg = NULL;
     unsigned long jpeg_size = 0;
+    size_t device_size = 0;
     unsigned messages = vkfx_context_validation_messages(s->ctx);
     watch wt = watch_start(s, c, ticket);
     vkfx_cancel cancel = {watch_stop, &wt};
     ret = checked(s->ctx, messages,
-                  draft ? vkfx_preview_render(s->preview, chain, width, &px, &gpu_ms, &cancel)
-                        : vkfx_preview_view(s->preview, chain, width, &px, &gpu_ms, &cancel));
+                  png ? vkfx_preview_view(s->preview, chain, width, &px, &gpu_ms, &cancel)
+                  : draft ? vkfx_preview_render_jpeg(s->preview, chain, width, s->jpeg_codec,
+                                                     &device_jpeg, &device_size, &px, &gpu_ms,
+                                                     &cancel)
+                          : vkfx_preview_view_jpeg(s->preview, chain, width, s->jpeg_codec,
+                                                   &device_jpeg, &device_size, &px, &gpu_ms,
+                                                   &cancel));
     size_t png_size = 0;
     if (ret == VKFX_OK && png) {
         ret = vkfx_png_encode(&px, 1, &jpeg, &png_size);
         jpeg_size = png_size;
-    } else if (ret == VKFX_OK &&
+    } else if (ret == VKFX_OK && !device_jpeg &&
                tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB, &jpeg,
-                           &jpeg_size, TJSAMP_420, 90, 0) != 0) {
+                           &jpeg_size, TJSAMP_420, vkfx_preview_jpeg.jpeg_quality, 0) != 0) {
         ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoding failed: %s", tjGetErrorStr2(s->jpeg));
     }
     double done = now_ms();
     pthread_mutex_unlock(&s->gpu);
     vkfx_pixels_free(&px);
     vkfx_chain_free(chain);
-    if (ret < 0)
+    if (ret < 0) {
         png ? free(jpeg) : tjFree(jpeg);
+        free(device_jpeg);
+    }
     if (ret == VKFX_E_STOPPED)
         return send_stopped(c, &wt, "render");
     if (ret < 0)
@@ -515,6 +526,8 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     char timing[160];
     snprintf(timing, sizeof(timing), "gpu;dur=%.3f, render;dur=%.3f, wait;dur=%.3f",
              gpu_ms < 0 ? 0 : gpu_ms, done - start, start - asked);
+    if (device_jpeg)
+        return send_buffer(c, MHD_HTTP_OK, "image/jpeg", device_jpeg, device_size, free, timing);
     return send_buffer(c, MHD_HTTP_OK, png ? "image/png" : "image/jpeg", jpeg, jpeg_size,
                        png ? free : free_jpeg, timing);
 }
@@ -811,7 +824,7 @@ static int check_output(const char *output)
     return ret;
 }
 
-enum { OPT_PORT = 256, OPT_NO_BROWSER, OPT_TIME_LIMIT };
+enum { OPT_PORT = 256, OPT_NO_BROWSER, OPT_TIME_LIMIT, OPT_JPEG_CODEC };
 
 int cli_preview_main(int argc, char **argv)
 {
@@ -821,6 +834,7 @@ int cli_preview_main(int argc, char **argv)
         {"port", required_argument, NULL, OPT_PORT},
         {"no-browser", no_argument, NULL, OPT_NO_BROWSER},
         {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
+        {"jpeg-codec", required_argument, NULL, OPT_JPEG_CODEC},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -828,6 +842,8 @@ int cli_preview_main(int argc, char **argv)
     bool no_browser = false;
     long port = 0;
     int c;
+    if (cli_jpeg_codec_default(&s.jpeg_codec) < 0)
+        return preview_usage_error("%s", vkfx_error_message());
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
@@ -859,6 +875,10 @@ int cli_preview_main(int argc, char **argv)
         }
         case OPT_NO_BROWSER:
             no_browser = true;
+            break;
+        case OPT_JPEG_CODEC:
+            if (cli_jpeg_codec(optarg, "--jpeg-codec", &s.jpeg_codec) < 0)
+                return preview_usage_error("%s", vkfx_error_message());
             break;
         case 'h':
             fputs(preview_usage, stdout);
@@ -898,12 +918,14 @@ int cli_preview_main(int argc, char **argv)
         goto fail;
     if ((ret = make_token(s.token)) < 0)
         goto fail;
-    vkfx_context_opts co = {.validate = cli_env_flag("VKFX_VALIDATE"), .log = cli_log};
+    vkfx_context_opts co = {0};
+    cli_context_env(&co);
     if ((ret = vkfx_context_create(&co, &ctx)) < 0)
         goto fail;
     s.ctx = ctx;
     if ((ret = vkfx_preview_open(ctx, s.input, &s.preview)) < 0)
         goto fail;
+    vkfx_preview_set_jpeg_codec(s.preview, s.jpeg_codec);
     if (!(s.jpeg = tjInitCompress())) {
         ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoder: %s", tjGetErrorStr2(NULL));
         goto fail;

@@ -85,21 +85,3 @@ void cli_wall_print(const cli_wall *w)
     line("exit", w->exit_ms, "GPU context and pipeline cache closed");
     line("total", cli_since_start_ms() + (exec > 0 ? exec : 0), "process start to now");
 }
-
-int cli_init_only(const cli_batch_opts *o)
-{
-    vkfx_context *ctx = NULL;
-    int ret = vkfx_context_create(&o->ctx, &ctx);
-    if (ret < 0) {
-        cli_print_error();
-        return cli_exit_code(ret);
-    }
-    cli_wall w = {.ready_ms = cli_since_start_ms()};
-    vkfx_context_times_get(ctx, &w.ctx);
-    double t = vkfx_now_ms();
-    vkfx_context_destroy(ctx);
-    w.exit_ms = vkfx_now_ms() - t;
-    if (o->timings)
-        cli_wall_print(&w);
-    return EXIT_OK;
-}

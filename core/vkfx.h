@@ -1,5 +1,5 @@
-/* The library interface the command line uses: no Vulkan types here, so
- * cli/ stays free of them. Internal headers include this one. */
+/* The library interface the command line uses, the one core/ header cli/ includes: no
+ * Vulkan types here, so cli/ stays free of them. Internal headers include this one. */
 #ifndef VKFX_VKFX_H
 #define VKFX_VKFX_H
 
@@ -8,8 +8,12 @@
 #include <stdint.h>
 
 #include "chain.h"
+#include "compare.h"
+#include "copy.h"
 #include "error.h"
+#include "exif.h"
 #include "fileio.h"
+#include "icc.h"
 #include "pixels.h"
 #include "safefile.h"
 
@@ -27,6 +31,17 @@ typedef struct vkfx_context_opts {
     bool no_subgroup_int64; /* pretend it lacks 64-bit subgroup arithmetic */
     vkfx_log_fn log;        /* receives validation messages and warnings; may be NULL */
     void *log_user;
+    /* Knobs for tests and tuning, which the command line takes from the environment
+     * variables named (cli/main.c); zero is the default. */
+    bool no_matrix;         /* VKFX_MATRIX=0: no matrix units, to compare the other kernels */
+    bool no_half_pack;      /* VKFX_HALF_PACK=0: halves rounded bit by bit (core/gpu/halfprobe.c) */
+    bool pipeline_stats;    /* VKFX_PIPELINE_STATS=1: each pipeline's driver statistics logged */
+    bool no_pipeline_cache; /* VKFX_PIPELINE_CACHE=0: no pipeline cache file read or written */
+    /* VKFX_VARIANT: kernel variants forced, "family:variant[,family:variant]..." (NULL: none);
+     * the caller keeps the string while the context lives. */
+    const char *variants;
+    uint64_t staging_bytes; /* VKFX_STAGING_BYTES: staging memory of size 0's (0: 64 MiB) */
+    uint32_t tile;          /* VKFX_TILE: the largest tile side, below the device's (0: none) */
 } vkfx_context_opts;
 
 int vkfx_context_create(const vkfx_context_opts *opts, vkfx_context **out);
@@ -84,8 +99,8 @@ typedef struct vkfx_device_info {
  * the index picked without --device (-1 if none is usable). */
 int vkfx_list_devices(vkfx_device_info **list, uint32_t *count, int *best);
 
-/* size: the most mapped staging memory taken (0: 64 MiB, or VKFX_STAGING_BYTES); it is taken
- * at the first copy, only as large as the copies need. */
+/* size: the most mapped staging memory taken (0: the context's staging_bytes, or 64 MiB); it is
+ * taken at the first copy, only as large as the copies need. */
 int vkfx_staging_create(vkfx_context *ctx, uint64_t size, vkfx_staging **out);
 void vkfx_staging_destroy(vkfx_staging *s);
 
@@ -132,15 +147,32 @@ typedef struct vkfx_run_opts {
      * GPU. A run in tiles encodes as vkfx_run does. */
     bool tone_later;
     /* The size the first filter's sizes refer to, when the input was decoded smaller
-     * (vkfx_file_load_shrunk); 0: the input's. */
+     * (vkfx_file_load_for_chain); 0: the input's. */
     uint32_t source_width, source_height;
+    /* The output encoded as JPEG on the device, in the same submission as the chain, with
+     * these options (core/gpu/jpeg_gpu_enc.h), where the run is in one piece of 8-bit codes that
+     * path covers: the file's bytes come back in the result's jpeg instead of the pixels (out's
+     * data stays NULL). NULL: the pixels come back. jpeg_codec says where (CPU: never here). */
+    const vkfx_save_opts *jpeg;
+    vkfx_jpeg_codec jpeg_codec;
     /* Asked between passes whether to stop; NULL: the run goes to its end. */
     const vkfx_cancel *cancel;
+    /* An output without alpha is composited over background (its encoded RGB, 0..1) where
+     * flatten; otherwise its colour is written as it is under the alpha dropped. */
+    bool flatten;
+    float background[3];
 } vkfx_run_opts;
 
 /* --precision auto: 32 where the input or a map the chain reads has 16-bit
  * or float samples (rgba16f would round them), else 16. */
 int vkfx_auto_precision(const vkfx_chain *chain, const vkfx_pixels *in);
+
+/* vkfx_file_load_meta for a run of chain, with shrink-on-load: a JPEG whose chain starts with
+ * a resize that shrinks both sides by 4x or more is decoded at 1/2, 1/4 or 1/8 of its size,
+ * leaving the resize the rest; *source_w x *source_h is then the file's upright size, which
+ * the resize's sizes refer to (vkfx_run_opts.source_width), else 0 x 0. */
+int vkfx_file_load_for_chain(const char *path, const vkfx_chain *chain, vkfx_pixels *out,
+                             vkfx_meta *meta, uint32_t *source_w, uint32_t *source_h);
 
 typedef struct vkfx_run_result {
     vkfx_pass_time *times; /* owned: free() */
@@ -152,6 +184,9 @@ typedef struct vkfx_run_result {
      * the way included), copying the image into staging memory, waiting
      * for the device, copying the result back. */
     double record_ms, upload_ms, wait_ms, readback_ms;
+    /* With vkfx_run_opts.jpeg, where the device encoded it: the whole file (owned: free()). */
+    unsigned char *jpeg;
+    size_t jpeg_size;
 } vkfx_run_result;
 
 /* Runs chain on in. out->channels and out->sample say what to produce (the
@@ -210,5 +245,9 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
 /* How many cases vkfx_bench may fill for opts, the references included (every chain must
  * parse). */
 size_t vkfx_bench_max_cases(const vkfx_bench_opts *opts);
+
+/* vkfx preview's session, which needs the types above, and the PNG of its exact frames. */
+#include "pngwrite.h"
+#include "preview.h"
 
 #endif

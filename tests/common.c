@@ -220,6 +220,15 @@ char *tc_slurp(const char *path, size_t *size)
     return data;
 }
 
+int tc_spit_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    bool ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 void tc_remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);

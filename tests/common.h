@@ -28,6 +28,9 @@ void tc_ramp_pixels(vkfx_pixels *px, uint32_t w, uint32_t h);
 /* Loads VKFX_TEST_IMAGES "/" name with vkfx_file_load (tests/common_files.c,
  * so that only tests that link core/fileio.c need it). */
 int tc_load_photo(const char *name, vkfx_pixels *out);
+/* Writes px (8-bit RGB) as every page of a TIFF of pages pages (tests/common_files.c);
+ * 0, or -1 when it cannot. */
+int tc_write_pages_tiff(const char *path, const vkfx_pixels *px, int pages);
 /* NULL-terminated names of the colour and gray photos in VKFX_TEST_IMAGES. */
 const char *const *tc_photos(void);
 
@@ -66,6 +69,9 @@ void tc_report(const tc_diff *d, const char *what);
 /* The whole file at path, with a NUL after it (not counted in *size), or
  * NULL if it cannot be read. */
 char *tc_slurp(const char *path, size_t *size);
+
+/* Writes text to path, replacing it; 0, or -1 with errno. */
+int tc_spit_text(const char *path, const char *text);
 
 /* The names in dir (not . and ..; those starting with '.' only if hidden),
  * sorted and joined with spaces into out; how many, or -1 if dir cannot be

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
+
 static void log_message(void *user, const char *message)
 {
     (void)user;
@@ -16,9 +18,11 @@ void th_gpu_open(th_gpu *g)
     const char *v = getenv("VKFX_VALIDATE");
     const char *nsg = getenv("VKFX_TEST_NO_SUBGROUP_OPS");
     const char *n64 = getenv("VKFX_TEST_NO_SUBGROUP_INT64");
+    const char *pack = getenv("VKFX_HALF_PACK");
     vkfx_context_opts o = {.validate = v && strcmp(v, "1") == 0,
                            .no_subgroup_ops = nsg && strcmp(nsg, "1") == 0,
                            .no_subgroup_int64 = n64 && strcmp(n64, "1") == 0,
+                           .no_half_pack = pack && strcmp(pack, "0") == 0,
                            .log = log_message};
     memset(g, 0, sizeof(*g));
     int ret = vkfx_context_create(&o, &g->ctx);
@@ -179,9 +183,9 @@ int th_tiled_same(th_gpu *g, const char *text, const vkfx_pixels *in, vkfx_run_o
     cr_assert_eq(vkfx_run(g->ctx, g->staging, chain, in, &whole, &o, &r), VKFX_OK, "%s: %s", text,
                  vkfx_error_message());
     free(r.times);
-    setenv("VKFX_TILE", side, 1);
+    g->ctx->opts.tile = (uint32_t)atoi(side);
     int ret = vkfx_run(g->ctx, g->staging, chain, in, &tiled, &o, &r);
-    unsetenv("VKFX_TILE");
+    g->ctx->opts.tile = 0;
     cr_assert_eq(ret, VKFX_OK, "%s in tiles of %s: %s", text, side, vkfx_error_message());
     free(r.times);
     char what[160];

@@ -245,7 +245,15 @@ TEST(chain, empty_chain)
 {
     expect_error("", "empty filter chain", NULL);
     expect_error("   ", "empty filter chain", NULL);
-    expect_error(NULL, "empty filter chain", NULL);
+}
+
+/* No text at all (no -f) is the chain of no filters: a conversion. */
+TEST(chain, no_text_is_no_filters)
+{
+    vkfx_chain *c = NULL;
+    cr_assert_eq(vkfx_chain_parse(NULL, &c), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert(c && c->count == 0, "NULL gave a chain of %zu filters", c ? c->count : 0);
+    vkfx_chain_free(c);
 }
 
 TEST(chain, empty_link)

@@ -305,6 +305,20 @@ Test(cli, max_pixels)
           "--max-pixels", "'0'", "1..1099511627776");
 }
 
+/* The command line hands the environment's knobs to the library (vkfx_context_opts): a forced
+ * variant of no filter's family, and staging memory below its least, are usage errors. */
+Test(cli, environment_knobs_reach_the_library)
+{
+    setenv("VKFX_VARIANT", "blur:fast", 1);
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss", "-o", tc_tpath("out.png")),
+          "'blur:fast' is not FAMILY:VARIANT");
+    unsetenv("VKFX_VARIANT");
+    setenv("VKFX_STAGING_BYTES", "100", 1);
+    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss", "-o", tc_tpath("out.png")),
+          "staging memory of 100 bytes is too small");
+    unsetenv("VKFX_STAGING_BYTES");
+}
+
 Test(cli, unknown_filter_option)
 {
     FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "gauss:sigam=3", "-o", tc_tpath("out.png")),
@@ -338,11 +352,6 @@ Test(cli, filter_option_out_of_range_int)
 Test(cli, empty_chain)
 {
     FAILS(false, 2, ARGS(tc_tpath("in.png"), "-f", "", "-o", tc_tpath("out.png")), "empty");
-}
-
-Test(cli, no_filter_option)
-{
-    FAILS(false, 2, ARGS(tc_tpath("in.png"), "-o", tc_tpath("out.png")), "-f");
 }
 
 Test(cli, no_output_option)
@@ -809,7 +818,8 @@ Test(cli, sixteen_bit_stays_sixteen_bit)
 Test(cli, jpeg_output_is_rgb_8bit)
 {
     vkfx_pixels in = {0}, got = {0};
-    run_ok("gauss:sigma=2", "out.jpg", 4, VKFX_SAMPLE_U8, NULL, &in, &got);
+    run_ok("gauss:sigma=2", "out.jpg", 4, VKFX_SAMPLE_U8,
+           (const char *[]){"--background", "black", NULL}, &in, &got);
     cr_assert(got.channels == 3 && got.sample == VKFX_SAMPLE_U8,
               "jpg out: %u channels of sample type %d", got.channels, got.sample);
     vkfx_pixels_free(&in);
@@ -833,7 +843,8 @@ Test(cli, gray_jpeg_output_is_gray)
 Test(cli, hdr_output_is_float)
 {
     vkfx_pixels in = {0}, got = {0};
-    run_ok("gauss:sigma=2", "out.hdr", 4, VKFX_SAMPLE_U8, NULL, &in, &got);
+    run_ok("gauss:sigma=2", "out.hdr", 4, VKFX_SAMPLE_U8,
+           (const char *[]){"--background", "black", NULL}, &in, &got);
     cr_assert(got.sample == VKFX_SAMPLE_F32 && got.channels == 3,
               "hdr out: %u channels of sample type %d", got.channels, got.sample);
     vkfx_pixels_free(&in);

@@ -9,8 +9,9 @@
  * temporary and exits 128 + the signal; standard output closed early, or
  * full, is an error without a file in $TMPDIR; control bytes in names are
  * escaped in messages; a pipeline cache that is a FIFO or a folder is
- * ignored; /dev/zero as input is cut off; every file written is flushed to
- * disk before it is renamed into place (unless --no-fsync). */
+ * ignored; an endless input is cut off, /dev/zero on its first bytes; every
+ * file written is flushed to disk before it is renamed into place (unless
+ * --no-fsync). */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -482,11 +484,32 @@ Test(files, a_pipeline_cache_that_is_not_a_file_is_ignored)
 
 Test(files, an_endless_input_is_cut_off)
 {
+    /* an endless stream that starts as a PNG, on standard input through a FIFO */
+    const char *fifo = tc_tpath("endless");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    pid_t writer = fork();
+    cr_assert(writer >= 0);
+    if (writer == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        FILE *f = fopen(fifo, "wb");
+        static const char zeros[65536];
+        if (f && fwrite("\x89PNG\r\n\x1a\n", 1, 8, f) == 8)
+            while (fwrite(zeros, 1, sizeof(zeros), f) == sizeof(zeros))
+                ;
+        _exit(0);
+    }
     cli_run r;
     double t0 = tc_seconds();
-    VKFX(&r, "/dev/zero", "--max-pixels", "1000", "-f", "box3", "-o", tc_tpath("o.png"));
+    run_opts o = {.stdin_path = fifo};
+    VKFX_OPTS(&r, &o, "-", "--max-pixels", "1000", "-f", "box3", "-o", tc_tpath("o.png"));
     EXPECT_EXIT(&r, 1);
     expect_in_err(&r, "not read further");
     run_free(&r);
     cr_assert(tc_seconds() - t0 < 20, "took %.1f s", tc_seconds() - t0);
+    cr_assert_eq(waitpid(writer, NULL, 0), writer);
+    /* an endless stream that is no image ends after its first bytes */
+    VKFX(&r, "/dev/zero", "-f", "box3", "-o", tc_tpath("o.png"));
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "/dev/zero: not a format vkfx reads");
+    run_free(&r);
 }

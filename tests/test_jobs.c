@@ -156,7 +156,6 @@ Test(jobs, errors_name_the_line)
         {"in/a.png -f sobel \\\n  -o out/x.png -q 101\n", "jobs.txt:2:", "--quality '101'"},
         {"in/a.png -f sobel -o out/x.png --json\n", "jobs.txt:2:", "whole run"},
         {"in/a.png -f sobel\n", "jobs.txt:2:", "no output given"},
-        {"in/a.png -o out/x.png\n", "jobs.txt:2:", "no filter chain"},
         {"in/a.png -f sobl -o out/x.png\n", "jobs.txt:2:", "did you mean 'sobel'"},
         {"in/a.png -f sobel -o out/x.gif\n", "jobs.txt:2:", ".gif"},
         {"in/a.png -f sobel -o out/x.png --frobnicate\n", "jobs.txt:2:", "--frobnicate"},

@@ -366,7 +366,7 @@ static void check_round_trip(const vkfx_tone *t, const char *what)
 }
 
 /* Adobe RGB (1998) as icc-profiles-free ships it (a Debian package of
- * .ci/packages.txt): its curves are c^(563/256). */
+ * .ci/packages-test.txt): its curves are c^(563/256). */
 Test(icc, adobe_rgb_decodes_with_its_gamma)
 {
     const char *path = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc";

@@ -144,7 +144,7 @@ static void save_map(uint32_t w, uint32_t h, const char *path)
 static const struct given {
     const char *filter, *options, *instead_of;
 } givens[] = {
-    {"resize", ":scale=0.6", " width height scale "},
+    {"resize", ":width=14:height=6", " width height scale longest "},
 };
 
 static const char *given_for(const vkfx_filter *f, const char *option)

@@ -1,5 +1,5 @@
 /* Shrink-on-load: each photo of images/ saved as a JPEG (quality 90), then resized to widths that
- * shrink it 4x to 40x, decoded at 1/2, 1/4 or 1/8 (vkfx_file_load_shrunk) and at full size
+ * shrink it 4x to 40x, decoded at 1/2, 1/4 or 1/8 (vkfx_file_load_for_chain) and at full size
  * (vkfx_file_load); both runs on the GPU with the validation layer. The shrunk decode must be
  * smaller than the file and the outputs of one size; their difference is printed for each
  * output (worst sample and mean, in 8-bit code values), and the mean over every output must
@@ -52,7 +52,7 @@ Test(shrink, within_codes_of_the_full_decode, .timeout = 600)
             cr_assert_eq(vkfx_chain_parse(chain, &parsed), VKFX_OK);
             vkfx_pixels small, full, a, b;
             uint32_t sw, sh;
-            cr_assert_eq(vkfx_file_load_shrunk(jpeg, parsed, &small, NULL, &sw, &sh), VKFX_OK);
+            cr_assert_eq(vkfx_file_load_for_chain(jpeg, parsed, &small, NULL, &sw, &sh), VKFX_OK);
             cr_assert_eq(vkfx_file_load(jpeg, &full), VKFX_OK);
             cr_expect(sw == full.width && sh == full.height && small.width < full.width,
                       "%s %s: decoded %ux%u of %ux%u", *name, chain, small.width, small.height,

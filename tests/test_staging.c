@@ -520,7 +520,7 @@ Test(staging, single_chunk_and_minimum)
     close_context();
 }
 
-Test(staging, sizes_and_environment)
+Test(staging, sizes_and_default)
 {
     open_context();
     vkfx_staging *s = (vkfx_staging *)(uintptr_t)1;
@@ -530,15 +530,14 @@ Test(staging, sizes_and_environment)
     ret = vkfx_staging_create(ctx, 1, &s);
     cr_assert_lt(ret, 0, "a 1-byte staging must be refused");
 
-    unsetenv("VKFX_STAGING_BYTES");
     s = new_staging(0);
-    cr_assert_eq(s->limit, 64ull << 20, "size 0 without VKFX_STAGING_BYTES gives %llu bytes",
+    cr_assert_eq(s->limit, 64ull << 20, "size 0 without staging_bytes gives %llu bytes",
                  (unsigned long long)s->limit);
     vkfx_staging_destroy(s);
 
-    setenv("VKFX_STAGING_BYTES", "8192", 1);
+    ctx->opts.staging_bytes = 8192;
     s = new_staging(0);
-    cr_assert_eq(s->limit, 8192, "VKFX_STAGING_BYTES=8192 gave %llu bytes",
+    cr_assert_eq(s->limit, 8192, "staging_bytes = 8192 gave %llu bytes",
                  (unsigned long long)s->limit);
     cr_assert_eq(s->chunk, 2048);
     vkfx_buffer *dev = device_buffer(20000);
@@ -546,12 +545,12 @@ Test(staging, sizes_and_environment)
     cr_assert_eq(s->ring.size, 8192, "20000 bytes through at most 8192 took %llu",
                  (unsigned long long)s->ring.size);
     vkfx_staging_destroy(s);
-    /* An explicit size wins over the environment. */
+    /* An explicit size wins over the context's. */
     s = new_staging(4096);
-    cr_assert_eq(s->limit, 4096, "explicit 4096 gave %llu with VKFX_STAGING_BYTES set",
+    cr_assert_eq(s->limit, 4096, "explicit 4096 gave %llu with staging_bytes set",
                  (unsigned long long)s->limit);
     vkfx_staging_destroy(s);
-    unsetenv("VKFX_STAGING_BYTES");
+    ctx->opts.staging_bytes = 0;
 
     vkfx_staging_destroy(NULL);
     vkfx_buffer_destroy(ctx, dev);

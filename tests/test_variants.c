@@ -147,7 +147,7 @@ static int check_family(th_gpu *g, const vkfx_variants *family, const vkfx_pixel
     for (const vkfx_variant *v = family->list; v->name; v++) {
         char force[128];
         snprintf(force, sizeof(force), "%s:%s", family->name, v->name);
-        setenv("VKFX_VARIANT", force, 1);
+        g->ctx->opts.variants = force;
         unsigned ran = 0;
         for (int precision = 16; fc->check && precision <= 32; precision += 16)
             for (size_t i = 0; i < ninputs; i++) {
@@ -165,7 +165,7 @@ static int check_family(th_gpu *g, const vkfx_variants *family, const vkfx_pixel
                     failures += r == TH_OUTSIDE;
                     ran += r != TH_REFUSED;
                 }
-        unsetenv("VKFX_VARIANT");
+        g->ctx->opts.variants = NULL;
         if (device_lacks(g->ctx, family->name, v->name))
             cr_expect_eq(ran, 0, "%s ran on a device that lacks what it needs", force);
         else
@@ -214,14 +214,14 @@ Test(variants, forcing_a_variant_that_does_not_apply_or_does_not_exist_is_a_usag
     th_gpu_open(&g);
     vkfx_pixels px;
     tc_random_pixels(&px, 17, 9, 4, VKFX_SAMPLE_U8, 283);
-    setenv("VKFX_VARIANT", "gauss:one-pass", 1);
+    g.ctx->opts.variants = "gauss:one-pass";
     th_expect_usage_error(&g, "gauss:sigma=5", &px, "gauss:one-pass does not apply");
-    setenv("VKFX_VARIANT", "gauss:fast", 1);
+    g.ctx->opts.variants = "gauss:fast";
     th_expect_usage_error(&g, "gauss:sigma=1", &px,
                           "gauss has no variant 'fast' (one-pass, matrix, unrolled, generic)");
-    setenv("VKFX_VARIANT", "blur:fast", 1);
+    g.ctx->opts.variants = "blur:fast";
     th_expect_usage_error(&g, "gauss:sigma=1", &px, "'blur:fast' is not FAMILY:VARIANT");
-    unsetenv("VKFX_VARIANT");
+    g.ctx->opts.variants = NULL;
     vkfx_pixels_free(&px);
     th_gpu_close(&g);
 }

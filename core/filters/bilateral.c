@@ -1,7 +1,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "../error.h"
+#include "error.h"
 #include "filters.h"
 
 #include "bilateral.spv.h"

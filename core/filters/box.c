@@ -2,8 +2,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../error.h"
-#include "../variant.h"
+#include "error.h"
+#include "variant.h"
 #include "filters.h"
 
 #include "box_fused.spv.h"

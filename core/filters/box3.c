@@ -1,7 +1,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../error.h"
+#include "error.h"
 #include "filters.h"
 
 /* Each work group covers a TILE x TILE block of pixels with TILE^2 invocations. */

@@ -1,6 +1,6 @@
 #include <stddef.h>
 
-#include "../error.h"
+#include "error.h"
 #include "filters.h"
 
 /* Rows each invocation walks down its column. */

@@ -1,14 +1,11 @@
-/* What satdof, dof and bokeh share: auxiliary maps (a depth map, a radius
- * map) read from a file into a float buffer on the device, and the
- * circle-of-confusion parameters (glsl/coc.glsl computes the value). */
+/* What satdof, dof and bokeh share: the circle-of-confusion parameters
+ * (glsl/coc.glsl computes the value); their depth maps are read by core/filters/maps.c. */
 #include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
 
-#include "../error.h"
-#include "../fileio.h"
-#include "../maps.h"
+#include "error.h"
 #include "filters.h"
+#include "maps.h"
 
 #include "coc_fill.spv.h"
 #include "../../glsl/coc_fill.h"
@@ -17,78 +14,6 @@ _Static_assert(sizeof(coc_fill_push) == COC_FILL_PUSH_BYTES, "coc_fill.comp's pu
 
 /* Invocations of a fill group, along a row. */
 enum { FILL_GROUP = 64 };
-
-int vkfx_aux_read(const char *filter, const char *option, const char *path, const char *input,
-                  uint32_t w, uint32_t h, float **out)
-{
-    int ret = VKFX_OK;
-    vkfx_pixels px = {0};
-    float *m = NULL;
-    *out = NULL;
-    if (strcmp(path, "self") == 0) {
-        /* The depth channel of the input file itself (an OpenEXR render). */
-        if (!input)
-            return vkfx_fail(VKFX_E_USAGE, "%s: %s=self needs an input file", filter, option);
-        ret = vkfx_file_load_depth_of(input, &px);
-    } else {
-        ret = vkfx_file_load_map(path, &px);
-    }
-    if (ret < 0) {
-        vkfx_fail_context(ret, "%s: reading %s=%s", filter, option, path);
-        goto fail;
-    }
-    if (px.width != w || px.height != h) {
-        ret = vkfx_fail(VKFX_E_USAGE,
-                        "%s: %s=%s is %ux%u but the image is %ux%u; the map must have the "
-                        "image's size (it is never resampled)",
-                        filter, option, path, px.width, px.height, w, h);
-        goto fail;
-    }
-    size_t n = (size_t)w * h;
-    m = malloc(n * sizeof(*m));
-    if (!m) {
-        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-        goto fail;
-    }
-    /* The first channel, integer samples normalised by their bit depth:
-     * data, so never sRGB-decoded or premultiplied. */
-    for (size_t i = 0; i < n; i++) {
-        size_t at = i * px.channels;
-        switch (px.sample) {
-        case VKFX_SAMPLE_U8:
-            m[i] = (float)(((const uint8_t *)px.data)[at] / 255.0);
-            break;
-        case VKFX_SAMPLE_U16:
-            m[i] = (float)(((const uint16_t *)px.data)[at] / 65535.0);
-            break;
-        case VKFX_SAMPLE_F32:
-            m[i] = ((const float *)px.data)[at];
-            break;
-        }
-    }
-    *out = m;
-    m = NULL;
-fail:
-    free(m);
-    vkfx_pixels_free(&px);
-    return ret;
-}
-
-int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const char *path,
-                  vkfx_buffer **out)
-{
-    int ret = VKFX_OK;
-    float *m = NULL;
-    uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_maps *maps = vkfx_graph_maps(g);
-    if (maps)
-        return vkfx_maps_get(maps, g, filter, option, path, out);
-    TRY(vkfx_aux_read(filter, option, path, vkfx_graph_input_path(g), w, h, &m));
-    TRY(vkfx_graph_upload(g, m, (size_t)w * h * sizeof(*m), out));
-fail:
-    free(m);
-    return ret;
-}
 
 const vkfx_coc_params *vkfx_coc_of(const vkfx_filter *f, const void *params)
 {

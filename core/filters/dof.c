@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../error.h"
+#include "error.h"
 #include "filters.h"
 
 #include "dof.spv.h"

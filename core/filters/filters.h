@@ -3,8 +3,9 @@
 #ifndef VKFX_FILTERS_H
 #define VKFX_FILTERS_H
 
-#include "../filter.h"
-#include "../graph.h"
+#include "filter.h"
+#include "graph.h"
+#include "maps.h"
 
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
@@ -15,18 +16,6 @@ int vkfx_gauss_default_radius(double sigma);
 /* Where tiles through that Gaussian start (vkfx_filter.align): the one-pass kernel's runs of
  * row results across and of outputs down a column at this radius. */
 vkfx_align vkfx_gauss_align(int radius);
-
-/* An auxiliary map of the image's size (a depth or radius map) read from
- * path into a device buffer of W x H floats: the first channel, integer
- * samples divided by 255 or 65535, float samples as they are. A size that
- * differs from the image's is VKFX_E_USAGE; messages name filter and option. */
-int vkfx_aux_load(vkfx_graph *g, const char *filter, const char *option, const char *path,
-                  vkfx_buffer **out);
-/* The same map in host memory (*out: w x h floats, free()); input is the
- * file depth=self reads, or NULL. What vkfx_aux_load uploads, unless the
- * graph has a vkfx_maps that holds it already. */
-int vkfx_aux_read(const char *filter, const char *option, const char *path, const char *input,
-                  uint32_t w, uint32_t h, float **out);
 
 /* The circle of confusion of FILTERS.md "Depth of field", shared by every
  * depth-of-field filter: a params struct member and its option rows. */

@@ -1,8 +1,8 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "../error.h"
-#include "../variant.h"
+#include "error.h"
+#include "variant.h"
 #include "filters.h"
 
 #include "gauss_col.spv.h"

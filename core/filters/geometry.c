@@ -5,7 +5,7 @@
  * it). */
 #include <stddef.h>
 
-#include "../error.h"
+#include "error.h"
 #include "filters.h"
 
 #include "remap.spv.h"

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../error.h"
-#include "../fileio.h"
-#include "../safefile.h"
-#include "../variant.h"
+#include "error.h"
+#include "fileio.h"
+#include "safefile.h"
+#include "variant.h"
 #include "filters.h"
 
 #include "histogram.spv.h"

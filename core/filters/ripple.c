@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../error.h"
+#include "error.h"
 #include "filters.h"
 
 #include "ripple_apply.spv.h"

@@ -8,8 +8,8 @@
  * lanes), a table tile 2, both STEPS blocks of 4 rows down, each walked by
  * one subgroup (a band); work groups hold GROUP invocations (one band at 32
  * lanes, several at fewer), or one band of up to MAX_LANES. */
-#include "../error.h"
-#include "../variant.h"
+#include "error.h"
+#include "variant.h"
 #include "filters.h"
 
 #include "sat_carry.spv.h"

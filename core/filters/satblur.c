@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../error.h"
+#include "error.h"
 #include "filters.h"
 
 #include "satblur.spv.h"

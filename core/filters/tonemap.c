@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../error.h"
-#include "../variant.h"
+#include "error.h"
+#include "variant.h"
 #include "filters.h"
 
 #include "tonemap_apply.spv.h"

@@ -2,7 +2,7 @@
  * |x - b| > threshold, alpha kept (glsl/unsharp.comp after the Gaussian's passes). */
 #include <stddef.h>
 
-#include "../error.h"
+#include "error.h"
 #include "filters.h"
 
 #include "unsharp.spv.h"
