@@ -246,7 +246,8 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
  * parse). */
 size_t vkfx_bench_max_cases(const vkfx_bench_opts *opts);
 
-/* vkfx preview's session, which needs the types above. */
+/* vkfx preview's session, which needs the types above, and the PNG of its exact frames. */
+#include "pngwrite.h"
 #include "preview.h"
 
 #endif

@@ -202,7 +202,7 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
                          "bokeh: a %ux%u image needs %.1f MiB of splat sums, beyond this "
                          "device's largest storage buffer (%.1f MiB)",
                          w, h, accum_bytes / 1048576.0, caps->storage_buffer_range / 1048576.0);
-    TRY(vkfx_aux_load(g, "bokeh", "depth", p->coc.depth, &depth));
+    TRY(vkfx_depth_load(g, "bokeh", &p->coc, &depth));
     vkfx_spec row_spec = {.local = {ROW_GROUP, 1, 1}};
     vkfx_spec img_spec = {.local = {ROW_GROUP, 1, 1}, .half_out = vkfx_half_out(src->format)};
     vkfx_spec out_spec = {.local = {16, 16, 1}, .half_out = vkfx_half_out(dst->format)};

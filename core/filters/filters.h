@@ -36,6 +36,7 @@ typedef struct vkfx_coc_params {
     char *depth;
     double focus, range, maxcoc;
     int kind;
+    double hole; /* the map value of no data, or VKFX_UNSET */
 } vkfx_coc_params;
 
 /* The circle-of-confusion parameters of a filter that has them (its options
@@ -44,6 +45,16 @@ const vkfx_coc_params *vkfx_coc_of(const vkfx_filter *f, const void *params);
 /* The depth the circle of confusion compares with focus, for a map value z
  * (kind=disparity flips it): focus set to this makes that pixel sharp. */
 float vkfx_coc_depth(const vkfx_coc_params *p, float z);
+
+/* The depth map of a depth filter on the device (vkfx_aux_load), its holes
+ * filled (FILTERS.md "Holes in a depth map") when coc->hole is given. */
+int vkfx_depth_load(vkfx_graph *g, const char *filter, const vkfx_coc_params *coc,
+                    vkfx_buffer **out);
+/* The value the filled map holds at (x, y), from the w x h map as read (on
+ * the host, as the kernels fill it): a click on a hole finds the depth the
+ * filter uses there. */
+float vkfx_depth_filled(const float *map, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
+                        const vkfx_coc_params *coc);
 
 /* focus, 1/range (glsl/coc.glsl multiplies by it), maxcoc and whether the map is disparity,
  * for the kernels' push constants. */
@@ -85,6 +96,13 @@ void vkfx_coc_push(const vkfx_coc_params *p, float *focus, float *inv_range, flo
         .def = VKFX_DEPTH_DEPTH, .choices = vkfx_depth_kinds,                                      \
         .help = "depth: the map holds depth; disparity: it holds inverse depth (larger is "        \
                 "nearer) and is used as 1 - z"                                                     \
+    },                                                                                             \
+    {                                                                                              \
+        .name = "hole", .type = VKFX_OPT_FLOAT, .offset = offsetof(T, member.hole), .min = 0,      \
+        .max = 1e30, .unset_default = true, .def_text = "none",                                    \
+        .help = "the map value that means no data (Middlebury: 0; 8/16-bit maps in [0,1]): "     \
+                "such pixels take the farther of the nearest known values along their row, "     \
+                "then along their column, before the circle of confusion"                          \
     }
 
 /* The depth-of-field filters' passes from src to dst with the depth map

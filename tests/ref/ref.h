@@ -105,6 +105,13 @@ double ref_map_value(const vkfx_pixels *map, size_t i);
 int64_t ref_sat_radius(const ref_sat_params *p, size_t pixel);
 int ref_satblur(const ref_image *in, const ref_sat_params *p, ref_image *out);
 
+/* FILTERS.md "Holes in a depth map": z (w x h map values) with every value
+ * equal to hole replaced, along rows, then along columns of the row result,
+ * by the farther (larger when larger_farther, else smaller) of the nearest
+ * values before and after it on its line that are not hole, or the only
+ * one; a line with none keeps it. */
+int ref_fill_holes(double *z, uint32_t w, uint32_t h, double hole, bool larger_farther);
+
 /* dof: rows, then columns of the row result, each an implicit diffusion step
  * with beta = (strength * min(coc_i, coc_i+1))^2, coc per pixel (w x h); the
  * row result rounded to half when half_mid (rgba16f between the passes). */
