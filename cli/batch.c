@@ -97,7 +97,6 @@ typedef struct batch {
      * the device is open (auto: libjpeg-turbo meanwhile). */
     atomic_int jpeg_decode;
     bool broken_pipe; /* standard output's reader went away */
-    bool meta_noted;  /* the note on metadata a format cannot hold was shown */
     int json_errno;   /* the first failure to write the report */
 } batch;
 
@@ -546,7 +545,8 @@ static int plan_line(plan *p, const cli_job_line *l)
             TRY(outdir_name(o->outdir, &f, &j->output));
         else
             TRY(expand(o->output, &f, false, "-o", &j->output));
-        TRY(expand(o->chain_text, &f, true, "-f", &j->chain_text));
+        if (o->chain_text)
+            TRY(expand(o->chain_text, &f, true, "-f", &j->chain_text));
         if ((ret = vkfx_chain_parse(j->chain_text, &j->chain)) < 0) {
             if (n > 1)
                 vkfx_fail_context(ret, "%s", j->input);
@@ -628,10 +628,26 @@ static void job_fail(const batch *b, job *j, int status)
     j->state = JOB_FAILED;
 }
 
+/* An output its format cannot store is refused before the GPU makes it, from the input's
+ * header where it says the size (a chain that cannot make its size says so when it runs). */
+static int output_fits(void *arg, const char *name, uint32_t width, uint32_t height)
+{
+    (void)name;
+    const job *j = arg;
+    uint32_t out_w, out_h;
+    if (!j->fmt || vkfx_chain_size(j->chain, width, height, &out_w, &out_h) != VKFX_OK) {
+        vkfx_error_clear();
+        return VKFX_OK;
+    }
+    return vkfx_file_check_size(strcmp(j->output, "-") == 0 ? "standard output" : j->output,
+                                j->fmt, out_w, out_h);
+}
+
 static void decode(batch *b, job *j)
 {
     double t = vkfx_now_ms();
     const char *name = strcmp(j->input, "-") == 0 ? "standard input" : j->input;
+    vkfx_file_set_gate(output_fits, j);
     /* Only the header and the metadata are read for a JPEG the device decodes, at full size:
      * a chain that shrinks it resizes it there. Pixels that --to-srgb converts on the host
      * are libjpeg-turbo's. */
@@ -648,17 +664,11 @@ static void decode(batch *b, job *j)
     if (ret == VKFX_OK)
         ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
                                &j->colour);
-    /* An output its format cannot store is refused before the GPU makes it (a chain that
-     * cannot make its size says so when it runs). */
-    uint32_t out_w, out_h;
-    if (ret == VKFX_OK && j->fmt) {
-        if (vkfx_chain_size(j->chain, j->source_w ? j->source_w : j->in.width,
-                            j->source_h ? j->source_h : j->in.height, &out_w, &out_h) == VKFX_OK)
-            ret = vkfx_file_check_size(strcmp(j->output, "-") == 0 ? "standard output" : j->output,
-                                       j->fmt, out_w, out_h);
-        else
-            vkfx_error_clear();
-    }
+    vkfx_file_set_gate(NULL, NULL);
+    /* Formats whose header alone does not say the size are checked once decoded. */
+    if (ret == VKFX_OK)
+        ret = output_fits(j, name, j->source_w ? j->source_w : j->in.width,
+                          j->source_h ? j->source_h : j->in.height);
     j->decode_ms = vkfx_now_ms() - t;
     if (ret < 0) {
         job_fail(b, j, ret);
@@ -673,6 +683,13 @@ static void encode(batch *b, job *j)
 {
     vkfx_save_opts save_meta = j->opts->save;
     save_meta.meta = j->opts->strip ? NULL : &j->meta;
+    /* EXIF tells the output's truth: its size, and no thumbnail of other pixels once the
+     * image was turned upright or reshaped. */
+    if (j->meta.exif.data) {
+        vkfx_exif_set_size(j->meta.exif.data, j->meta.exif.size, j->out.width, j->out.height);
+        if (j->meta.applied_orientation > 1 || vkfx_chain_reshapes(j->chain))
+            vkfx_exif_drop_thumbnail(j->meta.exif.data, j->meta.exif.size);
+    }
     const vkfx_save_opts *save = &save_meta;
     j->dropped = vkfx_file_meta_dropped(j->fmt, save->meta);
     double t = vkfx_now_ms();
@@ -769,6 +786,23 @@ static void report_progress(batch *b, bool last)
         fputc('\n', stderr);
 }
 
+/* Whether px has an alpha channel with any sample below opaque. */
+static bool translucent(const vkfx_pixels *px)
+{
+    if (px->channels != 2 && px->channels != 4)
+        return false;
+    size_t n = (size_t)px->width * px->height, a = px->channels - 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i * px->channels + a;
+        bool below = px->sample == VKFX_SAMPLE_U8    ? ((const uint8_t *)px->data)[k] < 255
+                     : px->sample == VKFX_SAMPLE_U16 ? ((const uint16_t *)px->data)[k] < 65535
+                                                     : ((const float *)px->data)[k] < 1.0f;
+        if (below)
+            return true;
+    }
+    return false;
+}
+
 /* Counts job j's pixels as they are now in the batch's held bytes (lock held). */
 static void hold(batch *b, job *j)
 {
@@ -785,18 +819,22 @@ static void finish_job(batch *b, size_t i)
     b->in_flight--;
     b->done++;
     if (j->note[0]) {
+        /* The decoder's note starts with the file's name; the kind is the rest. */
+        size_t len = strlen(j->input);
+        bool named = strncmp(j->note, j->input, len) == 0 && strncmp(j->note + len, ": ", 2) == 0;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        fprintf(stderr, "vkfx: note: %s\n", j->note);
+        cli_note(named ? j->note + len + 2 : j->note, "%s", j->note);
     }
-    if (j->state == JOB_DONE && j->dropped && !b->meta_noted) {
+    if (j->state == JOB_DONE && j->dropped) {
         char kinds[128];
         vkfx_meta_kind_names(j->dropped, kinds, sizeof(kinds));
-        b->meta_noted = true;
         if (b->progress_tty)
             fputs("\r\033[K", stderr);
-        cli_message("vkfx: note: %s cannot hold %s of %s; dropped (noted once a run)",
-                    vkfx_file_format_name(j->fmt), kinds, j->input);
+        /* One kind for every format and piece: the first says what happens. */
+        cli_note("metadata left out of an output",
+                 "%s cannot hold %s of %s; dropped (noted once a run)",
+                 vkfx_file_format_name(j->fmt), kinds, j->input);
     }
     if (j->state == JOB_FAILED) {
         b->failed++;
@@ -989,6 +1027,16 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             run.source_height = j->source_h;
             vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
                                     &j->out.sample);
+            /* Transparency into a format without alpha: flattened over --background, white
+             * by default. Opaque images keep their bytes. */
+            run.flatten = (j->out.channels == 1 || j->out.channels == 3) && translucent(&j->in);
+            for (int c = 0; c < 3; c++)
+                run.background[c] = j->opts->background_set ? j->opts->background[c] : 1.0f;
+            if (run.flatten && !j->opts->background_set)
+                cli_note("alpha flattened onto white",
+                         "%s has no alpha: %s flattened onto white (--background COLOR picks "
+                         "another)",
+                         vkfx_file_format_name(j->fmt), j->input);
             /* The curves' encoding is left to a codec thread: linear floats come back. */
             j->tone_here = j->tone && !j->opts->linear && j->in.sample != VKFX_SAMPLE_F32 &&
                            j->out.sample != VKFX_SAMPLE_F32;
@@ -1122,12 +1170,18 @@ static int select_jobs(batch *b, plan *p)
             keep[i] = false;
         }
         if (keep[i]) {
-            p->jobs[n++] = *j;
+            /* A move: the slot left behind owns nothing. */
+            if (n != i) {
+                p->jobs[n] = *j;
+                *j = (job){0};
+            }
+            n++;
             continue;
         }
         free(j->output);
         free(j->chain_text);
         vkfx_chain_free(j->chain);
+        *j = (job){0};
     }
     p->n = n;
     free(keep);
@@ -1196,7 +1250,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
      * machine ran 12% faster than with helper threads: tests/bench/RESULTS.md). */
     vkfx_copy_set_threads(cores > nthreads + 1 ? cores - nthreads - 1 : 1);
     /* One file needs no progress line unless asked for. */
-    b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1);
+    b.show_progress = o->progress || (isatty(STDERR_FILENO) && b.n > 1 && !cli_notes_quiet());
     b.progress_tty = isatty(STDERR_FILENO);
     b.t0 = now_s();
     pthread_mutex_init(&b.mu, NULL);
@@ -1265,8 +1319,14 @@ done:
     if (b.existing)
         fprintf(stderr, "vkfx: --skip-existing: %zu output%s there already, not run again\n",
                 b.existing, b.existing == 1 ? " was" : "s were");
-    /* The report is the result too: losing it is a failure (exit 1). */
-    if (json_file && vkfx_safefile_commit(json_file) < 0) {
+    /* The report is the result too: losing it is a failure (exit 1), for the reason its first
+     * failed write met (the stream keeps only that one failed). */
+    if (json_file && b.json_errno) {
+        vkfx_safefile_abort(json_file);
+        b.broken_pipe |= b.json_errno == EPIPE;
+        cli_message("vkfx: --json: %s: %s", o->json, strerror(b.json_errno));
+        code = code == EXIT_OK ? EXIT_PROCESSING : code;
+    } else if (json_file && vkfx_safefile_commit(json_file) < 0) {
         b.broken_pipe |= errno == EPIPE;
         cli_message("vkfx: --json: %s", vkfx_error_message());
         code = code == EXIT_OK ? EXIT_PROCESSING : code;
@@ -1307,5 +1367,6 @@ done:
     wall.exit_ms += vkfx_now_ms() - t;
     if (o->timings && gpu_used)
         cli_wall_print(&wall);
+    cli_notes_end();
     return code;
 }

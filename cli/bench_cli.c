@@ -112,22 +112,19 @@ int cli_bench_main(int argc, char **argv)
         case 's':
             if (sscanf(optarg, "%ux%u%c", &o.width, &o.height, &tail) != 2 || !o.width ||
                 !o.height || o.width > 65536 || o.height > 65536) {
-                cli_message("vkfx bench: --size '%s' must be WxH, e.g. 4096x4096", optarg);
-                return EXIT_USAGE;
+                return cli_usage_error("bench", "--size '%s' must be WxH, e.g. 4096x4096", optarg);
             }
             break;
         case 'r':
             o.reps = atoi(optarg);
             if (o.reps < 1 || o.reps > 10000) {
-                cli_message("vkfx bench: --reps '%s' must be 1..10000", optarg);
-                return EXIT_USAGE;
+                return cli_usage_error("bench", "--reps '%s' must be 1..10000", optarg);
             }
             break;
         case 'p':
             o.precision = atoi(optarg);
             if (o.precision != 16 && o.precision != 32) {
-                cli_message("vkfx bench: --precision '%s' must be 16 or 32", optarg);
-                return EXIT_USAGE;
+                return cli_usage_error("bench", "--precision '%s' must be 16 or 32", optarg);
             }
             break;
         case 'd':

@@ -3,6 +3,7 @@
 #ifndef VKFX_CLI_H
 #define VKFX_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -28,6 +29,10 @@ int cli_exit_code(int status);
 /* Prints "vkfx: MESSAGE" for the calling thread's last library error. */
 void cli_print_error(void);
 void cli_log(void *user, const char *message);
+/* A usage mistake: "vkfx[ COMMAND]: MESSAGE" and the line that points to its --help on
+ * stderr; returns EXIT_USAGE. command is NULL for vkfx itself. */
+int cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* True when the environment variable is set to something other than 0. */
 bool cli_env_flag(const char *name);
 /* The context's validation, log and knobs, from the environment (VKFX_VALIDATE and the
@@ -39,6 +44,13 @@ int cli_bench_main(int argc, char **argv);
  * printf format and its arguments on one line, with control bytes (C0, DEL,
  * C1) and bytes that are not UTF-8 shown as \xNN or \uNNNN. */
 void cli_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli/notes.c: "vkfx: note: TEXT" on stderr the first time a run meets a note of this kind
+ * (its text without the file it is about); cli_notes_end says how often each came again.
+ * Nothing under --quiet. */
+void cli_note(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_notes_end(void);
+void cli_notes_set_quiet(bool quiet);
+bool cli_notes_quiet(void);
 /* text escaped that way into out (size bytes, cut to fit). */
 void cli_escape(const char *text, char *out, size_t size);
 /* Length of the valid UTF-8 sequence at s (1..4), 0 if it is not one. */
@@ -75,6 +87,8 @@ typedef struct cli_job_opts {
     bool strip;             /* --strip: no metadata in the outputs */
     bool to_srgb;           /* --to-srgb: profiled inputs converted to sRGB */
     bool no_shrink_on_load; /* --no-shrink-on-load: JPEGs decoded at full size */
+    bool background_set;    /* --background given: no note when alpha is flattened */
+    float background[3];    /* what a format without alpha is flattened onto (sRGB, 0..1) */
     vkfx_save_opts save;
 } cli_job_opts;
 
@@ -111,6 +125,9 @@ typedef enum cli_info {
     CLI_INFO_HELP,
 } cli_info;
 
+/* The long options of the command line and job lines, for getopt_long and for the shell
+ * completions the build generates (cli/docs/). */
+extern const struct option cli_longopts[];
 /* Parses argv[1..] with getopt_long into o, accepting only the options of
  * the scopes given (others are usage errors saying where they belong) and
  * leaving the operands from *first on. An information option ends the
@@ -122,7 +139,7 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
 int cli_jpeg_codec(const char *word, const char *what, vkfx_jpeg_codec *out);
 /* The default of --jpeg-codec: VKFX_JPEG_CODEC where set, else auto. */
 int cli_jpeg_codec_default(vkfx_jpeg_codec *out);
-/* The checks a job needs once its options are read: inputs, a chain, one
+/* The checks a job needs once its options are read: inputs, one
  * way to name outputs, --format only with -o -. */
 int cli_check_job(const cli_job_opts *j, int ninputs);
 
@@ -160,6 +177,8 @@ void cli_wall_print(const cli_wall *w);
 /* vkfx run FILE|-: the job file's lines under one GPU context. */
 int cli_run_main(int argc, char **argv);
 int cli_compare_main(int argc, char **argv);
+/* vkfx info FILE...: format, size, channels, depth, orientation, profile, metadata. */
+int cli_info_main(int argc, char **argv);
 /* Whether a and b name one existing file (the same device and inode). */
 bool cli_same_file(const char *a, const char *b);
 int cli_preview_main(int argc, char **argv);

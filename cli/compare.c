@@ -37,28 +37,18 @@ static const char compare_usage[] =
     "  -h, --help          this text\n"
     "\n"
     "Output: one line on stdout, keys always in this order:\n"
-    "  vkfx compare: metric=M value=V tolerance=X result=pass|fail reason=R a=A b=B\n"
+    "  vkfx compare: metric=M value=V tolerance=X result=pass|fail reason=R\n"
+    "                differ=N share=S a=A b=B\n"
     "V and X are C %g numbers (up to 10 significant digits), V may be 'inf', or\n"
     "'nan' when the sizes differ; R is 'none' (pass), 'value' (over the tolerance)\n"
-    "or 'size' (the images differ in width or height; not compared); A and B are\n"
-    "the paths as given, last on the line.\n"
+    "or 'size' (the images differ in width or height; not compared); N is how many\n"
+    "samples compared differ at all, S their share of the samples compared (0..1;\n"
+    "both 'nan' when the sizes differ); A and B are the paths as given, last on\n"
+    "the line.\n"
     "\n"
     "Exit status: 0 within tolerance, 1 not within tolerance or different sizes,\n"
     "2 usage error or trouble: a bad option, a missing, unreadable or corrupt\n"
     "input file, or a --diff file that cannot be written (no result line then).\n";
-
-/* fmt holds one %s, for arg. */
-static int compare_usage_error(const char *fmt, const char *arg)
-{
-    char text[2048];
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(text, sizeof(text), fmt, arg);
-#pragma GCC diagnostic pop
-    cli_message("vkfx compare: %s", text);
-    fprintf(stderr, "Try 'vkfx compare --help'.\n");
-    return EXIT_USAGE;
-}
 
 static int compare_trouble(void)
 {
@@ -93,13 +83,13 @@ int cli_compare_main(int argc, char **argv)
         switch (c) {
         case 'm':
             if (vkfx_metric_parse(optarg, &metric) < 0)
-                return compare_usage_error("%s", vkfx_error_message());
+                return cli_usage_error("compare", "%s", vkfx_error_message());
             break;
         case 't':
             errno = 0;
             tolerance = strtod(optarg, &end);
             if (errno || end == optarg || *end || isnan(tolerance) || tolerance < 0)
-                return compare_usage_error("--tolerance '%s' must be a number >= 0", optarg);
+                return cli_usage_error("compare", "--tolerance '%s' must be a number >= 0", optarg);
             break;
         case 'd':
             diff_path = optarg;
@@ -108,27 +98,28 @@ int cli_compare_main(int argc, char **argv)
             fputs(compare_usage, stdout);
             return EXIT_OK;
         case ':':
-            return compare_usage_error("option '%s' needs a value", argv[optind - 1]);
+            return cli_usage_error("compare", "option '%s' needs a value", argv[optind - 1]);
         default:
             if (optopt > 0 && optopt < 256) {
                 char opt[3] = {'-', (char)optopt, 0};
-                return compare_usage_error("unknown option '%s'", opt);
+                return cli_usage_error("compare", "unknown option '%s'", opt);
             }
-            return compare_usage_error("unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error("compare", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (argc - optind != 2)
-        return compare_usage_error("%s", argc - optind < 2 ? "needs two image files, A and B"
-                                                           : "compares two image files, A and B");
+        return cli_usage_error("compare", "%s",
+                               argc - optind < 2 ? "needs two image files, A and B"
+                                                 : "compares two image files, A and B");
     const char *path_a = argv[optind], *path_b = argv[optind + 1];
     if (isnan(tolerance))
         tolerance = vkfx_metric_default_tolerance(metric);
     if (diff_path) {
         vkfx_file_format fmt;
         if (vkfx_file_format_for_output(diff_path, &fmt) < 0 || fmt != VKFX_FILE_PNG)
-            return compare_usage_error("--diff '%s' must name a .png file", diff_path);
+            return cli_usage_error("compare", "--diff '%s' must name a .png file", diff_path);
         if (cli_same_file(diff_path, path_a) || cli_same_file(diff_path, path_b))
-            return compare_usage_error("--diff '%s' would overwrite an input", diff_path);
+            return cli_usage_error("compare", "--diff '%s' would overwrite an input", diff_path);
     }
 
     vkfx_pixels a = {0}, b = {0}, heat = {0};
@@ -157,12 +148,18 @@ int cli_compare_main(int argc, char **argv)
     if (r.size_mismatch)
         cli_message("vkfx compare: the sizes differ: %s is %ux%u, %s is %ux%u", path_a, ia.width,
                     ia.height, path_b, ib.width, ib.height);
-    printf("vkfx compare: metric=%s value=%.10g tolerance=%.10g result=%s reason=%s a=%s b=%s\n",
+    char differ[32] = "nan", share[32] = "nan";
+    if (!r.size_mismatch) {
+        snprintf(differ, sizeof(differ), "%llu", (unsigned long long)r.differing);
+        snprintf(share, sizeof(share), "%.6g", (double)r.differing / (double)r.samples);
+    }
+    printf("vkfx compare: metric=%s value=%.10g tolerance=%.10g result=%s reason=%s differ=%s "
+           "share=%s a=%s b=%s\n",
            vkfx_metric_name(metric), r.value, tolerance, pass ? "pass" : "fail",
            pass              ? "none"
            : r.size_mismatch ? "size"
                              : "value",
-           path_a, path_b);
+           differ, share, path_a, path_b);
     code = pass ? EXIT_OK : EXIT_PROCESSING;
 done:
     vkfx_compare_result_free(&r);

@@ -11,14 +11,16 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "usage: vkfx INPUT -f CHAIN -o OUTPUT [options]\n"
-    "       vkfx INPUT... -f CHAIN (-o TEMPLATE | --outdir DIR) [options]\n"
+    "usage: vkfx INPUT [-f CHAIN] -o OUTPUT [options]\n"
+    "       vkfx INPUT... [-f CHAIN] (-o TEMPLATE | --outdir DIR) [options]\n"
     "       vkfx run [options] JOBFILE|-     (one job per line; vkfx run --help)\n"
     "       vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--json] [--variants]\n"
     "                  [CHAIN...]\n"
     "       vkfx compare A B [--metric maxabs|psnr|ssim] [--tolerance X] [--diff DIFF.png]\n"
     "       vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--no-browser]\n"
+    "       vkfx info [--json] FILE...  (format, size, depth, profile, metadata)\n"
     "       vkfx --filters | --help-filter NAME | --list-devices | --version | --help\n"
+    "       vkfx help [COMMAND|FILTER] | vkfx version\n"
     "\n"
     "Runs a chain of image filters on the GPU (or on the software Vulkan device\n"
     "when there is no GPU) and writes the result.\n"
@@ -27,7 +29,9 @@ static const char usage_text[] =
     "                         name[:key=value]...[,name[:key=value]...]...\n"
     "                         e.g. 'gauss:sigma=3,sobel:invert=1'. A backslash\n"
     "                         escapes the next character, so file names in\n"
-    "                         options may hold , : = (quote the chain in the shell)\n"
+    "                         options may hold , : = (quote the chain in the shell).\n"
+    "                         Without -f the image is converted: decoded, turned\n"
+    "                         upright and written with its metadata\n"
     "  -o, --output FILE      output image; format from the extension: png, jpg,\n"
     "                         jpeg, tif, tiff, webp, exr, bmp, hdr, tga. With\n"
     "                         several inputs, a TEMPLATE (below); its folders are\n"
@@ -49,6 +53,11 @@ static const char usage_text[] =
     "      --progress         files done, files/s and time left on stderr, also when\n"
     "                         it is not a terminal or there is one input (shown on a\n"
     "                         terminal for several inputs anyway)\n"
+    "      --quiet            no notes (metadata a format drops, pages left unread,\n"
+    "                         a filter's counts) and no progress line unless\n"
+    "                         --progress; errors still. Without it each note is\n"
+    "                         shown once a run, with how often it came again at\n"
+    "                         the end\n"
     "      --json[=FILE]      one JSON object per input, a line each, on stdout or in\n"
     "                         FILE: index, input, output, width, height, gpu_ms (per\n"
     "                         pass), gpu_ms_total, notes (counts filters report),\n"
@@ -83,6 +92,10 @@ static const char usage_text[] =
     "                         the smallest of the three, read by every TIFF reader)\n"
     "      --lossless         WebP output lossless (default lossy at -q)\n"
     "      --exr-float        OpenEXR output in float channels (default half)\n"
+    "      --background COLOR what transparent pixels are flattened onto in a\n"
+    "                         format without alpha (JPEG, HDR; default white,\n"
+    "                         noted once a run): a name (white, black, gray, red,\n"
+    "                         green, blue), #rgb, #rrggbb or R,G,B (0..255)\n"
     "      --max-pixels N     refuse inputs (and maps) whose header declares more\n"
     "                         than N pixels, before decoding (default 268435456).\n"
     "                         It bounds memory too: a file or stream is read up to\n"
@@ -223,28 +236,15 @@ static const char usage_text[] =
     "or flip is refused (put it first); they are never resampled or turned.\n"
     "\n"
     "Resize, crop, rotate, flip: later filters see the new size. Thumbnails of a\n"
-    "folder: vkfx -f 'resize:width=256' -o 'thumbs/{stem}.jpg' photos/\n"
+    "folder: vkfx -f 'resize:longest=256' -o 'thumbs/{stem}.jpg' photos/\n"
     "\n"
     "Preview: 'vkfx preview INPUT -f CHAIN -o FILE' serves a page on 127.0.0.1 that\n"
     "renders the chain as its options change, with the equivalent command line;\n"
     "'vkfx preview --help' has the details.\n"
     "\n"
-    "Environment: VKFX_VALIDATE=1 turns on the Khronos validation layer with\n"
-    "synchronization validation; any message it reports makes the run fail.\n"
     "Compiled kernels are kept in $XDG_CACHE_HOME/vkfx (else ~/.cache/vkfx), one\n"
-    "file per device, so later runs start faster; VKFX_PIPELINE_CACHE=0 keeps none.\n"
-    "VKFX_PIPELINE_STATS=1 prints the driver's statistics of each kernel compiled\n"
-    "(registers, shared memory) where the device reports them. VKFX_MATRIX=0 keeps\n"
-    "the matrix units (VK_NV_cooperative_matrix) out: the Gaussian then runs on\n"
-    "multiply-adds at every radius, as on devices without them. VKFX_HALF_PACK=0\n"
-    "makes the Gaussian round its halves bit by bit even where the device's\n"
-    "conversion to halves rounds to nearest even (checked once, on the device);\n"
-    "same bytes. VKFX_VARIANT=family:variant[,...] runs those kernel variants\n"
-    "instead of the first that applies (gauss: one-pass, matrix, unrolled, generic;\n"
-    "box: one-pass, rows, segments; sat: subgroup64, subgroup, shared; resize:\n"
-    "ratio, walk, rows, texture, where walk is passed over on a software device\n"
-    "unless forced);\n"
-    "one that does not apply, or a name no filter has, is a usage error.\n"
+    "file per device, so later runs start faster. The environment variables for\n"
+    "development (validation, kernel variants, statistics) are in the README.\n"
     "\n"
     "Exit status: 0 success, 1 processing error (unreadable or corrupt input,\n"
     "unwritable output or report, standard output included, GPU failure; in a\n"
@@ -264,20 +264,11 @@ void cli_print_error(void)
 void cli_log(void *user, const char *message)
 {
     (void)user;
-    cli_message("vkfx: %s", message);
-}
-
-/* fmt holds one %s, for arg. */
-static int usage_error(const char *fmt, const char *arg)
-{
-    char text[2048];
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(text, sizeof(text), fmt, arg);
-#pragma GCC diagnostic pop
-    cli_message("vkfx: %s", text);
-    fprintf(stderr, "Try 'vkfx --help'.\n");
-    return EXIT_USAGE;
+    /* The validation layer's messages fail the run: errors, which --quiet keeps. */
+    if (strncmp(message, "validation ", 11) == 0)
+        cli_message("vkfx: %s", message);
+    else
+        cli_note(message, "%s", message);
 }
 
 static int list_filters(void)
@@ -295,18 +286,9 @@ static int help_filter(const char *name)
 {
     const vkfx_filter *f = vkfx_filter_find(name);
     if (!f) {
-        const char *best = NULL;
-        size_t best_d = (size_t)-1;
-        for (const vkfx_filter *const *g = vkfx_filters; *g; g++) {
-            size_t d = vkfx_edit_distance(name, (*g)->name);
-            if (d < best_d) {
-                best_d = d;
-                best = (*g)->name;
-            }
-        }
+        const char *best = vkfx_filter_suggest(name);
         cli_message("vkfx: unknown filter '%s'%s%s%s (vkfx --filters lists them)", name,
-                    best && best_d <= 2 ? "; did you mean '" : "", best && best_d <= 2 ? best : "",
-                    best && best_d <= 2 ? "'?" : "");
+                    best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
         return EXIT_USAGE;
     }
     char buf[8192];
@@ -400,6 +382,29 @@ int main(int argc, char **argv)
         return cli_run_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "preview") == 0)
         return cli_preview_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "info") == 0)
+        return cli_info_main(argc - 1, argv + 1);
+    /* The words users type first: 'vkfx help [COMMAND|FILTER]', 'vkfx version'. */
+    if (argc == 2 && strcmp(argv[1], "version") == 0) {
+        printf("vkfx %s\n", VKFX_VERSION);
+        return EXIT_OK;
+    }
+    if (argc > 1 && strcmp(argv[1], "help") == 0) {
+        static const struct {
+            const char *name;
+            int (*main)(int, char **);
+        } commands[] = {{"run", cli_run_main},       {"bench", cli_bench_main},
+                        {"compare", cli_compare_main}, {"preview", cli_preview_main},
+                        {"info", cli_info_main}};
+        if (argc == 2) {
+            fputs(usage_text, stdout);
+            return EXIT_OK;
+        }
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+            if (strcmp(argv[2], commands[i].name) == 0)
+                return commands[i].main(2, (char *[]){argv[2], "--help", NULL});
+        return help_filter(argv[2]);
+    }
 
     cli_batch_opts o = {0};
     cli_info info = CLI_INFO_NONE;
@@ -407,7 +412,7 @@ int main(int argc, char **argv)
     int first = argc;
     if (cli_parse_options(argc, argv, CLI_SCOPE_JOB | CLI_SCOPE_RUN | CLI_SCOPE_INFO, &o, &first,
                           &info, &info_arg) < 0)
-        return usage_error("%s", vkfx_error_message());
+        return cli_usage_error(NULL, "%s", vkfx_error_message());
     switch (info) {
     case CLI_INFO_NONE:
         break;
@@ -428,6 +433,6 @@ int main(int argc, char **argv)
     if (o.init_only)
         return init_only(&o);
     if (cli_check_job(&o.job, argc - first) < 0)
-        return usage_error("%s", vkfx_error_message());
+        return cli_usage_error(NULL, "%s", vkfx_error_message());
     return cli_batch(&o, argv + first, argc - first);
 }

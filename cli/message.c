@@ -50,12 +50,26 @@ void cli_escape(const char *text, char *out, size_t size)
     out[len] = 0;
 }
 
+int cli_usage_error(const char *command, const char *fmt, ...)
+{
+    char text[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    const char *space = command ? " " : "";
+    command = command ? command : "";
+    cli_message("vkfx%s%s: %s", space, command, text);
+    fprintf(stderr, "Try 'vkfx%s%s --help'.\n", space, command);
+    return EXIT_USAGE;
+}
+
 void cli_message(const char *fmt, ...)
 {
     char raw[4096], shown[4 * sizeof(raw)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(raw, sizeof(raw), fmt, ap);
+    vkfx_format_short(raw, sizeof(raw), fmt, ap);
     va_end(ap);
     cli_escape(raw, shown, sizeof(shown));
     fprintf(stderr, "%s\n", shown);

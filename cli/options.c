@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -40,9 +41,11 @@ enum {
     OPT_TO_SRGB,
     OPT_NO_AUTOROTATE,
     OPT_NO_SHRINK_ON_LOAD,
+    OPT_QUIET,
+    OPT_BACKGROUND,
 };
 
-static const struct option longopts[] = {
+const struct option cli_longopts[] = {
     {"filter", required_argument, NULL, 'f'},
     {"output", required_argument, NULL, 'o'},
     {"quality", required_argument, NULL, 'q'},
@@ -64,6 +67,8 @@ static const struct option longopts[] = {
     {"outdir", required_argument, NULL, OPT_OUTDIR},
     {"jobs", required_argument, NULL, 'j'},
     {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"background", required_argument, NULL, OPT_BACKGROUND},
     {"json", optional_argument, NULL, OPT_JSON},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"shard", required_argument, NULL, OPT_SHARD},
@@ -103,6 +108,7 @@ static cli_scope scope_of(int c)
     case OPT_TIFF_COMPRESSION:
     case OPT_LOSSLESS:
     case OPT_NO_SHRINK_ON_LOAD:
+    case OPT_BACKGROUND:
         return CLI_SCOPE_JOB;
     case OPT_FILTERS:
     case OPT_HELP_FILTER:
@@ -156,6 +162,45 @@ static int choice(const char *word, const char *const *words)
     return -1;
 }
 
+/* --background: a name, #rgb, #rrggbb or R,G,B (0..255 each) into sRGB values 0..1. */
+static int parse_color(const char *s, float rgb[3])
+{
+    static const struct {
+        const char *name;
+        unsigned rgb;
+    } names[] = {{"white", 0xffffff}, {"black", 0x000000}, {"gray", 0x808080}, {"grey", 0x808080},
+                 {"red", 0xff0000},   {"green", 0x008000}, {"blue", 0x0000ff}};
+    unsigned v = 0, r, g, b;
+    int n = 0;
+    bool ok = false;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !ok; i++)
+        if (strcasecmp(s, names[i].name) == 0) {
+            v = names[i].rgb;
+            ok = true;
+        }
+    size_t len = strlen(s);
+    if (!ok && s[0] == '#' && (len == 4 || len == 7) &&
+        strspn(s + 1, "0123456789abcdefABCDEF") == len - 1) {
+        v = (unsigned)strtoul(s + 1, NULL, 16);
+        if (len == 4) /* #rgb: each digit doubled */
+            v = ((v >> 8) & 15) * 0x110000 + ((v >> 4) & 15) * 0x1100 + (v & 15) * 0x11;
+        ok = true;
+    }
+    if (!ok && sscanf(s, "%u,%u,%u%n", &r, &g, &b, &n) == 3 && (size_t)n == len && r < 256 &&
+        g < 256 && b < 256) {
+        v = r << 16 | g << 8 | b;
+        ok = true;
+    }
+    if (!ok)
+        return vkfx_fail(VKFX_E_USAGE,
+                         "--background '%s' must be a colour: white, black, gray, red, green, "
+                         "blue, #rgb, #rrggbb or R,G,B (0..255 each)",
+                         s);
+    for (int c = 0; c < 3; c++)
+        rgb[c] = (float)((v >> (16 - 8 * c)) & 255) / 255.0f;
+    return VKFX_OK;
+}
+
 int cli_jpeg_codec(const char *word, const char *what, vkfx_jpeg_codec *out)
 {
     static const char *const codecs[] = {"auto", "gpu", "cpu", NULL}; /* vkfx_jpeg_codec */
@@ -182,7 +227,7 @@ static const char *option_name(char **argv, int c, char *buf, size_t len)
         snprintf(buf, len, "-%c", c);
         return buf;
     }
-    for (const struct option *l = longopts; l->name; l++)
+    for (const struct option *l = cli_longopts; l->name; l++)
         if (l->val == c) {
             snprintf(buf, len, "--%s", l->name);
             return buf;
@@ -215,7 +260,7 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
         return VKFX_E_USAGE;
     opterr = 0;
     optind = 0; /* GNU getopt starts afresh: the parser runs once per job line */
-    while ((c = getopt_long(argc, argv, ":f:o:q:j:nh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:q:j:nh", cli_longopts, NULL)) != -1) {
         if (c == ':' || c == '?') {
             /* For a short option in a cluster (-Zq) optind has not moved past it yet. */
             const char *opt = optopt > 0 && optopt < 256
@@ -249,6 +294,14 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_PROGRESS:
             o->progress = true;
+            break;
+        case OPT_BACKGROUND:
+            if (parse_color(optarg, o->job.background) < 0)
+                return VKFX_E_USAGE;
+            o->job.background_set = true;
+            break;
+        case OPT_QUIET:
+            cli_notes_set_quiet(true);
             break;
         case OPT_JSON:
             o->json = optarg ? optarg : "-";
@@ -373,9 +426,6 @@ int cli_check_job(const cli_job_opts *j, int ninputs)
 {
     if (ninputs <= 0)
         return vkfx_fail(VKFX_E_USAGE, "no input file given");
-    if (!j->chain_text)
-        return vkfx_fail(VKFX_E_USAGE,
-                         "no filter chain given (-f CHAIN; vkfx --filters lists them)");
     if (!j->output && !j->outdir)
         return vkfx_fail(VKFX_E_USAGE, "no output given (-o FILE or TEMPLATE, or --outdir DIR)");
     if (j->output && j->outdir)

@@ -32,15 +32,16 @@ static const char preview_usage[] =
     "usage: vkfx preview INPUT [-f CHAIN] [-o SAVE_PATH] [--port N] [--time-limit S]\n"
     "                    [--no-browser]\n"
     "\n"
-    "Serves a page on 127.0.0.1 that shows INPUT through CHAIN, rendered on the GPU\n"
-    "at the size it is shown, again at each change: the chain's filters and every\n"
-    "option are editable there, a click on the image sets focus of dof, satdof and\n"
-    "bokeh to the depth under the cursor, and the page shows the equivalent\n"
-    "command line. The input and its depth maps are decoded once and kept on the\n"
-    "GPU. The first line on stdout is the page's address with its access token,\n"
-    "http://127.0.0.1:PORT/?token=TOKEN; the browser opens it unless --no-browser\n"
-    "or there is no display (DISPLAY, WAYLAND_DISPLAY). Ctrl-C (or SIGTERM) stops\n"
-    "the server, exit status 0.\n"
+    "Serves a page on 127.0.0.1 that shows INPUT through CHAIN as Save writes it:\n"
+    "rendered on the GPU at full size and scaled to the view, again at each change\n"
+    "(a draft at the view's size while a slider moves on a slow device). The\n"
+    "chain's filters and every option are editable there, a click on the image sets\n"
+    "focus of dof, satdof and bokeh to the depth under the cursor, and the page\n"
+    "shows the equivalent command line. The input and its depth maps are decoded\n"
+    "once and kept on the GPU. The first line on stdout is the page's address with\n"
+    "its access token, http://127.0.0.1:PORT/?token=TOKEN; the browser opens it\n"
+    "unless --no-browser or there is no display (DISPLAY, WAYLAND_DISPLAY).\n"
+    "Ctrl-C (or SIGTERM) stops the server, exit status 0.\n"
     "\n"
     "  -f, --filter CHAIN   the chain the page starts with (default: none)\n"
     "  -o, --output FILE    where the page's Save writes the full-size result, as\n"
@@ -63,15 +64,25 @@ static const char preview_usage[] =
     "  GET /info                      JSON: input, size, output, chain, maps, and\n"
     "                                 every filter with its options\n"
     "  GET /render?chain=C&width=W    JPEG of the chain at width W (default and\n"
-    "                                 at most the input's); Server-Timing header:\n"
-    "                                 gpu, render (GPU, read-back, JPEG encode)\n"
+    "                                 at most the input's): what Save writes,\n"
+    "                                 rendered at full size and box-scaled to W;\n"
+    "                                 with &draft=1 the chain runs on the input\n"
+    "                                 scaled to W, maxcoc scaled with it (faster,\n"
+    "                                 near); &format=png for a PNG; Server-Timing:\n"
+    "                                 gpu, render (GPU, read-back, encode)\n"
     "                                 and wait, in ms. 409 when a newer render\n"
     "                                 arrived before it ended, 503 when it took\n"
     "                                 longer than --time-limit; a render whose\n"
     "                                 client left is stopped too\n"
     "  GET /focus?chain=C&x=X&y=Y     JSON: for each link with a depth map, the\n"
     "                                 focus that makes pixel (X, Y) sharp\n"
-    "  POST /save?chain=C             writes the full-size result to -o FILE\n"
+    "  GET /band?chain=C&width=W      PNG: the in-focus band of C's first depth\n"
+    "                                 filter (tint where its blur is under half\n"
+    "                                 a pixel), W wide\n"
+    "  GET /check?chain=C             200, or 400 with the line the command\n"
+    "                                 line prints for C\n"
+    "  POST /save?chain=C             writes the full-size result to -o FILE;\n"
+    "                                 409 when FILE exists, unless &replace=1\n"
     "A bad chain is status 400 with the line the command line prints. The maps a\n"
     "chain names must be regular files (no FIFO, device or folder).\n";
 
@@ -309,6 +320,14 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
         cli_json_string(m.f, s->output);
     else
         fprintf(m.f, "null");
+    /* The folder relative paths are read from, for a command line that works anywhere. */
+    char *cwd = getcwd(NULL, 0);
+    fprintf(m.f, ",\"cwd\":");
+    if (cwd)
+        cli_json_string(m.f, cwd);
+    else
+        fprintf(m.f, "null");
+    free(cwd);
     fprintf(m.f, ",\"time_limit\":%u,\"chain\":", s->time_limit);
     cli_json_string(m.f, s->chain);
     /* The map files the starting chain names (read once, at start). */
@@ -327,6 +346,14 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
                 cli_json_string(m.f, o->name);
                 fprintf(m.f, ",\"path\":");
                 cli_json_string(m.f, path);
+                /* The span of a depth map's values, for the page's focus and range. */
+                bool has = false;
+                double lo = 0, hi = 0;
+                pthread_mutex_lock(&s->gpu);
+                int ret = vkfx_preview_depth_range(s->preview, chain, i, &has, &lo, &hi);
+                pthread_mutex_unlock(&s->gpu);
+                if (ret == VKFX_OK && has && strcmp(o->name, "depth") == 0)
+                    fprintf(m.f, ",\"min\":%.9g,\"max\":%.9g", lo, hi);
                 fprintf(m.f, "}");
                 first = false;
             }
@@ -438,6 +465,13 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
         snprintf(line, sizeof(line), "vkfx: width '%.64s' must be an integer 1..%u\n", w, 1u << 20);
         return send_text(c, MHD_HTTP_BAD_REQUEST, line);
     }
+    const char *draft_arg = arg(c, "draft"), *format = arg(c, "format");
+    bool draft = draft_arg && strcmp(draft_arg, "1") == 0;
+    bool png = format && strcmp(format, "png") == 0;
+    if ((draft_arg && !draft && strcmp(draft_arg, "0") != 0) ||
+        (format && !png && strcmp(format, "jpeg") != 0))
+        return send_text(c, MHD_HTTP_BAD_REQUEST,
+                         "vkfx: draft must be 0 or 1, format jpeg or png\n");
     int ret = request_chain(c, &chain);
     if (ret < 0)
         return send_error(c, ret);
@@ -461,18 +495,28 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     watch wt = watch_start(s, c, ticket);
     vkfx_cancel cancel = {watch_stop, &wt};
     ret = checked(s->ctx, messages,
-                  vkfx_preview_render_jpeg(s->preview, chain, width, s->jpeg_codec, &device_jpeg,
-                                           &device_size, &px, &gpu_ms, &cancel));
-    if (ret == VKFX_OK && !device_jpeg &&
-        tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB, &jpeg,
-                    &jpeg_size, TJSAMP_420, vkfx_preview_jpeg.jpeg_quality, 0) != 0)
+                  png ? vkfx_preview_view(s->preview, chain, width, &px, &gpu_ms, &cancel)
+                  : draft ? vkfx_preview_render_jpeg(s->preview, chain, width, s->jpeg_codec,
+                                                     &device_jpeg, &device_size, &px, &gpu_ms,
+                                                     &cancel)
+                          : vkfx_preview_view_jpeg(s->preview, chain, width, s->jpeg_codec,
+                                                   &device_jpeg, &device_size, &px, &gpu_ms,
+                                                   &cancel));
+    size_t png_size = 0;
+    if (ret == VKFX_OK && png) {
+        ret = vkfx_png_encode(&px, 1, &jpeg, &png_size);
+        jpeg_size = png_size;
+    } else if (ret == VKFX_OK && !device_jpeg &&
+               tjCompress2(s->jpeg, px.data, (int)px.width, 0, (int)px.height, TJPF_RGB, &jpeg,
+                           &jpeg_size, TJSAMP_420, vkfx_preview_jpeg.jpeg_quality, 0) != 0) {
         ret = vkfx_fail(VKFX_E_NOMEM, "JPEG encoding failed: %s", tjGetErrorStr2(s->jpeg));
+    }
     double done = now_ms();
     pthread_mutex_unlock(&s->gpu);
     vkfx_pixels_free(&px);
     vkfx_chain_free(chain);
     if (ret < 0) {
-        tjFree(jpeg);
+        png ? free(jpeg) : tjFree(jpeg);
         free(device_jpeg);
     }
     if (ret == VKFX_E_STOPPED)
@@ -484,7 +528,8 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
              gpu_ms < 0 ? 0 : gpu_ms, done - start, start - asked);
     if (device_jpeg)
         return send_buffer(c, MHD_HTTP_OK, "image/jpeg", device_jpeg, device_size, free, timing);
-    return send_buffer(c, MHD_HTTP_OK, "image/jpeg", jpeg, jpeg_size, free_jpeg, timing);
+    return send_buffer(c, MHD_HTTP_OK, png ? "image/png" : "image/jpeg", jpeg, jpeg_size,
+                       png ? free : free_jpeg, timing);
 }
 
 static enum MHD_Result focus(struct MHD_Connection *c, server *s)
@@ -530,6 +575,33 @@ static enum MHD_Result focus(struct MHD_Connection *c, server *s)
     }
     fprintf(m.f, "]}\n");
     return send_stream(c, &m, "application/json");
+}
+
+/* The in-focus band of the chain's first depth filter, as a PNG the page lays over the picture. */
+static enum MHD_Result band(struct MHD_Connection *c, server *s)
+{
+    uint32_t width = 0;
+    vkfx_chain *chain = NULL;
+    vkfx_pixels px = {0};
+    unsigned char *png = NULL;
+    size_t size = 0;
+    const char *w = arg(c, "width");
+    if (w && !parse_u32(w, 1u << 20, &width))
+        return send_text(c, MHD_HTTP_BAD_REQUEST, "vkfx: width must be an integer\n");
+    int ret = request_chain(c, &chain);
+    if (ret < 0)
+        return send_error(c, ret);
+    /* The maps are the session's: one user at a time. */
+    pthread_mutex_lock(&s->gpu);
+    ret = vkfx_preview_band(s->preview, chain, width, &px);
+    pthread_mutex_unlock(&s->gpu);
+    if (ret == VKFX_OK)
+        ret = vkfx_png_encode(&px, 1, &png, &size);
+    vkfx_pixels_free(&px);
+    vkfx_chain_free(chain);
+    if (ret < 0)
+        return send_error(c, ret);
+    return send_buffer(c, MHD_HTTP_OK, "image/png", png, size, free, NULL);
 }
 
 /* Whether the starting chain names path as option o of filter f. */
@@ -584,6 +656,15 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
     if (!text || !*text)
         return send_text(c, MHD_HTTP_BAD_REQUEST,
                          "vkfx: no filter chain given (-f CHAIN; vkfx --filters lists them)\n");
+    /* Save never replaces a file unasked: the page asks the artist first. */
+    const char *replace = arg(c, "replace");
+    struct stat st;
+    if (!(replace && strcmp(replace, "1") == 0) && lstat(s->output, &st) == 0) {
+        char line[4200];
+        snprintf(line, sizeof(line),
+                 "vkfx: %s exists: Save again with replace=1 to replace it\n", s->output);
+        return send_text(c, MHD_HTTP_CONFLICT, line);
+    }
     int ret = vkfx_chain_parse(text, &chain);
     if (ret == VKFX_OK)
         ret = check_save_paths(s, chain);
@@ -612,6 +693,20 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
     cli_json_string(m.f, s->output);
     fprintf(m.f, ",\"ms\":%.3f}\n", done - start);
     return send_stream(c, &m, "application/json");
+}
+
+/* The chain as the command line takes it: 200, or 400 with the line that
+ * `vkfx INPUT -f CHAIN` prints (the maps are read when it renders). */
+static enum MHD_Result check(struct MHD_Connection *c)
+{
+    vkfx_chain *chain = NULL;
+    const char *text = arg(c, "chain");
+    if (!text || !*text)
+        return send_text(c, MHD_HTTP_BAD_REQUEST,
+                         "vkfx: no filter chain given (-f CHAIN; vkfx --filters lists them)\n");
+    int ret = vkfx_chain_parse(text, &chain);
+    vkfx_chain_free(chain);
+    return ret < 0 ? send_error(c, ret) : send_text(c, MHD_HTTP_OK, "ok\n");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -653,8 +748,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return focus(c, s);
     if (post && strcmp(url, "/save") == 0)
         return save(c, s);
+    if (get && strcmp(url, "/check") == 0)
+        return check(c);
+    if (get && strcmp(url, "/band") == 0)
+        return band(c, s);
     if (strcmp(url, "/") == 0 || strcmp(url, "/info") == 0 || strcmp(url, "/render") == 0 ||
-        strcmp(url, "/focus") == 0 || strcmp(url, "/save") == 0)
+        strcmp(url, "/focus") == 0 || strcmp(url, "/save") == 0 || strcmp(url, "/check") == 0 ||
+        strcmp(url, "/band") == 0)
         return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "vkfx: method not allowed\n");
     return send_text(c, MHD_HTTP_NOT_FOUND, "vkfx: not found\n");
 }
@@ -696,14 +796,6 @@ static pid_t open_browser(const char *url)
     return pid;
 }
 
-static int preview_usage_error(const char *fmt, const char *arg_text)
-{
-    fprintf(stderr, "vkfx preview: ");
-    fprintf(stderr, fmt, arg_text);
-    fprintf(stderr, "\nTry 'vkfx preview --help'.\n");
-    return EXIT_USAGE;
-}
-
 /* -o checked at start: a format vkfx writes, in an existing directory
  * (check_save_paths compares it with what the run reads). */
 static int check_output(const char *output)
@@ -743,7 +835,7 @@ int cli_preview_main(int argc, char **argv)
     long port = 0;
     int c;
     if (cli_jpeg_codec_default(&s.jpeg_codec) < 0)
-        return preview_usage_error("%s", vkfx_error_message());
+        return cli_usage_error("preview", "%s", vkfx_error_message());
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
@@ -759,7 +851,8 @@ int cli_preview_main(int argc, char **argv)
             errno = 0;
             port = strtol(optarg, &end, 10);
             if (errno || end == optarg || *end || port < 0 || port > 65535)
-                return preview_usage_error("--port '%s' must be an integer 0..65535", optarg);
+                return cli_usage_error("preview", "--port '%s' must be an integer 0..65535",
+                                       optarg);
             break;
         }
         case OPT_TIME_LIMIT: {
@@ -767,7 +860,7 @@ int cli_preview_main(int argc, char **argv)
             errno = 0;
             long limit = strtol(optarg, &end, 10);
             if (errno || end == optarg || *end || limit < 1 || limit > 86400)
-                return preview_usage_error("--time-limit '%s' must be an integer 1..86400 "
+                return cli_usage_error("preview", "--time-limit '%s' must be an integer 1..86400 "
                                            "(seconds)",
                                            optarg);
             s.time_limit = (unsigned)limit;
@@ -778,25 +871,25 @@ int cli_preview_main(int argc, char **argv)
             break;
         case OPT_JPEG_CODEC:
             if (cli_jpeg_codec(optarg, "--jpeg-codec", &s.jpeg_codec) < 0)
-                return preview_usage_error("%s", vkfx_error_message());
+                return cli_usage_error("preview", "%s", vkfx_error_message());
             break;
         case 'h':
             fputs(preview_usage, stdout);
             return EXIT_OK;
         case ':':
-            return preview_usage_error("option '%s' needs a value", argv[optind - 1]);
+            return cli_usage_error("preview", "option '%s' needs a value", argv[optind - 1]);
         default:
             if (optopt > 0 && optopt < 256) {
                 char opt[3] = {'-', (char)optopt, 0};
-                return preview_usage_error("unknown option '%s'", opt);
+                return cli_usage_error("preview", "unknown option '%s'", opt);
             }
-            return preview_usage_error("unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error("preview", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)
-        return preview_usage_error("%s", "no input file given");
+        return cli_usage_error("preview", "%s", "no input file given");
     if (optind + 1 < argc)
-        return preview_usage_error("one input only; '%s' is a second", argv[optind + 1]);
+        return cli_usage_error("preview", "one input only; '%s' is a second", argv[optind + 1]);
     s.input = argv[optind];
 
     /* A stop signal (cli/signals.c) ends the server cleanly, exit 0: it is

@@ -15,14 +15,14 @@ static const char run_usage[] =
     "Runs the jobs of FILE ('-': standard input) under one GPU context: one job\n"
     "per line, written as on the command line without 'vkfx':\n"
     "\n"
-    "  INPUT... -f CHAIN (-o OUTPUT | --outdir DIR) [job options]\n"
+    "  INPUT... [-f CHAIN] (-o OUTPUT | --outdir DIR) [job options]\n"
     "\n"
     "Job options: -f, -o, --outdir, --format, --precision, --no-linearize\n"
-    "(--linear), --strip, --to-srgb, --no-shrink-on-load, and the encoders' -q,\n"
-    "--jpeg-subsampling, --jpeg-progressive, --jpeg-optimize, --png-level,\n"
-    "--tiff-compression, --lossless, --exr-float (as for a single run; templates\n"
-    "and {index} count within the line); each input's metadata goes to its\n"
-    "output.\n"
+    "(--linear), --strip, --to-srgb, --no-shrink-on-load, --background, and the\n"
+    "encoders' -q, --jpeg-subsampling, --jpeg-progressive, --jpeg-optimize,\n"
+    "--png-level, --tiff-compression, --lossless, --exr-float (as for a single\n"
+    "run; templates and {index} count within the line); each input's metadata\n"
+    "goes to its output.\n"
     "Words are split as a POSIX shell splits them: spaces and tabs separate\n"
     "words; '...' keeps everything literally; \"...\" keeps everything but \\\\,\n"
     "\\\", \\$ and \\` (a backslash before any other character stays); outside\n"
@@ -38,7 +38,7 @@ static const char run_usage[] =
     "A job that fails is reported with its line and the others complete; the exit\n"
     "status is then 1. With --json each object also has the job's \"line\".\n"
     "\n"
-    "Options for the whole run: -j N, --progress, --json[=FILE], --timings,\n"
+    "Options for the whole run: -j N, --progress, --quiet, --json[=FILE], --timings,\n"
     "--device D, --max-pixels N, --no-subgroup-ops, --shard K/N, --skip-existing\n"
     "(see vkfx --help).\n";
 
@@ -307,12 +307,6 @@ static int read_all(FILE *f, const char *name, char **out, size_t *len)
     return VKFX_OK;
 }
 
-static int run_usage_error(void)
-{
-    fprintf(stderr, "vkfx: run: %s\nTry 'vkfx run --help'.\n", vkfx_error_message());
-    return EXIT_USAGE;
-}
-
 int cli_run_main(int argc, char **argv)
 {
     cli_batch_opts o = {0};
@@ -321,7 +315,7 @@ int cli_run_main(int argc, char **argv)
     int first = argc;
     if (cli_parse_options(argc, argv, CLI_SCOPE_RUN | CLI_SCOPE_INFO, &o, &first, &info,
                           &info_arg) < 0)
-        return run_usage_error();
+        return cli_usage_error("run", "%s", vkfx_error_message());
     if (info == CLI_INFO_HELP) {
         fputs(run_usage, stdout);
         return EXIT_OK;
@@ -329,12 +323,12 @@ int cli_run_main(int argc, char **argv)
     if (info != CLI_INFO_NONE) {
         vkfx_fail(VKFX_E_USAGE, "--filters, --help-filter, --list-devices and --version are "
                                 "options of vkfx itself, not of vkfx run");
-        return run_usage_error();
+        return cli_usage_error("run", "%s", vkfx_error_message());
     }
     if (argc - first != 1) {
         vkfx_fail(VKFX_E_USAGE, "one job file (or '-' for standard input) is needed; got %d",
                   argc - first);
-        return run_usage_error();
+        return cli_usage_error("run", "%s", vkfx_error_message());
     }
     const char *path = argv[first];
     bool from_stdin = strcmp(path, "-") == 0;

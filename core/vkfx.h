@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "copy.h"
 #include "error.h"
+#include "exif.h"
 #include "fileio.h"
 #include "icc.h"
 #include "pixels.h"
@@ -18,7 +19,7 @@
 
 typedef struct vkfx_context vkfx_context;
 typedef struct vkfx_staging vkfx_staging;
-/* Auxiliary maps decoded once and kept on the device (core/maps.h). */
+/* Auxiliary maps decoded once and kept on the device (core/filters/maps.h). */
 typedef struct vkfx_maps vkfx_maps;
 
 typedef void (*vkfx_log_fn)(void *user, const char *message);
@@ -135,7 +136,7 @@ typedef struct vkfx_run_opts {
     const char *input_path;
     /* Maps already decoded, used instead of reading the filters' map files; may be NULL. */
     vkfx_maps *maps;
-    /* The input's ICC tone curves (core/icc.h), or NULL for sRGB: 8/16-bit
+    /* The input's ICC tone curves (core/io/icc.h), or NULL for sRGB: 8/16-bit
      * samples are linearised through them on the GPU (a table the host
      * makes) and encoded back on the host after read-back, so the sRGB path
      * is untouched. */
@@ -156,6 +157,10 @@ typedef struct vkfx_run_opts {
     vkfx_jpeg_codec jpeg_codec;
     /* Asked between passes whether to stop; NULL: the run goes to its end. */
     const vkfx_cancel *cancel;
+    /* An output without alpha is composited over background (its encoded RGB, 0..1) where
+     * flatten; otherwise its colour is written as it is under the alpha dropped. */
+    bool flatten;
+    float background[3];
     /* The input as a JPEG for the device to decode in the run's own submission
      * (vkfx_file_load_jpeg_input), which must live until the run is finished: in gives its
      * shape, its data is not read. A stream the device refuses, or a run in tiles, takes
@@ -258,7 +263,8 @@ size_t vkfx_bench_max_cases(const vkfx_bench_opts *opts);
 int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path, int reps,
                       vkfx_bench_case *c, double *host_ms);
 
-/* vkfx preview's session, which needs the types above. */
+/* vkfx preview's session, which needs the types above, and the PNG of its exact frames. */
+#include "pngwrite.h"
 #include "preview.h"
 
 #endif

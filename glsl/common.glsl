@@ -29,7 +29,7 @@ vec4 to_stored(vec4 v)
 
 // Set for kernels that ask for it where packHalf2x16 gives the nearest half,
 // ties to even (checked on the device before the first such kernel:
-// core/halfprobe.c): the conversion then does round_half's work in one
+// core/gpu/halfprobe.c): the conversion then does round_half's work in one
 // instruction.
 layout(constant_id = 14) const bool PACK_RNE = false;
 

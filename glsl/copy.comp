@@ -8,7 +8,8 @@
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push { ivec2 size; } pc;
+#define COPY
+#include "bench.h"
 
 void main()
 {

@@ -1,7 +1,7 @@
 #version 460
 // The bandwidth reference for building a summed-area table in vkfx bench:
 // reads each pixel once, as the copy kernel does, and writes 32 bytes per
-// pixel into two rgba32ui images, the table's layout (sat_tile_body.glsl),
+// pixel into two rgba32ui images, the table's layout (sat_tile.comp),
 // with no arithmetic: what a table pass would cost if it only moved its
 // bytes. 16x16 work groups, nothing in shared memory.
 #extension GL_GOOGLE_include_directive : require
@@ -11,7 +11,8 @@ layout(binding = 0) uniform sampler2D src;
 layout(binding = 1, rgba32ui) writeonly uniform uimage2D lo;
 layout(binding = 2, rgba32ui) writeonly uniform uimage2D hi;
 
-layout(push_constant) uniform Push { ivec2 size; } pc;
+#define COPY
+#include "bench.h"
 
 void main()
 {

@@ -3,7 +3,7 @@
 // words as the host stores them) into linear premultiplied RGBA: sRGB
 // decode unless linear, gray expanded, then premultiplied. 8- and 16-bit
 // codes take their value from tables the host computes in double (fetch),
-// the sRGB curve's or an ICC profile's (core/icc.c). 16x16 work groups, one
+// the sRGB curve's or an ICC profile's (core/io/icc.c). 16x16 work groups, one
 // invocation per pixel, no shared memory. Host-side step of
 // every technique: the upload half of the staging path.
 #extension GL_GOOGLE_include_directive : require

@@ -1,5 +1,5 @@
 /* The kernels between a file's samples and the internal image (glsl/decode.comp,
- * glsl/encode.comp) and core/run.c: their push constants. */
+ * glsl/encode.comp) and core/run/run.c: their push constants. */
 #ifndef VKFX_GLSL_DECODE_H
 #define VKFX_GLSL_DECODE_H
 
@@ -19,7 +19,7 @@ VKFX_PUSH_BEGIN(decode_push)
 VKFX_PUSH_END(decode_push)
 #endif
 
-#define ENCODE_PUSH_BYTES 32
+#define ENCODE_PUSH_BYTES 48
 #if !defined(VULKAN) || defined(ENCODE)
 VKFX_PUSH_BEGIN(encode_push)
     VKFX_IVEC2(size);
@@ -30,6 +30,9 @@ VKFX_PUSH_BEGIN(encode_push)
     VKFX_UINT(nwords);
     VKFX_UINT(row_words);     /* words per row of the dispatch grid */
     VKFX_UINT(unpremultiply); /* 0: the file keeps premultiplied colour (OpenEXR) */
+    /* Linear RGB a file without alpha (channels 1 or 3) is composited over, and 1 in [3] to
+     * do so; 0 there: the colour is written as it is under its alpha. */
+    VKFX_FLOATS(background, 4);
 VKFX_PUSH_END(encode_push)
 #endif
 

@@ -1,5 +1,6 @@
 #version 460
-// Turns linear premultiplied RGBA into file samples: un-premultiply (alpha
+// Turns linear premultiplied RGBA into file samples: over a background where the file has no
+// alpha and one is given, un-premultiply (alpha
 // 0 gives RGB 0; not for OpenEXR, which stores premultiplied colour), luminance for gray outputs, then for integer samples
 // clamp, sRGB encode unless linear and round to nearest (exactly: quantise). One invocation per
 // 32-bit output word, so packed 8/16-bit samples never race; 256x1 work
@@ -14,13 +15,20 @@
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly buffer Dst { uint words[]; };
 // For sRGB output: least[k] is the least float whose code is k or more (k >= 1), for the
-// output's depth, from the exact curve in double (core/run.c).
+// output's depth, from the exact curve in double (core/run/run.c).
 layout(binding = 2) readonly buffer Least { float least[]; };
 
 vec4 straight_colour(uint pixel)
 {
     ivec2 p = ivec2(pixel % uint(pc.size.x), pixel / uint(pc.size.x));
     vec4 c = texelFetch(src, p, 0);
+    // A file without alpha: the premultiplied colour over the background, then opaque.
+    if (pc.background[3] != 0.0 && (pc.channels == 1u || pc.channels == 3u)) {
+        precise vec3 under = vec3(pc.background[0], pc.background[1], pc.background[2]) *
+                             (1.0 - c.a);
+        precise vec3 over = c.rgb + under;
+        c = vec4(over, 1.0);
+    }
     // Colour times 1/alpha from portable_recip, the product rounded on its own: the same bits
     // on every device, where a division may be a few units off and a code at a threshold
     // would then differ.

@@ -8,9 +8,7 @@
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-} pc;
+#include "grayscale.h"
 
 void main()
 {

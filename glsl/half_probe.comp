@@ -1,6 +1,6 @@
 #version 460
 // Converts pairs of floats with packHalf2x16, for the context's check of how
-// this device rounds to halves (core/halfprobe.c): Vulkan leaves it to the
+// this device rounds to halves (core/gpu/halfprobe.c): Vulkan leaves it to the
 // implementation. Where the conversion rounds to the nearest half, ties to
 // even, kernels that ask for it (PACK_RNE in common.glsl) use it instead of
 // round_half's bit arithmetic. One pair per invocation in groups of 64,

@@ -1,4 +1,4 @@
-/* The check of how the device rounds to halves (glsl/half_probe.comp) and core/halfprobe.c:
+/* The check of how the device rounds to halves (glsl/half_probe.comp) and core/gpu/halfprobe.c:
  * its push constants. */
 #ifndef VKFX_GLSL_HALF_PROBE_H
 #define VKFX_GLSL_HALF_PROBE_H

@@ -1,6 +1,5 @@
-/* The histogram's kernels (glsl/histogram.comp, glsl/histogram_sg.comp through
- * glsl/histogram_body.glsl) and core/filters/histogram.c: their specialization-constant ids and
- * push constants. */
+/* The histogram's kernels (glsl/histogram.comp, compiled as histogram and histogram_sg) and
+ * core/filters/histogram.c: their specialization-constant ids and push constants. */
 #ifndef VKFX_GLSL_HISTOGRAM_H
 #define VKFX_GLSL_HISTOGRAM_H
 

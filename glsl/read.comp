@@ -10,10 +10,8 @@
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) buffer Flag { uint flag; };
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    float never;
-} pc;
+#define READ
+#include "bench.h"
 
 void main()
 {

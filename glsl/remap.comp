@@ -8,12 +8,7 @@
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    ivec2 origin;
-    ivec2 step_x;
-    ivec2 step_y;
-} pc;
+#include "remap.h"
 
 void main()
 {

@@ -1,5 +1,5 @@
-/* The summed-area table's kernels (glsl/sat_sums*.comp and glsl/sat_table*.comp through
- * glsl/sat_tile_body.glsl, glsl/sat_carry.comp, glsl/sat_export.comp) and core/filters/sat.c:
+/* The summed-area table's kernels (glsl/sat_tile.comp, compiled as sat_sums* and sat_table*,
+ * glsl/sat_carry.comp, glsl/sat_export.comp) and core/filters/sat.c:
  * their specialization-constant ids and push constants. */
 #ifndef VKFX_GLSL_SAT_H
 #define VKFX_GLSL_SAT_H

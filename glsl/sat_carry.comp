@@ -1,6 +1,6 @@
 #version 460
 // Exclusive prefix sums along short lines of a 64-bit RGBA buffer: the
-// carries between the tiles of the summed-area table (sat_tile_body.glsl).
+// carries between the tiles of the summed-area table (sat_tile.comp).
 // Element i of line l is at l * lstride + i * estride. A work group takes
 // gl_WorkGroupSize.x neighbouring lines (so each step reads neighbouring
 // elements) and cuts each into gl_WorkGroupSize.y parts of an even number

@@ -1,6 +1,6 @@
 #version 460
 // Copies rows [first, first + rows) of a summed-area table (two rgba32ui
-// images of low and high halves, sat_tile_body.glsl) into a buffer of
+// images of low and high halves, sat_tile.comp) into a buffer of
 // 64-bit RGBA, row-major: how tests read a table back. 16x16 work groups.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"

@@ -1,5 +1,5 @@
 #version 460
-// Box means from a summed-area table (sat_tile_body.glsl): satblur and
+// Box means from a summed-area table (sat_tile.comp): satblur and
 // satdof. Each invocation computes one pixel's radius (fixed, from a map,
 // or from the circle of confusion of a depth map) and reads four table
 // entries per box, one box or (SMOOTH) three overlapped ones, so its cost

@@ -9,11 +9,7 @@ layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) uniform sampler2D blurred;
 layout(binding = 2) writeonly uniform image2D dst;
 
-layout(push_constant) uniform Push {
-    ivec2 size;
-    float amount;
-    float threshold;
-} pc;
+#include "unsharp.h"
 
 void main()
 {

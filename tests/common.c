@@ -234,6 +234,15 @@ bool tc_same_files(const char *a, const char *b, char *why, size_t why_size)
     return same;
 }
 
+int tc_spit_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    bool ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 void tc_remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);

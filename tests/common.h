@@ -26,8 +26,11 @@ void tc_random_pixels(vkfx_pixels *px, uint32_t w, uint32_t h, uint32_t channels
 void tc_ramp_pixels(vkfx_pixels *px, uint32_t w, uint32_t h);
 
 /* Loads VKFX_TEST_IMAGES "/" name with vkfx_file_load (tests/common_files.c,
- * so that only tests that link core/fileio.c need it). */
+ * so that only tests that link core/io/fileio.c need it). */
 int tc_load_photo(const char *name, vkfx_pixels *out);
+/* Writes px (8-bit RGB) as every page of a TIFF of pages pages (tests/common_files.c);
+ * 0, or -1 when it cannot. */
+int tc_write_pages_tiff(const char *path, const vkfx_pixels *px, int pages);
 /* NULL-terminated names of the colour and gray photos in VKFX_TEST_IMAGES. */
 const char *const *tc_photos(void);
 
@@ -69,6 +72,9 @@ char *tc_slurp(const char *path, size_t *size);
 /* Whether the files at a and b both read and hold the same bytes; a message saying which is
  * missing, or their sizes, in why (why_size bytes). */
 bool tc_same_files(const char *a, const char *b, char *why, size_t why_size);
+
+/* Writes text to path, replacing it; 0, or -1 with errno. */
+int tc_spit_text(const char *path, const char *text);
 
 /* The names in dir (not . and ..; those starting with '.' only if hidden),
  * sorted and joined with spaces into out; how many, or -1 if dir cannot be

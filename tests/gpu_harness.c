@@ -19,7 +19,9 @@ void th_gpu_open(th_gpu *g)
     const char *nsg = getenv("VKFX_TEST_NO_SUBGROUP_OPS");
     const char *n64 = getenv("VKFX_TEST_NO_SUBGROUP_INT64");
     const char *pack = getenv("VKFX_HALF_PACK");
+    const char *tile = getenv("VKFX_TILE");
     vkfx_context_opts o = {.validate = v && strcmp(v, "1") == 0,
+                           .tile = tile && atoi(tile) > 0 ? (uint32_t)atoi(tile) : 0,
                            .no_subgroup_ops = nsg && strcmp(nsg, "1") == 0,
                            .no_subgroup_int64 = n64 && strcmp(n64, "1") == 0,
                            .no_half_pack = pack && strcmp(pack, "0") == 0,
@@ -140,6 +142,23 @@ int th_check_small(th_gpu *g, const th_case *c)
             failures += !th_check(g, c, &px, ch, VKFX_SAMPLE_U8, "small");
             vkfx_pixels_free(&px);
         }
+    return failures;
+}
+
+int th_check_random_sizes(th_gpu *g, const th_case *base, const uint32_t (*sizes)[2], size_t n,
+                          uint32_t channels, uint64_t seed)
+{
+    int failures = 0;
+    for (int precision = 16; precision <= 32; precision += 16) {
+        th_case c = *base;
+        c.precision = precision;
+        for (size_t i = 0; i < n; i++) {
+            vkfx_pixels px;
+            tc_random_pixels(&px, sizes[i][0], sizes[i][1], channels, VKFX_SAMPLE_U8, seed + i);
+            failures += !th_check(g, &c, &px, channels, VKFX_SAMPLE_U8, "random");
+            vkfx_pixels_free(&px);
+        }
+    }
     return failures;
 }
 

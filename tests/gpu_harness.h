@@ -17,8 +17,8 @@ typedef struct th_gpu {
 
 /* Creates the context (validation from VKFX_VALIDATE, the shared-memory
  * kernel variants with VKFX_TEST_NO_SUBGROUP_OPS=1, the 32-bit-piece
- * subgroup scans with VKFX_TEST_NO_SUBGROUP_INT64=1) and staging memory;
- * aborts the test on failure. */
+ * subgroup scans with VKFX_TEST_NO_SUBGROUP_INT64=1, tiles of at most
+ * VKFX_TILE pixels a side) and staging memory; aborts the test on failure. */
 void th_gpu_open(th_gpu *g);
 /* Asserts that the validation layer reported nothing, then frees. */
 void th_gpu_close(th_gpu *g);
@@ -85,6 +85,12 @@ void th_expect_usage_error(th_gpu *g, const char *chain, const vkfx_pixels *in, 
  * when they differ. Any error fails the test. */
 int th_tiled_same(th_gpu *g, const char *text, const vkfx_pixels *in, vkfx_run_opts o,
                   uint32_t channels, vkfx_sample sample, const char *side);
+
+/* Runs th_check at both internal precisions (c's is ignored) on random 8-bit images of
+ * channels samples at each of the n sizes {w, h}, seeded seed, seed + 1, ... in the sizes'
+ * order; returns how many were out of tolerance. */
+int th_check_random_sizes(th_gpu *g, const th_case *c, const uint32_t (*sizes)[2], size_t n,
+                          uint32_t channels, uint64_t seed);
 
 /* Runs th_check on every photo of tc_photos at its own size, in its
  * own channel layout, 8-bit output; returns how many were out of tolerance. */

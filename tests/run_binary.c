@@ -1,9 +1,12 @@
+/* setresuid and setresgid are declared for _GNU_SOURCE. */
+#define _GNU_SOURCE
 #include "run_binary.h"
 
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -93,6 +96,12 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
             dprintf(STDERR_FILENO, "test: chdir %s: %s\n", o->cwd, strerror(errno));
             _exit(126);
         }
+        if (o && o->uid && (setgroups(0, NULL) != 0 || setresgid(o->uid, o->uid, o->uid) != 0 ||
+                            setresuid(o->uid, o->uid, o->uid) != 0)) {
+            dprintf(STDERR_FILENO, "test: cannot run as uid %u: %s\n", (unsigned)o->uid,
+                    strerror(errno));
+            _exit(126);
+        }
         if (o && o->fsize) {
             struct rlimit rl = {o->fsize, o->fsize};
             signal(SIGXFSZ, SIG_IGN); /* write() then fails with EFBIG instead */
@@ -105,11 +114,10 @@ void run_with(cli_run *r, const run_opts *o, const char *const *args)
          * at their defaults: under nohup, or as a background job of a shell
          * without job control, they arrive ignored, and vkfx rightly keeps
          * them so. */
-        if (o && (o->interrupt_dir || o->signal_after_ms > 0)) {
-            const int stop[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGPIPE};
-            for (size_t i = 0; i < sizeof(stop) / sizeof(stop[0]); i++)
-                signal(stop[i], SIG_DFL);
-        }
+        if (o && (o->interrupt_dir || o->signal_after_ms > 0))
+            for (int sig = 1; sig <= SIGRTMAX; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP && !(sig == SIGXFSZ && o->fsize))
+                    signal(sig, SIG_DFL);
         execv(VKFX_BINARY, (char *const *)argv);
         dprintf(STDERR_FILENO, "test: exec %s: %s\n", VKFX_BINARY, strerror(errno));
         _exit(127);

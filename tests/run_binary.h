@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 typedef struct cli_run {
     int status; /* exit code; 128 + the signal if one killed it; -1 if hung */
@@ -24,6 +25,7 @@ typedef struct run_opts {
     /* Close the reading end of standard output after this many bytes, as
      * 'head -c N' does; 0: read it all. */
     size_t stdout_close_after;
+    uid_t uid; /* run as this user and its group (the test runs as root); 0: as the test */
 } run_opts;
 
 /* Runs VKFX_BINARY with args (NULL-terminated, argv[1] on), capturing stdout

@@ -588,7 +588,7 @@ Test(batch, awkward_file_names)
 
 /* The same bytes whatever the number of codec threads: one thread, and
  * more threads than files, where each PNG encoder spreads a large image's
- * deflate segments (core/pngdeflate.h) over the spare ones; 2400x2400 RGB
+ * deflate segments (core/io/pngdeflate.h) over the spare ones; 2400x2400 RGB
  * is above the size deflated in segments. Read back with libpng. */
 Test(batch, same_bytes_with_one_thread_and_many, .timeout = 300)
 {
@@ -707,7 +707,7 @@ Test(batch, thumbnails_of_a_folder)
 }
 
 /* Files of two shapes in turn, whose images and buffers the next file of the same shape takes
- * over (core/spare.h): each output equals a single run, with the validation layer's
+ * over (core/gpu/spare.h): each output equals a single run, with the validation layer's
  * synchronization checks on. */
 Test(batch, alternating_shapes_same_as_single)
 {

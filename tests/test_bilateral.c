@@ -38,18 +38,7 @@ static const uint32_t sizes[][2] = {{1, 1}, {1, 257}, {257, 1}, {333, 517}, {102
 /* Random RGBA at every awkward size in both precisions. */
 static int check_random(th_gpu *g, const th_case *base, size_t nsizes)
 {
-    int failures = 0;
-    for (int precision = 16; precision <= 32; precision += 16) {
-        th_case c = *base;
-        c.precision = precision;
-        for (size_t i = 0; i < nsizes; i++) {
-            vkfx_pixels px;
-            tc_random_pixels(&px, sizes[i][0], sizes[i][1], 4, VKFX_SAMPLE_U8, 31 + i);
-            failures += !th_check(g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
-            vkfx_pixels_free(&px);
-        }
-    }
-    return failures;
+    return th_check_random_sizes(g, base, sizes, nsizes, 4, 31);
 }
 
 /* The default radius (6) keeps the window in shared memory. */

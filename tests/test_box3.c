@@ -31,15 +31,8 @@ static void check_random(const char *chain)
     th_gpu g;
     th_gpu_open(&g);
     int failures = 0;
-    for (int precision = 16; precision <= 32; precision += 16) {
-        th_case c = {chain, ref_box3_fn, NULL, precision, 1};
-        for (size_t i = 0; i < NSIZES; i++) {
-            vkfx_pixels px;
-            tc_random_pixels(&px, sizes[i][0], sizes[i][1], 4, VKFX_SAMPLE_U8, 7 + i);
-            failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
-            vkfx_pixels_free(&px);
-        }
-    }
+    failures +=
+        th_check_random_sizes(&g, &(th_case){chain, ref_box3_fn, NULL, 16, 1}, sizes, NSIZES, 4, 7);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }

@@ -245,7 +245,15 @@ TEST(chain, empty_chain)
 {
     expect_error("", "empty filter chain", NULL);
     expect_error("   ", "empty filter chain", NULL);
-    expect_error(NULL, "empty filter chain", NULL);
+}
+
+/* No text at all (no -f) is the chain of no filters: a conversion. */
+TEST(chain, no_text_is_no_filters)
+{
+    vkfx_chain *c = NULL;
+    cr_assert_eq(vkfx_chain_parse(NULL, &c), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert(c && c->count == 0, "NULL gave a chain of %zu filters", c ? c->count : 0);
+    vkfx_chain_free(c);
 }
 
 TEST(chain, empty_link)
@@ -333,8 +341,11 @@ TEST(chain, empty_option)
 
 TEST(chain, not_a_number)
 {
-    static const char *const bad[] = {"abc",      "3x",    "nan", "inf", "-inf",
-                                      "infinity", "1.5.2", "--1", "1 2"};
+    /* Decimal only: strtod's hexadecimal forms (0x10 is 16) are no number here either. */
+    static const char *const bad[] = {"abc",      "3x",     "nan",    "inf",      "-inf",
+                                      "infinity", "1.5.2",  "--1",    "1 2",      "0x10",
+                                      "-0x10",    "0X1p4",  "0x1.8p1", "nan(1)",  ".",
+                                      "1e+",      "e5",     "+"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char text[64], want[64];
         snprintf(text, sizeof(text), "gauss:sigma=%s", bad[i]);
@@ -351,6 +362,17 @@ TEST(chain, not_an_integer)
     expect_error("box:radius=abc", "box: radius='abc' is not an integer", NULL);
     expect_error("box:radius=3x", "box: radius='3x' is not an integer", NULL);
     expect_error("gauss:radius=2.0", "gauss: radius='2.0' is not an integer", NULL);
+    expect_error("box:radius=0x10", "box: radius='0x10' is not an integer", NULL);
+}
+
+TEST(chain, decimal_forms)
+{
+    vkfx_chain *c = parse_ok("gauss:sigma=.5,gauss:sigma=5.,gauss:sigma=+1e1,gauss:sigma=25E-1");
+    cr_expect_float_eq(get_float(&c->links[0], "sigma"), 0.5, 1e-12);
+    cr_expect_float_eq(get_float(&c->links[1], "sigma"), 5.0, 1e-12);
+    cr_expect_float_eq(get_float(&c->links[2], "sigma"), 10.0, 1e-12);
+    cr_expect_float_eq(get_float(&c->links[3], "sigma"), 2.5, 1e-12);
+    vkfx_chain_free(c);
 }
 
 TEST(chain, out_of_range)

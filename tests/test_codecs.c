@@ -1,4 +1,4 @@
-/* Tests of the codecs under core/codecs/ against the libraries' own
+/* Tests of the codecs under core/io/codecs/ against the libraries' own
  * reading and writing, called directly here: JPEG decoding identical to
  * libjpeg-turbo's on the bundled photos and on JPEGs made here in every
  * colour space and layout, damaged JPEGs refused; TIFF files written here

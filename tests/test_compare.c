@@ -45,11 +45,13 @@ TestSuite(compare, .init = setup, .fini = tc_tmpdir_remove);
 /* The result line */
 
 typedef struct result_line {
-    char metric[16], value[64], tolerance[64], result[16], reason[16], a[512], b[512];
+    char metric[16], value[64], tolerance[64], result[16], reason[16], differ[32], share[32],
+        a[512], b[512];
 } result_line;
 
 /* Parses stdout as exactly one line "vkfx compare: metric=M value=V
- * tolerance=X result=R reason=Q a=A b=B", keys in this order, single spaces. */
+ * tolerance=X result=R reason=Q differ=N share=S a=A b=B", keys in this order, single
+ * spaces. */
 static void parse_line(const cli_run *r, result_line *l)
 {
     static const char prefix[] = "vkfx compare: ";
@@ -57,13 +59,15 @@ static void parse_line(const cli_run *r, result_line *l)
               r->cmd, prefix, r->out);
     const char *nl = strchr(r->out, '\n');
     cr_assert(nl && !nl[1], "%s: want exactly one line on stdout:\n%s", r->cmd, r->out);
-    static const char *const keys[] = {"metric", "value", "tolerance", "result",
-                                       "reason", "a",     "b"};
-    char *fields[] = {l->metric, l->value, l->tolerance, l->result, l->reason, l->a, l->b};
-    size_t caps[] = {sizeof(l->metric), sizeof(l->value), sizeof(l->tolerance), sizeof(l->result),
-                     sizeof(l->reason), sizeof(l->a),     sizeof(l->b)};
+    static const char *const keys[] = {"metric", "value",  "tolerance", "result", "reason",
+                                       "differ", "share", "a",         "b"};
+    char *fields[] = {l->metric, l->value,  l->tolerance, l->result, l->reason,
+                      l->differ, l->share, l->a,         l->b};
+    size_t caps[] = {sizeof(l->metric), sizeof(l->value), sizeof(l->tolerance),
+                     sizeof(l->result), sizeof(l->reason), sizeof(l->differ),
+                     sizeof(l->share),  sizeof(l->a),     sizeof(l->b)};
     const char *p = r->out + strlen(prefix);
-    for (size_t i = 0; i < 7; i++) {
+    for (size_t i = 0; i < 9; i++) {
         size_t klen = strlen(keys[i]);
         cr_assert(!strncmp(p, keys[i], klen) && p[klen] == '=', "%s: key %zu is not '%s=' in:\n%s",
                   r->cmd, i, keys[i], r->out);
@@ -73,7 +77,7 @@ static void parse_line(const cli_run *r, result_line *l)
         memcpy(fields[i], p, vlen);
         fields[i][vlen] = 0;
         p += vlen;
-        cr_assert_eq(*p, i < 6 ? ' ' : '\n', "%s: odd separator after '%s' in:\n%s", r->cmd,
+        cr_assert_eq(*p, i < 8 ? ' ' : '\n', "%s: odd separator after '%s' in:\n%s", r->cmd,
                      keys[i], r->out);
         p++;
     }
@@ -156,6 +160,8 @@ Test(compare, identical_files_pass_every_metric)
         cr_assert_str_eq(l.value, values[i], "%s: value=%s", metrics[i], l.value);
         cr_assert_str_eq(l.tolerance, tolerances[i], "%s: default tolerance=%s", metrics[i],
                          l.tolerance);
+        cr_assert(!strcmp(l.differ, "0") && !strcmp(l.share, "0"), "%s: differ=%s share=%s",
+                  r.cmd, l.differ, l.share);
         cr_assert_str_empty(r.err, "%s: stderr on a pass:\n%s", r.cmd, r.err);
         run_free(&r);
     }
@@ -179,6 +185,9 @@ Test(compare, one_pixel_off_by_three_codes)
     cr_assert_str_eq(l.metric, "maxabs");
     cr_assert_str_eq(l.value, "3");
     cr_assert_str_eq(l.reason, "value");
+    /* One sample of 16*12*3 differs. */
+    cr_assert_str_eq(l.differ, "1");
+    cr_assert_float_eq(number(l.share), 1.0 / (16 * 12 * 3), 1e-6, "share=%s", l.share);
     run_free(&r);
 
     COMPARE(&r, tc_tpath("a.png"), tc_tpath("b.png"), "--metric", "maxabs", "--tolerance", "2");
@@ -285,6 +294,8 @@ Test(compare, size_mismatch_is_a_failed_comparison)
     expect_result(&r, 1, &l, tc_tpath("a.png"), tc_tpath("b.png"));
     cr_assert_str_eq(l.reason, "size");
     cr_assert_str_eq(l.value, "nan");
+    cr_assert(!strcmp(l.differ, "nan") && !strcmp(l.share, "nan"), "differ=%s share=%s",
+              l.differ, l.share);
     cr_assert(strstr(r.err, "16x12") && strstr(r.err, "12x16"), "stderr: %s", r.err);
     cr_assert_neq(access(tc_tpath("d.png"), F_OK), 0, "--diff written for different sizes");
     run_free(&r);
@@ -455,7 +466,8 @@ Test(compare, help_documents_the_line_and_the_exit_codes)
     cr_assert_eq(r.status, 0);
     cr_assert_str_empty(r.err);
     static const char *const want[] = {
-        "metric=M value=V tolerance=X result=pass|fail reason=R a=A b=B",
+        "metric=M value=V tolerance=X result=pass|fail reason=R\n"
+        "                differ=N share=S a=A b=B",
         "8-bit code units",
         "Exit status: 0",
         "missing, unreadable or corrupt",

@@ -1,4 +1,4 @@
-/* Tests of core/copy.c: copies split over threads land whole, at sizes
+/* Tests of core/base/copy.c: copies split over threads land whole, at sizes
  * around the split (below it, one byte over, odd lengths, odd addresses),
  * with the default number of threads, one, and three. */
 #include <criterion/criterion.h>

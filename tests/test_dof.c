@@ -10,6 +10,9 @@
  *   relative, rows of a W x 1 image and columns of a 1 x H image, and the
  *   whole image); maxcoc=256 stays finite and within the input's range.
  * Lines longer than 4096 pixels take the 1024-invocation path (5000x3).
+ * hole=0 (the depth filters' hole fill) on the motorcycle's map: dof, satdof
+ * and bokeh byte for byte as on the map tests/ref fills, dof within 2 codes
+ * of ref_dof there.
  * Every run has the validation layer on. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -113,20 +116,26 @@ Test(dof, long_lines)
     cr_assert_eq(failures, 0, "out of tolerance (worst pixel above)");
 }
 
+/* The motorcycle photo and its 16-bit Middlebury disparity map, and dof on them. */
+#define MOTORCYCLE_DOF                                                                             \
+    "dof:depth=" VKFX_TEST_IMAGES "/motorcycle_disparity16.png:kind=disparity:focus=0.75:"         \
+    "range=0.4:maxcoc=12"
+
+static void load_motorcycle(vkfx_pixels *photo, vkfx_pixels *disp)
+{
+    cr_assert_eq(tc_load_photo("motorcycle_left.png", photo), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_assert_eq(tc_load_photo("motorcycle_disparity16.png", disp), VKFX_OK, "%s",
+                 vkfx_error_message());
+}
+
 Test(dof, motorcycle_disparity)
 {
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels photo, disp;
-    cr_assert_eq(tc_load_photo("motorcycle_left.png", &photo), VKFX_OK, "%s",
-                 vkfx_error_message());
-    cr_assert_eq(tc_load_photo("motorcycle_disparity16.png", &disp), VKFX_OK, "%s",
-                 vkfx_error_message());
-    char chain[512];
-    snprintf(chain, sizeof(chain),
-             "dof:depth=%s/motorcycle_disparity16.png:kind=disparity:focus=0.75:range=0.4:"
-             "maxcoc=12",
-             VKFX_TEST_IMAGES);
+    load_motorcycle(&photo, &disp);
+    const char *chain = MOTORCYCLE_DOF;
     dof_case dc = {&disp, {0.75, 0.4, 12, true}, 1.0};
     int failures = 0;
     for (int precision = 16; precision <= 32; precision += 16) {
@@ -227,4 +236,66 @@ Test(dof, depth_of_another_size_is_a_usage_error)
     vkfx_pixels_free(&depth);
     th_gpu_close(&g);
     tc_tmpdir_remove();
+}
+
+/* hole=0 on the motorcycle's Middlebury disparity (0: no data): each of dof,
+ * satdof and bokeh gives the bytes it gives on the map that tests/ref fills
+ * (a 16-bit PNG: the fill only copies values, so it is exact), and dof is
+ * within 2 codes of ref_dof on the filled map's circle of confusion. Without
+ * the fill the holes (27226 pixels) read as the farthest depth. */
+Test(dof, holes_filled_before_the_circle_of_confusion)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels photo, disp;
+    load_motorcycle(&photo, &disp);
+    cr_assert_eq(disp.sample, VKFX_SAMPLE_U16);
+    uint32_t w = disp.width, h = disp.height;
+    size_t n = (size_t)w * h, holes = 0;
+    double *z = malloc(n * sizeof(*z));
+    cr_assert(z);
+    for (size_t i = 0; i < n; i++) {
+        z[i] = ref_map_value(&disp, i);
+        holes += z[i] == 0;
+    }
+    cr_assert_gt(holes, 1000, "the map has holes to fill (%zu)", holes);
+    /* Disparity: the farther of two neighbours is the smaller value. */
+    cr_assert_eq(ref_fill_holes(z, w, h, 0, false), 0);
+    vkfx_pixels filled = {0};
+    cr_assert_eq(vkfx_pixels_alloc(&filled, w, h, 1, VKFX_SAMPLE_U16), VKFX_OK);
+    size_t left = 0;
+    for (size_t i = 0; i < n; i++) {
+        ((uint16_t *)filled.data)[i] = (uint16_t)lround(z[i] * 65535);
+        left += z[i] == 0;
+    }
+    cr_expect_eq(left, 0, "every hole has a known neighbour in the motorcycle's map");
+    save_map(&filled, "filled.png");
+    static const char *const filters[] = {"dof", "satdof", "bokeh"};
+    int failures = 0;
+    for (size_t f = 0; f < 3; f++) {
+        char with_holes[512], on_filled[512];
+        const char *opts = "kind=disparity:focus=0.75:range=0.4:maxcoc=12";
+        snprintf(with_holes, sizeof(with_holes), "%s:depth=%s/motorcycle_disparity16.png:%s:hole=0",
+                 filters[f], VKFX_TEST_IMAGES, opts);
+        snprintf(on_filled, sizeof(on_filled), "%s:depth=%s:%s", filters[f],
+                 tc_tpath("filled.png"), opts);
+        vkfx_pixels got = {0}, want = {0};
+        th_run(&g, with_holes, &photo, 3, VKFX_SAMPLE_U8, 16, &got);
+        th_run(&g, on_filled, &photo, 3, VKFX_SAMPLE_U8, 16, &want);
+        tc_diff d = tc_compare(&got, &want, 0);
+        tc_report(&d, filters[f]);
+        failures += !tc_diff_ok(&d);
+        vkfx_pixels_free(&got);
+        vkfx_pixels_free(&want);
+    }
+    const char *chain = MOTORCYCLE_DOF ":hole=0";
+    dof_case dc = {&filled, {0.75, 0.4, 12, true}, 1.0};
+    th_case c = {chain, ref_dof_fn, &dc, 32, 2};
+    failures += !th_check(&g, &c, &photo, photo.channels, VKFX_SAMPLE_U8, "motorcycle, holes");
+    free(z);
+    vkfx_pixels_free(&filled);
+    vkfx_pixels_free(&photo);
+    vkfx_pixels_free(&disp);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }

@@ -1,4 +1,4 @@
-/* Tests of core/fileio.c: exact PNG round trips at every depth and layout,
+/* Tests of core/io/fileio.c: exact PNG round trips at every depth and layout,
  * libpng expansions checked against files written here with libpng itself,
  * clean failures on truncated, corrupt and foreign input, atomic saves that
  * leave nothing behind when they fail, the stb formats, and the

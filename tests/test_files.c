@@ -3,19 +3,21 @@
  * input, a depth map named as the output, links and other spellings) or
  * written twice is refused before any work; side outputs without a template
  * field in a batch are refused; replaced files keep their mode, read-only
- * ones and (-n) existing ones are kept; long names work; the README's batch
+ * ones, another user's and (-n) existing ones are kept; long names work; the README's batch
  * commands create their folders; directory scans take regular files only;
  * a FIFO input gives way to SIGINT and SIGTERM; every stop signal leaves no
  * temporary and exits 128 + the signal; standard output closed early, or
  * full, is an error without a file in $TMPDIR; control bytes in names are
  * escaped in messages; a pipeline cache that is a FIFO or a folder is
- * ignored; an endless input is cut off, /dev/zero on its first bytes; every
- * file written is flushed to disk before it is renamed into place (unless
- * --no-fsync). */
+ * ignored, and so is any cache file that is not a regular file; an endless
+ * input is cut off, /dev/zero on its first bytes; every file written is
+ * flushed to disk before it is renamed into place (unless --no-fsync). */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,16 @@ static void write_png(const char *path, uint32_t w, uint32_t h, uint64_t seed)
     cr_assert_eq(vkfx_file_save(path, VKFX_FILE_PNG, &px, NULL), VKFX_OK, "%s",
                  vkfx_error_message());
     vkfx_pixels_free(&px);
+}
+
+/* n random images in/f00.png, in/f01.png... of w x h, from seeds seed, seed + 1... */
+static void write_inputs(int n, uint32_t w, uint32_t h, uint64_t seed)
+{
+    for (int i = 0; i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/f%02d.png", tc_tpath("in"), i);
+        write_png(path, w, h, seed + (uint64_t)i);
+    }
 }
 
 static bool same_bytes(const char *a, const char *b)
@@ -369,17 +381,47 @@ Test(files, a_fifo_input_gives_way_to_signals)
     cr_assert(strcmp(names, "in") == 0 || strcmp(names, "cache in") == 0, "written: %s", names);
 }
 
+/* As another user (nobody) in a folder that user may write: root's 0644 file as the output is
+ * refused before any work and kept as it was, as a shell's '>' would refuse to open it (a
+ * rename needs only the folder's permission, and once took the file over); the user's own
+ * output is written. */
+Test(files, another_users_file_is_not_replaced)
+{
+    if (geteuid() != 0)
+        cr_skip_test("running vkfx as another user needs root");
+    struct passwd *pw = getpwnam("nobody");
+    cr_assert(pw && pw->pw_uid != 0);
+    cr_assert_eq(chmod(tc_tmpdir, 0755), 0);
+    cr_assert_eq(mkdir(tc_tpath("shared"), 0777), 0);
+    cr_assert_eq(chmod(tc_tpath("shared"), 0777), 0);
+    write_png(tc_tpath("in/a.png"), 24, 16, 21);
+    write_png(tc_tpath("shared/root.png"), 5, 5, 22);
+    write_png(tc_tpath("keep.png"), 5, 5, 22);
+    cr_assert_eq(chmod(tc_tpath("shared/root.png"), 0644), 0);
+    run_opts o = {.uid = pw->pw_uid};
+    cli_run r;
+    VKFX_OPTS(&r, &o, tc_tpath("in/a.png"), "-f", "box3", "-o", tc_tpath("shared/root.png"));
+    EXPECT_EXIT(&r, 2);
+    expect_in_err(&r, "Permission denied");
+    run_free(&r);
+    struct stat st;
+    cr_assert_eq(stat(tc_tpath("shared/root.png"), &st), 0);
+    cr_assert(st.st_uid == 0 && same_bytes(tc_tpath("shared/root.png"), tc_tpath("keep.png")),
+              "root's file was replaced (owner %u)", (unsigned)st.st_uid);
+    VKFX_OPTS(&r, &o, tc_tpath("in/a.png"), "-f", "box3", "-o", tc_tpath("shared/mine.png"));
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    cr_assert_eq(stat(tc_tpath("shared/mine.png"), &st), 0);
+    cr_assert_eq(st.st_uid, pw->pw_uid);
+}
+
 /* SIGHUP, SIGINT, SIGTERM, SIGQUIT and SIGPIPE as soon as a batch's first
  * output is in place: exit 128 + the signal, no temporary, every file
  * written complete. */
 Test(files, every_stop_signal_leaves_no_temporary, .timeout = 400)
 {
     enum { N = 12 };
-    for (int i = 0; i < N; i++) {
-        char path[1024];
-        snprintf(path, sizeof(path), "%s/f%02d.png", tc_tpath("in"), i);
-        write_png(path, 160, 120, 100 + (uint64_t)i);
-    }
+    write_inputs(N, 160, 120, 100);
     const int sigs[] = {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGPIPE};
     for (int s = 0; s < 5; s++) {
         tc_remove_tree(tc_tpath("out"));
@@ -410,6 +452,33 @@ Test(files, every_stop_signal_leaves_no_temporary, .timeout = 400)
     }
 }
 
+/* Every other signal whose default action ends the process, sent as a batch's first output is
+ * in place while its JSON report (whose temporary lives as long as the run) is being written:
+ * exit 128 + the signal and no temporary. Those a fault raises are sent from outside, as
+ * kill(1) sends them. */
+Test(files, every_ending_signal_leaves_no_temporary, .timeout = 400)
+{
+    write_inputs(24, 64, 48, 200);
+    const int sigs[] = {SIGUSR1, SIGUSR2, SIGALRM,  SIGXFSZ, SIGVTALRM, SIGPROF, SIGXCPU,
+                        SIGIO,   SIGPWR,  SIGSTKFLT, SIGABRT, SIGSEGV,  SIGBUS,  SIGILL,
+                        SIGFPE,  SIGTRAP, SIGSYS,   SIGRTMIN, SIGRTMAX};
+    char json[1100];
+    snprintf(json, sizeof(json), "--json=%s", tc_tpath("out/report.json"));
+    for (size_t s = 0; s < sizeof(sigs) / sizeof(sigs[0]); s++) {
+        tc_remove_tree(tc_tpath("out"));
+        cr_assert_eq(mkdir(tc_tpath("out"), 0777), 0);
+        run_opts o = {.interrupt_dir = tc_tpath("out"), .signal = sigs[s]};
+        cli_run r;
+        VKFX_OPTS(&r, &o, "-f", "box3", "-o", tc_tpath("out/{stem}.png"), json, "-j", "1",
+                  tc_tpath("in"));
+        EXPECT_EXIT(&r, 128 + sigs[s]);
+        run_free(&r);
+        char names[4096];
+        tc_list_dir(tc_tpath("out"), true, names, sizeof(names));
+        cr_assert(!strstr(names, ".vkfx-"), "signal %d left: %s", sigs[s], names);
+    }
+}
+
 /* vkfx in.png -f box3 -o - | head -c 10: exit 141 as SIGPIPE, and nothing
  * in $TMPDIR; a full standard output (image or report) is exit 1. */
 Test(files, standard_output_closed_or_full)
@@ -435,6 +504,88 @@ Test(files, standard_output_closed_or_full)
     VKFX_OPTS(&r, &full, tc_tpath("in/a.png"), "-f", "box3", "-o", tc_tpath("o.png"), "--json");
     EXPECT_EXIT(&r, 1);
     expect_in_err(&r, "--json");
+    run_free(&r);
+}
+
+/* A path as long as an argument may be (60 kB, far beyond PATH_MAX) named as the input or the
+ * output: the message keeps the start of the path and its end, and the reason. */
+Test(files, a_long_path_keeps_its_reason)
+{
+    enum { LONG = 60000 };
+    char *path = malloc(LONG + 64);
+    cr_assert(path);
+    int n = snprintf(path, LONG + 64, "%s/", tc_tmpdir);
+    memset(path + n, 'x', LONG);
+    strcpy(path + n + LONG, "-end.png");
+    write_png(tc_tpath("in/a.png"), 8, 8, 23);
+    for (int as_output = 0; as_output < 2; as_output++) {
+        cli_run r;
+        if (as_output)
+            VKFX(&r, tc_tpath("in/a.png"), "-f", "box3", "-o", path);
+        else
+            VKFX(&r, path, "-f", "box3", "-o", tc_tpath("o.png"));
+        cr_assert(r.status == 1 || r.status == 2, "exit %d", r.status);
+        expect_in_err(&r, tc_tmpdir);
+        expect_in_err(&r, "x-end.png");
+        expect_in_err(&r, "File name too long");
+        cr_assert(strlen(r.err) < 4200, "a message of %zu bytes", strlen(r.err));
+        run_free(&r);
+    }
+    free(path);
+}
+
+/* A file that cannot be written whole (a file size limit here; a full disk fails the same
+ * writes) is an error that names the reason, from every encoder and for the JSON report, and
+ * leaves nothing behind. */
+Test(files, a_failed_write_names_its_reason)
+{
+    write_png(tc_tpath("in/small.png"), 2, 2, 24);
+    cr_assert_eq(mkdir(tc_tpath("out"), 0777), 0);
+    run_opts o = {.fsize = 200};
+    cli_run r;
+    static const char *const outs[][2] = {
+        {"o.png", "writing the PNG failed: File too large"},
+        {"o.jpg", "writing the JPEG failed: File too large"},
+        {"o.exr", ": File too large"},
+        {"o.tif", ": File too large"},
+        {"o.webp", ": File too large"},
+    };
+    char out[1100], json[1100];
+    for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+        snprintf(out, sizeof(out), "%s/%s", tc_tpath("out"), outs[i][0]);
+        /* A photo with a profile and text: the PNG and JPEG writers add them to the encoder's
+         * bytes themselves. */
+        VKFX_OPTS(&r, &o, VKFX_TEST_IMAGES "/astronaut.png", "-f", "box3", "-o", out);
+        EXPECT_EXIT(&r, 1);
+        expect_in_err(&r, outs[i][1]);
+        run_free(&r);
+    }
+    /* The image fits, its report does not. */
+    snprintf(out, sizeof(out), "%s/small.png", tc_tpath("out"));
+    snprintf(json, sizeof(json), "--json=%s/report.json", tc_tpath("out"));
+    VKFX_OPTS(&r, &o, tc_tpath("in/small.png"), "-f", "box3", "-o", out, json);
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "--json");
+    expect_in_err(&r, "File too large");
+    run_free(&r);
+    char names[1024];
+    tc_list_dir(tc_tpath("out"), true, names, sizeof(names));
+    cr_assert_str_eq(names, "small.png", "written: %s", names);
+}
+
+/* An output its format cannot store is refused from the input's header, before a decode it
+ * would waste: this Radiance header declares 16384x16384 (too large for BMP) and no pixels
+ * follow it, so a decode would fail otherwise (after allocating 3 GiB). */
+Test(files, too_large_for_the_output_format_from_the_header)
+{
+    FILE *f = fopen(tc_tpath("in/big.hdr"), "wb");
+    cr_assert(f);
+    cr_assert(fputs("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 16384 +X 16384\n", f) >= 0);
+    cr_assert_eq(fclose(f), 0);
+    cli_run r;
+    VKFX(&r, tc_tpath("in/big.hdr"), "-f", "box3", "-o", tc_tpath("o.bmp"));
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "a 16384x16384 image is too large for BMP");
     run_free(&r);
 }
 
@@ -480,6 +631,57 @@ Test(files, a_pipeline_cache_that_is_not_a_file_is_ignored)
         cr_assert(stat(path, &st) == 0 && (kind ? S_ISDIR(st.st_mode) : S_ISFIFO(st.st_mode)),
                   "the cache path was replaced");
     }
+}
+
+/* Every cache file (the pipeline cache, the half-rounding answer a Gaussian looks up) replaced
+ * by a FIFO, a link to a FIFO that has a writer, or a link to a file elsewhere: the run does not
+ * wait on it, and it is left as it is, nothing written through it. */
+Test(files, cache_files_are_regular_files_only, .timeout = 300)
+{
+    write_png(tc_tpath("in/a.png"), 24, 16, 20);
+    const char *chain = "gauss:sigma=2";
+    cli_run r;
+    VKFX(&r, tc_tpath("in/a.png"), "-f", chain, "-o", tc_tpath("o.png"));
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    char names[1024];
+    tc_list_dir(tc_tpath("cache/vkfx"), true, names, sizeof(names));
+    cr_assert(strstr(names, "halfpack-") && strstr(names, "pipelines-"), "%s", names);
+    cr_assert_eq(mkfifo(tc_tpath("fifo"), 0600), 0);
+    /* A writer that never writes: a reader of the FIFO would wait for bytes forever. */
+    int writer = open(tc_tpath("fifo"), O_RDWR | O_NONBLOCK);
+    cr_assert(writer >= 0);
+    static const char victim[] = "someone else's file\n";
+    for (char *name = strtok(names, " "); name; name = strtok(NULL, " ")) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", tc_tpath("cache/vkfx"), name);
+        for (int kind = 0; kind < 3; kind++) {
+            cr_assert_eq(unlink(path), 0);
+            FILE *f = fopen(tc_tpath("victim"), "wb");
+            cr_assert(f && fputs(victim, f) >= 0 && fclose(f) == 0);
+            cr_assert_eq(kind == 0   ? mkfifo(path, 0600)
+                         : kind == 1 ? symlink(tc_tpath("fifo"), path)
+                                     : symlink(tc_tpath("victim"), path),
+                         0);
+            VKFX(&r, tc_tpath("in/a.png"), "-f", chain, "-o", tc_tpath("o.png"));
+            EXPECT_EXIT(&r, 0);
+            run_free(&r);
+            struct stat st;
+            cr_assert_eq(lstat(path, &st), 0);
+            cr_assert(kind == 0 ? S_ISFIFO(st.st_mode) : S_ISLNK(st.st_mode),
+                      "%s (case %d) was replaced", name, kind);
+            char got[64];
+            cr_assert(read(writer, got, sizeof(got)) < 0 && errno == EAGAIN,
+                      "%s (case %d): bytes written to the FIFO", name, kind);
+            size_t n;
+            char *left = tc_slurp(tc_tpath("victim"), &n);
+            cr_assert(left && n == strlen(victim) && memcmp(left, victim, n) == 0,
+                      "%s (case %d): the file linked to was written", name, kind);
+            free(left);
+        }
+        cr_assert_eq(unlink(path), 0);
+    }
+    close(writer);
 }
 
 Test(files, an_endless_input_is_cut_off)

@@ -60,16 +60,7 @@ static void check_everywhere(const th_case *base)
     th_gpu g;
     th_gpu_open(&g);
     int failures = 0;
-    for (int precision = 16; precision <= 32; precision += 16) {
-        th_case c = *base;
-        c.precision = precision;
-        for (size_t i = 0; i < NSIZES; i++) {
-            vkfx_pixels px;
-            tc_random_pixels(&px, sizes[i][0], sizes[i][1], 4, VKFX_SAMPLE_U8, 7 + i);
-            failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
-            vkfx_pixels_free(&px);
-        }
-    }
+    failures += th_check_random_sizes(&g, base, sizes, NSIZES, 4, 7);
     th_case c = *base;
     c.precision = 16;
     for (const char *const *name = tc_photos(); *name; name++) {

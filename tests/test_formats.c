@@ -296,20 +296,7 @@ Test(formats, pages_left_unread_are_noted, .timeout = 120)
 {
     vkfx_pixels src = {0};
     tc_random_pixels(&src, 20, 10, 3, VKFX_SAMPLE_U8, 4);
-    TIFF *t = TIFFOpen(tc_tpath("two.tif"), "w");
-    cr_assert(t);
-    for (int page = 0; page < 2; page++) {
-        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 20);
-        TIFFSetField(t, TIFFTAG_IMAGELENGTH, 10);
-        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 3);
-        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
-        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
-        TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-        for (uint32_t y = 0; y < 10; y++)
-            cr_assert_eq(TIFFWriteScanline(t, (unsigned char *)src.data + y * 60, y, 0), 1);
-        cr_assert(TIFFWriteDirectory(t));
-    }
-    TIFFClose(t);
+    cr_assert_eq(tc_write_pages_tiff(tc_tpath("two.tif"), &src, 2), 0);
     cli_run r = {0};
     VKFX(&r, tc_tpath("two.tif"), "-f", "box:radius=0", "-o", tc_tpath("one.png"));
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);

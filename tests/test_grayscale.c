@@ -19,16 +19,10 @@ Test(grayscale, random_and_photos_both_precisions, .timeout = 300)
     th_gpu g;
     th_gpu_open(&g);
     int failures = 0;
-    for (int precision = 16; precision <= 32; precision += 16) {
-        th_case c = {"grayscale", ref_fn, NULL, precision, 1};
-        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-            vkfx_pixels px;
-            tc_random_pixels(&px, sizes[i][0], sizes[i][1], 4, VKFX_SAMPLE_U8, 600 + i);
-            failures += !th_check(&g, &c, &px, 4, VKFX_SAMPLE_U8, "random");
-            vkfx_pixels_free(&px);
-        }
-        failures += th_check_photos(&g, &c);
-    }
+    failures += th_check_random_sizes(&g, &(th_case){"grayscale", ref_fn, NULL, 16, 1}, sizes,
+                                      sizeof(sizes) / sizeof(sizes[0]), 4, 600);
+    for (int precision = 16; precision <= 32; precision += 16)
+        failures += th_check_photos(&g, &(th_case){"grayscale", ref_fn, NULL, precision, 1});
     failures += th_check_small(&g, &(th_case){"grayscale", ref_fn, NULL, 16, 1});
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);

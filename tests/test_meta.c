@@ -2,9 +2,9 @@
  * metadata (a deflate bomb in iCCP, lengths that lie, an ICC profile with a
  * JPEG marker missing, random damage) read within the limits; the EXIF
  * orientation read from and written into EXIF blocks of either byte order
- * (core/exif.c), pixels turned upright for each of the eight orientations
- * against turns composed here from two plain moves (core/orient.c), and ICC
- * tone curves read through lcms2 (core/icc.c) against the curves' own
+ * (core/io/exif.c), pixels turned upright for each of the eight orientations
+ * against turns composed here from two plain moves (core/io/orient.c), and ICC
+ * tone curves read through lcms2 (core/io/icc.c) against the curves' own
  * formulas. */
 #include <criterion/criterion.h>
 
@@ -366,7 +366,7 @@ static void check_round_trip(const vkfx_tone *t, const char *what)
 }
 
 /* Adobe RGB (1998) as icc-profiles-free ships it (a Debian package of
- * .ci/packages.txt): its curves are c^(563/256). */
+ * .ci/packages-test.txt): its curves are c^(563/256). */
 Test(icc, adobe_rgb_decodes_with_its_gamma)
 {
     const char *path = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc";

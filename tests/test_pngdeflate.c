@@ -1,4 +1,4 @@
-/* Tests of core/pngdeflate.c, PNG rows deflated in segments on several
+/* Tests of core/io/pngdeflate.c, PNG rows deflated in segments on several
  * threads: every file read back with libpng itself (which checks the
  * stream's Adler-32) at shapes around the segment boundaries (1x1, a row
  * longer than a segment, many rows, 8 and 16-bit, 1 to 4 channels), and

@@ -1,4 +1,4 @@
-/* The preview session (core/preview.h) and its downscale (core/resample.h):
+/* The preview session (core/run/preview.h) and its downscale (core/io/resample.h):
  * - the area average against tests/ref/resample.c, a direct 2D integration,
  *   on random images from 1x1 to 333x517, 1 and 4 channels, within 1e-6;
  * - at the input's width a render is the file run's result byte for byte
@@ -162,6 +162,129 @@ Test(preview, full_width_is_the_file_run)
     close_preview(&g, p);
 }
 
+/* A click on a hole (hole=0) focuses on the value the fill gives there (tests/ref), for
+ * kind=disparity (the smaller neighbour) and kind=depth (the larger); elsewhere on the map's. */
+Test(preview, focus_on_a_hole_is_the_filled_value)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels map = {0};
+    cr_assert_eq(vkfx_file_load(DEPTH, &map), VKFX_OK);
+    size_t n = (size_t)map.width * map.height, hole = n;
+    double *disp = malloc(n * sizeof(*disp)), *depth = malloc(n * sizeof(*depth));
+    cr_assert(disp && depth);
+    for (size_t i = 0; i < n; i++) {
+        disp[i] = depth[i] = ref_map_value(&map, i);
+        /* The first hole past a row's start. */
+        if (hole == n && i > 0 && i + 1 < n && depth[i] == 0 && i % map.width > 0)
+            hole = i;
+    }
+    cr_assert_lt(hole, n, "the map has a hole");
+    cr_assert_eq(ref_fill_holes(disp, map.width, map.height, 0, false), 0);
+    cr_assert_eq(ref_fill_holes(depth, map.width, map.height, 0, true), 0);
+    vkfx_chain *chain = parse("dof:depth=" DEPTH ":kind=disparity:hole=0,dof:depth=" DEPTH
+                              ":hole=0,dof:depth=" DEPTH ":kind=disparity");
+    uint32_t x = (uint32_t)(hole % map.width), y = (uint32_t)(hole / map.width);
+    bool has = false;
+    double focus = 0;
+    cr_assert_eq(vkfx_preview_focus(p, chain, 0, x, y, &has, &focus), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_expect((float)focus == 1.0f - (float)disp[hole], "disparity hole at (%u, %u): %.9g, want %.9g",
+              x, y, focus, 1.0f - (float)disp[hole]);
+    cr_assert_eq(vkfx_preview_focus(p, chain, 1, x, y, &has, &focus), VKFX_OK);
+    cr_expect((float)focus == (float)depth[hole], "depth hole at (%u, %u): %.9g, want %.9g", x, y,
+              focus, depth[hole]);
+    cr_expect(disp[hole] > 0 && depth[hole] > 0, "the hole is filled");
+    cr_assert_eq(vkfx_preview_focus(p, chain, 2, x, y, &has, &focus), VKFX_OK);
+    cr_expect((float)focus == 1.0f, "without hole=, the hole is the map's 0: %.9g", focus);
+    vkfx_chain_free(chain);
+    free(disp);
+    free(depth);
+    vkfx_pixels_free(&map);
+    close_preview(&g, p);
+}
+
+/* The in-focus band: tinted where the circle of confusion (tests/ref) is under half a pixel,
+ * clear elsewhere (pixels within 0.1 px of the edge may go either way: the core is in float),
+ * at full size and, the map sampled at footprint centres, at 300 wide. */
+Test(preview, band_is_where_the_blur_is_under_half_a_pixel)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels map = {0};
+    cr_assert_eq(vkfx_file_load(DEPTH, &map), VKFX_OK);
+    vkfx_chain *chain = parse("gauss," DOF);
+    ref_coc_params cp = {.focus = 0.8, .range = 0.3, .maxcoc = 8, .disparity = true};
+    static const uint32_t widths[] = {0, 300};
+    for (size_t k = 0; k < 2; k++) {
+        vkfx_pixels band = {0};
+        cr_assert_eq(vkfx_preview_band(p, chain, widths[k], &band), VKFX_OK, "%s",
+                     vkfx_error_message());
+        cr_assert_eq(band.width, widths[k] ? widths[k] : map.width);
+        cr_assert_eq(band.height, vkfx_preview_height(p, widths[k]));
+        size_t wrong = 0, tinted = 0;
+        for (uint32_t y = 0; y < band.height; y++)
+            for (uint32_t x = 0; x < band.width; x++) {
+                uint32_t sx = (2 * x + 1) * map.width / (2 * band.width);
+                uint32_t sy = (2 * y + 1) * map.height / (2 * band.height);
+                double coc = ref_coc(ref_map_value(&map, (size_t)sy * map.width + sx), &cp);
+                uint8_t a = ((const uint8_t *)band.data)[((size_t)y * band.width + x) * 4 + 3];
+                tinted += a != 0;
+                wrong += (coc < 0.4 && a == 0) || (coc > 0.6 && a != 0);
+            }
+        cr_expect_eq(wrong, 0, "width %u: %zu pixels tinted where they should not be, or clear",
+                     widths[k], wrong);
+        cr_expect(tinted > 0 && tinted < (size_t)band.width * band.height,
+                  "width %u: a band, not all or nothing (%zu)", widths[k], tinted);
+        vkfx_pixels_free(&band);
+    }
+    vkfx_chain *none = parse("gauss");
+    vkfx_pixels band = {0};
+    cr_expect_eq(vkfx_preview_band(p, none, 0, &band), VKFX_E_USAGE);
+    vkfx_chain_free(none);
+    vkfx_chain_free(chain);
+    vkfx_pixels_free(&map);
+    close_preview(&g, p);
+}
+
+/* A view is the saved file scaled: the chain on the full-size input, then
+ * box-scaled as `vkfx SAVED -f resize:...:kernel=box` scales that file,
+ * within 1 code (the view is scaled before its 8-bit encode). */
+Test(preview, view_is_the_saved_file_scaled)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_pixels in = {0};
+    cr_assert_eq(vkfx_file_load(PHOTO, &in), VKFX_OK);
+    static const char *const chains[] = {DOF, "gauss:sigma=3", "crop:x=10:y=20:width=400:height=300"};
+    static const uint32_t widths[] = {300, 0};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < 2; k++) {
+            vkfx_pixels got = {0}, saved = {0}, want = {0};
+            vkfx_chain *chain = parse(chains[i]);
+            double gpu_ms = 0;
+            cr_assert_eq(vkfx_preview_view(p, chain, widths[k], &got, &gpu_ms, NULL), VKFX_OK,
+                         "%s: %s", chains[i], vkfx_error_message());
+            th_run(&g, chains[i], &in, 3, VKFX_SAMPLE_U8, vkfx_auto_precision(chain, &in), &saved);
+            vkfx_chain_free(chain);
+            char scale[96], what[160];
+            uint32_t w = widths[k] ? widths[k] : saved.width;
+            uint32_t h = vkfx_scaled_height(saved.width, saved.height, w);
+            snprintf(scale, sizeof(scale), "resize:width=%u:height=%u:kernel=box", w, h);
+            if (widths[k])
+                th_run(&g, scale, &saved, 3, VKFX_SAMPLE_U8, 32, &want);
+            snprintf(what, sizeof(what), "%s at width %u", chains[i], widths[k]);
+            tc_diff d = tc_compare(&got, widths[k] ? &want : &saved, widths[k] ? 1 : 0);
+            tc_report(&d, what);
+            cr_expect(tc_diff_ok(&d), "%s: the view is not the saved file scaled", what);
+            vkfx_pixels_free(&got);
+            vkfx_pixels_free(&saved);
+            vkfx_pixels_free(&want);
+        }
+    vkfx_pixels_free(&in);
+    close_preview(&g, p);
+}
+
 /* The map's first channel as a reference image (in every channel). */
 static void map_image(const vkfx_pixels *map, ref_image *out)
 {
@@ -205,7 +328,8 @@ Test(preview, smaller_widths_are_the_area_average)
     cr_assert_eq(ref_area_downscale(&full_map, w, h, &small_map), 0);
     double *coc = malloc((size_t)w * h * sizeof(*coc));
     cr_assert(coc);
-    ref_coc_params cp = {.focus = 0.8, .range = 0.3, .maxcoc = 8, .disparity = true};
+    /* The draft's maxcoc is the full size's scaled, so that its blur is the saved file's. */
+    ref_coc_params cp = {.focus = 0.8, .range = 0.3, .maxcoc = 8.0 * w / in.width, .disparity = true};
     for (size_t i = 0; i < (size_t)w * h; i++)
         coc[i] = ref_coc((float)small_map.px[i * 4], &cp);
     cr_assert_eq(ref_dof(&small, coc, 1, true, &out), 0);

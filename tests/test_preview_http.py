@@ -151,8 +151,13 @@ def run(tmp):
         import json
         info = json.loads(body)
         check(info['width'] == WIDTH and info['height'] == HEIGHT, '/info has the image size')
-        check(info['maps'] == [{'filter': 'dof', 'option': 'depth', 'path': depth}],
-              '/info lists the map')
+        # With the span of its values, for the page's focus and range sliders.
+        _, _, _, _, rows = read_png(depth)
+        values = [struct.unpack('>H', r[i:i + 2])[0] for r in rows for i in range(0, len(r), 2)]
+        span = {'min': float('%.9g' % (min(values) / 65535)),
+                'max': float('%.9g' % (max(values) / 65535))}
+        check(info['maps'] == [dict(filter='dof', option='depth', path=depth, **span)],
+              '/info lists the map with its span %r: %r' % (span, info['maps']))
         dof = next(f for f in info['filters'] if f['name'] == 'dof')
         focus = next(o for o in dof['options'] if o['name'] == 'focus')
         check(focus['type'] == 'float' and focus['default'] == 0.5, '/info has dof focus')
@@ -179,6 +184,19 @@ def run(tmp):
             timing = hdr.get('Server-Timing', '')
             check(re.search(r'gpu;dur=[\d.]+, render;dur=[\d.]+', timing) is not None,
                   'Server-Timing gives gpu and render ms: ' + timing)
+
+        # A view (the default) and a draft of the same width: the same size; a PNG
+        # when asked; anything else for draft and format refused.
+        for params, kind in (({'draft': 1}, 'image/jpeg'), ({'format': 'png'}, 'image/png'),
+                             ({'draft': 0, 'format': 'jpeg'}, 'image/jpeg')):
+            st, hdr, body = s.request('GET', '/render', dict(chain=chain, width=200, **params))
+            size = jpeg_size(body) if kind == 'image/jpeg' else struct.unpack('>II', body[16:24])
+            check(st == 200 and hdr.get('Content-Type') == kind and tuple(size) == (200, 135),
+                  'render %r: a 200x135 %s (got %d %s)' % (params, kind, st, size))
+        for params in ({'draft': 'yes'}, {'format': 'gif'}):
+            st, _, body = s.request('GET', '/render', dict(chain=chain, width=200, **params))
+            check(st == 400 and b'draft must be 0 or 1' in body,
+                  'render %r: 400 (got %d %r)' % (params, st, body))
 
         # The map was decoded once: renders go on without its file.
         os.unlink(depth)
@@ -235,10 +253,28 @@ def run(tmp):
         check(open(saved, 'rb').read() == open(cli_out, 'rb').read(),
               'the saved file is the command line\'s, byte for byte')
         check(not [n for n in os.listdir(tmp) if n.startswith('.')], 'no temporary left')
-        st, _, body = s.request('POST', '/save', {'chain': 'gauss:sigma=0'})
+        # A second Save does not replace the file unasked.
+        before = open(saved, 'rb').read()
+        st, _, body = s.request('POST', '/save', {'chain': chain})
+        check(st == 409 and b'exists' in body and b'replace=1' in body and
+              open(saved, 'rb').read() == before,
+              'a second Save over the file: 409, the file untouched (%d %r)' % (st, body))
+        st, _, body = s.request('POST', '/save', {'chain': chain, 'replace': 1})
+        check(st == 200 and open(saved, 'rb').read() != before,
+              'a second Save with replace=1 replaces it (%d %r)' % (st, body))
+        # /check: the command line's verdict on a chain, maps not read.
+        st, _, body = s.request('GET', '/check', {'chain': chain})
+        check(st == 200, '/check of a good chain: 200 (%d %r)' % (st, body))
+        for bad in ('gauss:sigma=0', 'gaus'):
+            rc, line = cli_error_line(bad)
+            st, _, body = s.request('GET', '/check', {'chain': bad})
+            check(st == 400 and body.decode().strip() == line,
+                  '/check %r: 400 with %r (got %d %r)' % (bad, line, st, body))
+        st, _, body = s.request('POST', '/save', {'chain': 'gauss:sigma=0', 'replace': 1})
         check(st == 400, 'save with a bad chain: 400')
         shutil.copy(depth, saved)
-        st, _, body = s.request('POST', '/save', {'chain': chain.replace(depth, saved)})
+        st, _, body = s.request('POST', '/save', {'chain': chain.replace(depth, saved),
+                                                  'replace': 1})
         check(st == 400 and b'would overwrite' in body and b'(dof:depth of' in body,
               'save refuses to write over a map the chain reads: %d %r' % (st, body))
         os.unlink(saved)

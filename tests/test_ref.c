@@ -102,7 +102,7 @@ static void roundtrip(vkfx_sample s, uint32_t channels, bool linear, uint64_t se
     vkfx_pixels_free(&out);
 }
 
-/* core/half.h against what IEEE 754 asks of a conversion to half, on every
+/* core/base/half.h against what IEEE 754 asks of a conversion to half, on every
  * half: each converts back to itself; a float between two neighbours goes to
  * the nearer, a midpoint to the one with an even code; past 65504 to
  * infinity from the tie at 65520 on; a NaN stays a NaN. */

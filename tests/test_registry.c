@@ -52,7 +52,7 @@ Test(registry, every_filter_has_a_reference)
 }
 
 /* A filter that reshapes the image runs in windows too, so that no image is too large for it
- * (core/filter.h). */
+ * (core/filters/filter.h). */
 Test(registry, every_filter_that_reshapes_runs_in_windows)
 {
     int missing = 0;
@@ -144,7 +144,7 @@ static void save_map(uint32_t w, uint32_t h, const char *path)
 static const struct given {
     const char *filter, *options, *instead_of;
 } givens[] = {
-    {"resize", ":scale=0.6", " width height scale "},
+    {"resize", ":width=14:height=6", " width height scale longest "},
 };
 
 static const char *given_for(const vkfx_filter *f, const char *option)

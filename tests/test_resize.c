@@ -322,7 +322,7 @@ Test(resize, needs_one_size_and_not_two_kinds)
 {
     vkfx_chain *c = NULL;
     cr_expect_eq(vkfx_chain_parse("resize", &c), VKFX_E_USAGE);
-    cr_expect(strstr(vkfx_error_message(), "width=W, height=H or scale=F"), "%s",
+    cr_expect(strstr(vkfx_error_message(), "width=W, height=H, longest=N or scale=F"), "%s",
               vkfx_error_message());
     cr_expect_eq(vkfx_chain_parse("resize:width=4:scale=2", &c), VKFX_E_USAGE);
     cr_expect(strstr(vkfx_error_message(), "not both"), "%s", vkfx_error_message());
@@ -389,4 +389,128 @@ Test(resize, in_tiles_the_bytes_of_one_piece, .timeout = 600)
     vkfx_pixels_free(&rgb);
     vkfx_pixels_free(&rgba);
     th_gpu_close(&g);
+}
+
+/* The thumbnail fits (fit=inside, longest, fit=cover, enlarge=0): the sizes vipsthumbnail and
+ * ImageMagick's '-resize WxH', '-resize WxH^ -extent' and 'WxH>' give, on landscape and
+ * portrait inputs. */
+Test(resize, fit_sizes_keep_the_aspect_ratio)
+{
+    static const struct {
+        const char *chain;
+        uint32_t w, h; /* of the 150x101 landscape */
+        uint32_t pw, ph; /* of the 101x150 portrait */
+    } cases[] = {
+        {"resize:width=100:height=100:fit=inside", 100, 67, 67, 100},
+        {"resize:width=200:height=50:fit=inside", 74, 50, 34, 50},
+        {"resize:width=60:fit=inside", 60, 40, 60, 89},
+        {"resize:longest=60", 60, 40, 40, 60},
+        {"resize:width=50:height=50:fit=cover", 50, 50, 50, 50},
+        {"resize:width=90:height=20:fit=cover", 90, 20, 90, 20},
+        {"resize:longest=300:enlarge=0", 150, 101, 101, 150},
+        {"resize:longest=120:enlarge=0", 120, 81, 81, 120},
+        {"resize:width=300:enlarge=0", 150, 101, 101, 150},
+        {"resize:width=300:height=40:fit=cover:enlarge=0", 150, 40, 101, 40},
+        {"resize:width=100:height=100", 100, 100, 100, 100},
+    };
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels land, portrait, out;
+    tc_random_pixels(&land, 150, 101, 3, VKFX_SAMPLE_U8, 2921);
+    tc_random_pixels(&portrait, 101, 150, 3, VKFX_SAMPLE_U8, 2922);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        th_run(&g, cases[i].chain, &land, 3, VKFX_SAMPLE_U8, 16, &out);
+        cr_expect(out.width == cases[i].w && out.height == cases[i].h, "%s: %ux%u, not %ux%u",
+                  cases[i].chain, out.width, out.height, cases[i].w, cases[i].h);
+        vkfx_pixels_free(&out);
+        th_run(&g, cases[i].chain, &portrait, 3, VKFX_SAMPLE_U8, 16, &out);
+        cr_expect(out.width == cases[i].pw && out.height == cases[i].ph,
+                  "%s on a portrait: %ux%u, not %ux%u", cases[i].chain, out.width, out.height,
+                  cases[i].pw, cases[i].ph);
+        vkfx_pixels_free(&out);
+    }
+    vkfx_pixels_free(&land);
+    vkfx_pixels_free(&portrait);
+    th_gpu_close(&g);
+}
+
+Test(resize, fit_options_that_contradict_are_refused)
+{
+    static const struct {
+        const char *chain, *part;
+    } cases[] = {
+        {"resize:width=10:fit=cover", "fit=cover needs both"},
+        {"resize:scale=0.5:fit=inside", "not scale"},
+        {"resize:longest=10:width=5", "longest=N is the whole size"},
+        {"resize:longest=10:fit=cover", "fit=cover"},
+        {"resize:fit=inside", "longest=N"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        vkfx_chain *c = NULL;
+        cr_expect_eq(vkfx_chain_parse(cases[i].chain, &c), VKFX_E_USAGE, "%s", cases[i].chain);
+        cr_expect(strstr(vkfx_error_message(), cases[i].part), "%s: %s", cases[i].chain,
+                  vkfx_error_message());
+        vkfx_chain_free(c);
+    }
+}
+
+/* The fit modes against ref_filter_resize (tests/ref/geometry.c: cover resizes the whole image
+ * and crops its middle), read from the parsed chain's options. */
+int ref_filter_resize(const ref_image *in, ref_opts *o, int precision, ref_image *out);
+
+typedef struct fit_arg {
+    const vkfx_chain *chain;
+} fit_arg;
+
+static int fit_ref(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    const fit_arg *a = arg;
+    ref_opts o = {a->chain->links[0].filter, a->chain->links[0].params, 1};
+    return ref_filter_resize(in, &o, precision, out);
+}
+
+Test(resize, fit_modes_match_the_reference, .timeout = 600)
+{
+    static const char *const chains[] = {
+        "resize:width=97:height=97:fit=cover",
+        "resize:width=61:height=140:fit=cover:kernel=mitchell",
+        "resize:width=300:height=300:fit=cover:kernel=linear",
+        "resize:width=80:height=80:fit=inside:kernel=box",
+        "resize:longest=73",
+        "resize:width=1000:height=37:fit=cover:enlarge=0",
+    };
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels rgba;
+    random_rgba(&rgba, 245, 190, 73);
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+        vkfx_chain *chain = NULL;
+        cr_assert_eq(vkfx_chain_parse(chains[i], &chain), VKFX_OK, "%s", vkfx_error_message());
+        fit_arg a = {chain};
+        th_case c = {chains[i], fit_ref, &a, 16 + 16 * (int)(i & 1), 1};
+        failures += !th_check(&g, &c, &rgba, 4, VKFX_SAMPLE_U8, "random rgba");
+        if (i < 2)
+            failures += th_check_photos(&g, &c);
+        vkfx_run_opts o = {.precision = 16};
+        failures += th_tiled_same(&g, chains[i], &rgba, o, 4, VKFX_SAMPLE_U8, "64");
+        vkfx_chain_free(chain);
+    }
+    vkfx_pixels_free(&rgba);
+    th_gpu_close(&g);
+    cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
+}
+
+/* Each fit is shown with an example in 'vkfx --help-filter resize'. */
+Test(resize, help_shows_each_fit_with_an_example)
+{
+    cli_run r;
+    VKFX(&r, "--help-filter", "resize");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    static const char *const examples[] = {
+        "resize:width=800:height=800:fit=inside", "resize:longest=800",
+        "resize:width=300:height=300:fit=cover", "resize:longest=1024:enlarge=0"};
+    for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
+        cr_expect(strstr(r.out, examples[i]), "no example %s in: %s", examples[i], r.out);
+    run_free(&r);
 }

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "chain.h"
 #include "common.h"
 #include "error.h"
 #include "fileio.h"
+#include "gpu_harness.h"
 #include "run_binary.h"
 
 static char *slurp(const char *path, size_t *size)
@@ -229,4 +231,59 @@ Test(tiles, whole_image_filters_are_refused)
     FILE *f = fopen(tc_tpath("out.png"), "rb");
     cr_assert_null(f, "a refused run wrote its output");
     tc_tmpdir_remove();
+}
+
+/* The bytes of address space this process has mapped now. */
+static uint64_t mapped_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    cr_assert(f);
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    cr_assert(kb);
+    return (uint64_t)kb * 1024;
+}
+
+/* A run in tiles whose output the host cannot allocate fails with that reason and leaves the
+ * caller's input as it was: the tiles' copies of it are the run's own, the input is not (its
+ * error path once freed the input, and the caller's own free of it was a double free). The
+ * address space is capped at what is mapped plus 32 MiB, half of the output's 64 MiB. */
+Test(tiles, output_out_of_memory_leaves_input, .timeout = 120)
+{
+    th_gpu g;
+    setenv("VKFX_TILE", "256", 1);
+    th_gpu_open(&g);
+    unsetenv("VKFX_TILE");
+    static const char *const chains[] = {"box:radius=1", "box:radius=1,resize:width=1024"};
+    for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+        vkfx_pixels in = {.straight = true};
+        cr_assert_eq(vkfx_pixels_alloc(&in, 2048, 2048, 1, VKFX_SAMPLE_U8), VKFX_OK);
+        memset(in.data, 7, vkfx_pixels_bytes(&in));
+        vkfx_chain *chain = NULL;
+        cr_assert_eq(vkfx_chain_parse(chains[i], &chain), VKFX_OK);
+        vkfx_pixels out = {.channels = 4, .sample = VKFX_SAMPLE_F32};
+        vkfx_run_opts opts = {.precision = 16};
+        vkfx_run_result result;
+        struct rlimit was, cap;
+        cr_assert_eq(getrlimit(RLIMIT_AS, &was), 0);
+        cap = was;
+        cap.rlim_cur = mapped_bytes() + (32u << 20);
+        cr_assert_eq(setrlimit(RLIMIT_AS, &cap), 0);
+        int ret = vkfx_run(g.ctx, g.staging, chain, &in, &out, &opts, &result);
+        cr_assert_eq(setrlimit(RLIMIT_AS, &was), 0);
+        cr_assert_eq(ret, VKFX_E_NOMEM, "%s: %d %s", chains[i], ret, vkfx_error_message());
+        cr_assert(strstr(vkfx_error_message(), "out of host memory"), "%s: %s", chains[i],
+                  vkfx_error_message());
+        cr_assert_null(out.data);
+        const unsigned char *p = in.data;
+        for (size_t k = 0; k < vkfx_pixels_bytes(&in); k++)
+            cr_assert_eq(p[k], 7, "%s: the input changed at byte %zu", chains[i], k);
+        vkfx_pixels_free(&in);
+        vkfx_chain_free(chain);
+    }
+    th_gpu_close(&g);
 }

@@ -27,15 +27,8 @@ Test(unsharp, random_and_photos_both_precisions, .timeout = 600)
         char chain[128];
         snprintf(chain, sizeof(chain), "unsharp:sigma=%g:amount=%g:threshold=%g", args[a].sigma,
                  args[a].amount, args[a].threshold);
-        for (int precision = 16; precision <= 32; precision += 16) {
-            th_case c = {chain, ref_fn, &args[a], precision, 1};
-            for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-                vkfx_pixels px;
-                tc_random_pixels(&px, sizes[i][0], sizes[i][1], 3, VKFX_SAMPLE_U8, 2980 + i);
-                failures += !th_check(&g, &c, &px, 3, VKFX_SAMPLE_U8, "random");
-                vkfx_pixels_free(&px);
-            }
-        }
+        failures += th_check_random_sizes(&g, &(th_case){chain, ref_fn, &args[a], 16, 1}, sizes,
+                                          sizeof(sizes) / sizeof(sizes[0]), 3, 2980);
         failures += th_check_photos(&g, &(th_case){chain, ref_fn, &args[a], 16, 1});
     }
     th_gpu_close(&g);

@@ -3,6 +3,9 @@
 #ifndef VKFX_ERROR_H
 #define VKFX_ERROR_H
 
+#include <stdarg.h>
+#include <stddef.h>
+
 enum vkfx_status {
     VKFX_OK = 0,
     VKFX_E_USAGE = -1,    /* bad chain, option or argument: exit code 2 */
@@ -32,5 +35,10 @@ void vkfx_error_clear(void);
         if (ret < 0)                                                                               \
             goto fail;                                                                             \
     } while (0)
+
+/* vsnprintf into out, except that a text longer than size keeps its start and its end around
+ * " ... ": a message naming a very long path keeps its reason, which comes last. */
+void vkfx_format_short(char *out, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 #endif

@@ -143,32 +143,20 @@ static int two_passes(vkfx_graph *g, const box_job *j, const vkfx_kernel_desc *k
 {
     int ret = VKFX_OK;
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
-    vkfx_image *tmp = NULL;
     vkfx_kernel *kh = NULL, *kv = NULL;
-    TRY(vkfx_graph_image(g, w, h, j->dst->format, &tmp));
-    sh.half_out = vkfx_half_out(tmp->format);
+    /* The temporary is stored like the output. */
+    sh.half_out = vkfx_half_out(j->dst->format);
     TRY(vkfx_graph_kernel(g, kh_desc, &sh, &kh));
     vkfx_spec sv = {.local = {32, 8, 1},
                     .nextra = VKFX_SPEC_COUNT(BOX_V_SPEC_PER),
                     .extra = {[VKFX_SPEC(BOX_V_SPEC_PER)] = COL_PER},
                     .half_out = vkfx_half_out(j->dst->format)};
     TRY(vkfx_graph_kernel(g, &box_v_kernel, &sv, &kv));
-    vkfx_dispatch dh = {
-        .kernel = kh,
-        .label = "box.h",
-        .use = {{.image = j->src}, {.image = tmp, .write = true}},
-        .push = &j->push,
-        .groups = {gh[0], gh[1], 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &dh));
-    vkfx_dispatch dv = {
-        .kernel = kv,
-        .label = "box.v",
-        .use = {{.image = tmp}, {.image = j->dst, .write = true}},
-        .push = &j->push,
-        .groups = {vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, COL_PER), 8), 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &dv));
+    vkfx_separable s = {
+        "box.h", "box.v",        kh,
+        kv,      {gh[0], gh[1]}, {vkfx_groups(w, 32), vkfx_groups(vkfx_groups(h, COL_PER), 8)},
+        &j->push};
+    TRY(vkfx_record_separable(g, &s, j->src, j->dst));
 fail:
     return ret;
 }

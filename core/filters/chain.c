@@ -216,19 +216,41 @@ static int parse_int(const vkfx_filter *f, const vkfx_option *o, const char *val
     return VKFX_OK;
 }
 
+/* Whether s is a decimal number: [+-]digits[.digits][e[+-]digits], at least one digit before
+ * the exponent. strtod also reads hexadecimal ("0x10" is 16), "inf" and "nan", which nobody
+ * writes as a filter's parameter by intent. */
+static bool decimal(const char *s)
+{
+    size_t digits = 0;
+    if (*s == '+' || *s == '-')
+        s++;
+    for (; isdigit((unsigned char)*s); s++)
+        digits++;
+    if (*s == '.')
+        for (s++; isdigit((unsigned char)*s); s++)
+            digits++;
+    if (!digits)
+        return false;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        if (!isdigit((unsigned char)*s))
+            return false;
+        while (isdigit((unsigned char)*s))
+            s++;
+    }
+    return *s == 0;
+}
+
 static int parse_float(const vkfx_filter *f, const vkfx_option *o, const char *value, void *params)
 {
-    char *end;
+    if (!decimal(value))
+        return vkfx_fail(VKFX_E_USAGE, "%s: %s='%s' is not a number", f->name, o->name, value);
     errno = 0;
-    double v = strtod(value, &end);
-    if (end == value || *end || isspace((unsigned char)value[0]) || isnan(v))
-        return vkfx_fail(VKFX_E_USAGE, "%s: %s='%s' is not a number", f->name, o->name, value);
-    /* strtod reads "inf" and "infinity"; without ERANGE that is what the
-     * user typed, and no parameter takes it. 1e999 overflows to it
-     * with ERANGE and is simply out of range; underflow (1e-999) is a tiny
+    double v = strtod(value, NULL);
+    /* 1e999 overflows to infinity and is simply out of range; underflow (1e-999) is a tiny
      * number, judged by the range like any other. */
-    if (isinf(v) && errno != ERANGE)
-        return vkfx_fail(VKFX_E_USAGE, "%s: %s='%s' is not a number", f->name, o->name, value);
     if (!isfinite(v) || v < o->min || v > o->max)
         return fail_range(f, o, value);
     put_double(params, o, v);
@@ -343,8 +365,18 @@ static bool has_space(const char *s)
     return false;
 }
 
-static int fail_unknown_filter(const char *name)
+const char *vkfx_filter_suggest(const char *name)
 {
+    /* What ImageMagick, vips and GIMP users type for filters vkfx names otherwise. */
+    static const char *const aliases[][2] = {
+        {"blur", "gauss"},        {"gaussian", "gauss"},   {"gaussblur", "gauss"},
+        {"sharpen", "unsharp"},   {"edge", "sobel"},       {"edges", "sobel"},
+        {"gray", "grayscale"},    {"grey", "grayscale"},   {"greyscale", "grayscale"},
+        {"thumbnail", "resize"},  {"scale", "resize"},     {"rot", "rotate"},
+    };
+    for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+        if (strcasecmp(name, aliases[i][0]) == 0)
+            return aliases[i][1];
     const char *best = NULL;
     size_t best_d = SIZE_MAX;
     for (size_t i = 0; vkfx_filters[i]; i++) {
@@ -354,7 +386,13 @@ static int fail_unknown_filter(const char *name)
             best = vkfx_filters[i]->name;
         }
     }
-    if (best && best_d <= suggest_limit(name))
+    return best && best_d <= suggest_limit(name) ? best : NULL;
+}
+
+static int fail_unknown_filter(const char *name)
+{
+    const char *best = vkfx_filter_suggest(name);
+    if (best)
         return vkfx_fail(VKFX_E_USAGE,
                          "unknown filter '%s'; did you mean '%s'? (vkfx --filters lists them)",
                          name, best);
@@ -536,7 +574,11 @@ int vkfx_chain_parse(const char *text_in, vkfx_chain **out)
         vkfx_fail(ret, "out of memory parsing the filter chain");
         goto fail;
     }
-    const char *p = text_in ? text_in : "";
+    if (!text_in) {
+        *out = c;
+        return VKFX_OK;
+    }
+    const char *p = text_in;
     for (;;) {
         if ((ret = read_field(&p, ",:", &name)) < 0)
             goto fail;

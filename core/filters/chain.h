@@ -22,7 +22,8 @@ typedef struct vkfx_chain {
 /* Parses text; on error returns VKFX_E_USAGE with a message naming the
  * filter, option, value and what is allowed (closest filter or option name
  * suggested for a misspelling). A backslash escapes the next character, so
- * file names may hold ',' ':' '=' and '\'. */
+ * file names may hold ',' ':' '=' and '\'. text NULL is the chain of no
+ * filters: the image decoded, oriented and written again. */
 int vkfx_chain_parse(const char *text, vkfx_chain **out);
 void vkfx_chain_free(vkfx_chain *chain);
 
@@ -78,5 +79,8 @@ int vkfx_filter_describe(const vkfx_filter *f, char *buf, size_t size);
 
 /* Levenshtein distance, for "did you mean" suggestions. */
 size_t vkfx_edit_distance(const char *a, const char *b);
+/* The filter to suggest for a name that is none: the one other tools give that name (blur:
+ * gauss), else the closest spelling within reach; NULL when none is near. */
+const char *vkfx_filter_suggest(const char *name);
 
 #endif

@@ -100,7 +100,7 @@ static int dof_record(vkfx_graph *g, const void *params, void *state, vkfx_image
     int ret = VKFX_OK;
     const dof_params *p = params;
     vkfx_buffer *depth = NULL;
-    TRY(vkfx_aux_load(g, "dof", "depth", p->coc.depth, &depth));
+    TRY(vkfx_depth_load(g, "dof", &p->coc, &depth));
     TRY(vkfx_dof_record(g, &p->coc, p->strength, depth, src, dst));
 fail:
     return ret;

@@ -1,6 +1,6 @@
 /* A filter is one static descriptor: its name, help, option rows and the
  * create / record / destroy functions that put its passes into a chain's
- * command buffer. The registry (core/registry.c) lists them all. */
+ * command buffer. The registry (core/filters/registry.c) lists them all. */
 #ifndef VKFX_FILTER_H
 #define VKFX_FILTER_H
 
@@ -10,7 +10,7 @@
 
 typedef struct vkfx_graph vkfx_graph;
 typedef struct vkfx_image vkfx_image;
-typedef struct vkfx_variants vkfx_variants; /* core/variant.h */
+typedef struct vkfx_variants vkfx_variants; /* core/gpu/variant.h */
 
 typedef enum vkfx_opt_type {
     VKFX_OPT_INT,    /* int32_t */
@@ -93,7 +93,7 @@ typedef struct vkfx_filter {
      * their runs at fixed strides from the image's origin, and a tile must start on a multiple
      * of every such stride. NULL: anywhere. */
     vkfx_align (*align)(const void *params);
-    /* The families of kernel variants the filter's passes choose from (core/variant.h), NULL
+    /* The families of kernel variants the filter's passes choose from (core/gpu/variant.h), NULL
      * terminated; NULL when each pass has one kernel. */
     const vkfx_variants *const *variants;
     /* Optional: the output's size for an input of w x h, for a filter that reshapes the image

@@ -1,4 +1,4 @@
-/* Host sides of the filters: each file defines vkfx_filter descriptors that core/registry.c
+/* Host sides of the filters: each file defines vkfx_filter descriptors that core/filters/registry.c
  * lists (filter_files in meson.build), plus what other filters reuse of it. */
 #ifndef VKFX_FILTERS_H
 #define VKFX_FILTERS_H
@@ -7,10 +7,20 @@
 #include "graph.h"
 #include "maps.h"
 
+/* The two passes of a separable filter: kh along rows from src into a temporary stored like
+ * dst, in groups gh, then kv along columns from it into dst, in groups gv; both take push. */
+typedef struct vkfx_separable {
+    const char *label_h, *label_v;
+    vkfx_kernel *kh, *kv;
+    uint32_t gh[2], gv[2];
+    const void *push;
+} vkfx_separable;
+int vkfx_record_separable(vkfx_graph *g, const vkfx_separable *s, vkfx_image *src, vkfx_image *dst);
+
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst);
-/* Its kernels: one-pass, matrix, unrolled, generic (core/variant.h). */
+/* Its kernels: one-pass, matrix, unrolled, generic (core/gpu/variant.h). */
 extern const vkfx_variants vkfx_gauss_variants;
 int vkfx_gauss_default_radius(double sigma);
 /* Where tiles through that Gaussian start (vkfx_filter.align): the one-pass kernel's runs of
@@ -26,6 +36,7 @@ typedef struct vkfx_coc_params {
     char *depth;
     double focus, range, maxcoc;
     int kind;
+    double hole; /* the map value of no data, or VKFX_UNSET */
 } vkfx_coc_params;
 
 /* The circle-of-confusion parameters of a filter that has them (its options
@@ -34,6 +45,16 @@ const vkfx_coc_params *vkfx_coc_of(const vkfx_filter *f, const void *params);
 /* The depth the circle of confusion compares with focus, for a map value z
  * (kind=disparity flips it): focus set to this makes that pixel sharp. */
 float vkfx_coc_depth(const vkfx_coc_params *p, float z);
+
+/* The depth map of a depth filter on the device (vkfx_aux_load), its holes
+ * filled (FILTERS.md "Holes in a depth map") when coc->hole is given. */
+int vkfx_depth_load(vkfx_graph *g, const char *filter, const vkfx_coc_params *coc,
+                    vkfx_buffer **out);
+/* The value the filled map holds at (x, y), from the w x h map as read (on
+ * the host, as the kernels fill it): a click on a hole finds the depth the
+ * filter uses there. */
+float vkfx_depth_filled(const float *map, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
+                        const vkfx_coc_params *coc);
 
 /* focus, 1/range (glsl/coc.glsl multiplies by it), maxcoc and whether the map is disparity,
  * for the kernels' push constants. */
@@ -75,6 +96,13 @@ void vkfx_coc_push(const vkfx_coc_params *p, float *focus, float *inv_range, flo
         .def = VKFX_DEPTH_DEPTH, .choices = vkfx_depth_kinds,                                      \
         .help = "depth: the map holds depth; disparity: it holds inverse depth (larger is "        \
                 "nearer) and is used as 1 - z"                                                     \
+    },                                                                                             \
+    {                                                                                              \
+        .name = "hole", .type = VKFX_OPT_FLOAT, .offset = offsetof(T, member.hole), .min = 0,      \
+        .max = 1e30, .unset_default = true, .def_text = "none",                                    \
+        .help = "the map value that means no data (Middlebury: 0; 8/16-bit maps in [0,1]): "     \
+                "such pixels take the farther of the nearest known values along their row, "     \
+                "then along their column, before the circle of confusion"                          \
     }
 
 /* The depth-of-field filters' passes from src to dst with the depth map
@@ -97,7 +125,7 @@ typedef struct vkfx_sat {
  * sum of samples within +-65504 inside int64, at most 24. */
 int vkfx_sat_shift(uint32_t width, uint32_t height);
 int vkfx_sat_record(vkfx_graph *g, vkfx_image *src, int shift, vkfx_buffer *probe, vkfx_sat *out);
-/* Its kernels: subgroup64, subgroup, shared (core/variant.h). */
+/* Its kernels: subgroup64, subgroup, shared (core/gpu/variant.h). */
 extern const vkfx_variants vkfx_sat_variants;
 /* Copies table rows [first, first + rows) into out as int64 RGBA, row-major. */
 int vkfx_sat_record_export(vkfx_graph *g, const vkfx_sat *sat, uint32_t first, uint32_t rows,

@@ -168,32 +168,13 @@ fail:
     return ret;
 }
 
-/* The two passes of a separable variant, through a temporary stored like the output (rgba16f
- * at --precision 16, as every image the chain stores: float32 there would add half again to
- * the traffic of both passes): kh along rows in groups gh, kv along columns in groups gv. */
+/* The two passes of a separable variant (vkfx_record_separable): kh along rows in groups gh,
+ * kv along columns in groups gv. */
 static int two_passes(vkfx_graph *g, const gauss_job *j, vkfx_kernel *kh, const uint32_t gh[2],
                       vkfx_kernel *kv, const uint32_t gv[2])
 {
-    int ret = VKFX_OK;
-    vkfx_image *tmp = NULL;
-    TRY(vkfx_graph_image(g, vkfx_graph_width(g), vkfx_graph_height(g), j->dst->format, &tmp));
-    vkfx_dispatch d = {
-        .kernel = kh,
-        .label = "gauss.h",
-        .use = {{.image = j->src}, {.image = tmp, .write = true}},
-        .push = &j->push,
-        .groups = {gh[0], gh[1], 1},
-    };
-    TRY(vkfx_graph_dispatch(g, &d));
-    d.kernel = kv;
-    d.label = "gauss.v";
-    d.use[0] = (vkfx_use){.image = tmp};
-    d.use[1] = (vkfx_use){.image = j->dst, .write = true};
-    d.groups[0] = gv[0];
-    d.groups[1] = gv[1];
-    TRY(vkfx_graph_dispatch(g, &d));
-fail:
-    return ret;
+    vkfx_separable s = {"gauss.h", "gauss.v", kh, kv, {gh[0], gh[1]}, {gv[0], gv[1]}, &j->push};
+    return vkfx_record_separable(g, &s, j->src, j->dst);
 }
 
 static bool matrix_applies(const vkfx_caps *caps, const void *job)

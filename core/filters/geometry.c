@@ -9,6 +9,7 @@
 #include "filters.h"
 
 #include "remap.spv.h"
+#include "../../glsl/remap.h"
 
 /* The work group is GROUP x GROUP outputs. */
 enum { GROUP = 16 };
@@ -16,11 +17,7 @@ enum { GROUP = 16 };
 /* The largest offset or side crop takes: larger images than any device takes. */
 #define MOST 65536
 
-typedef struct remap_push {
-    int32_t size[2]; /* of the output */
-    int32_t origin[2];
-    int32_t step_x[2], step_y[2];
-} remap_push;
+_Static_assert(sizeof(remap_push) == REMAP_PUSH_BYTES, "remap.comp's push block");
 
 static const vkfx_kernel_desc remap_kernel = VKFX_IMAGE_KERNEL(remap, remap_push);
 

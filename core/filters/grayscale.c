@@ -5,6 +5,7 @@
 #include "filters.h"
 
 #include "grayscale.spv.h"
+#include "../../glsl/grayscale.h"
 
 /* The work group is GROUP x GROUP outputs. */
 enum { GROUP = 16 };
@@ -17,9 +18,7 @@ static const vkfx_option grayscale_options[] = {
     {0},
 };
 
-typedef struct grayscale_push {
-    int32_t size[2];
-} grayscale_push;
+_Static_assert(sizeof(grayscale_push) == GRAYSCALE_PUSH_BYTES, "grayscale.comp's push block");
 
 static const vkfx_kernel_desc grayscale_kernel = {
     .name = "grayscale",

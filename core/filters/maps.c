@@ -220,16 +220,27 @@ fail:
     return ret;
 }
 
+int vkfx_maps_full(vkfx_maps *m, const char *filter, const char *option, const char *path,
+                   const float **full)
+{
+    int ret = VKFX_OK;
+    map_entry *e = NULL;
+    TRY(entry_of(m, filter, option, path, &e));
+    *full = e->full;
+fail:
+    return ret;
+}
+
 int vkfx_maps_value(vkfx_maps *m, const char *filter, const char *option, const char *path,
                     uint32_t x, uint32_t y, float *z)
 {
     int ret = VKFX_OK;
-    map_entry *e = NULL;
+    const float *full = NULL;
     if (x >= m->width || y >= m->height)
         return vkfx_fail(VKFX_E_USAGE, "pixel (%u, %u) is outside the %ux%u image", x, y, m->width,
                          m->height);
-    TRY(entry_of(m, filter, option, path, &e));
-    *z = e->full[(size_t)y * m->width + x];
+    TRY(vkfx_maps_full(m, filter, option, path, &full));
+    *z = full[(size_t)y * m->width + x];
 fail:
     return ret;
 }

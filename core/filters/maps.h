@@ -32,6 +32,10 @@ void vkfx_maps_destroy(vkfx_maps *m);
  * The buffer belongs to m. Not thread-safe: one run at a time. */
 int vkfx_maps_get(vkfx_maps *m, vkfx_graph *g, const char *filter, const char *option,
                   const char *path, vkfx_buffer **out);
+/* The map at the input's full size, width x height floats (on the host;
+ * they belong to m). */
+int vkfx_maps_full(vkfx_maps *m, const char *filter, const char *option, const char *path,
+                   const float **full);
 /* The value the map holds at pixel (x, y) of the full-size input: the float
  * a filter reads there at full size. */
 int vkfx_maps_value(vkfx_maps *m, const char *filter, const char *option, const char *path,

@@ -2,7 +2,7 @@
  * linear premultiplied RGBA, along x into an image of the output's width, then along y. Each
  * output row or column takes its first input index, its tap count and its weights from a
  * table computed once on the host in double, normalised there and rounded to VKFX_WEIGHT_BITS
- * (core/kernel.h: their products with the halves they weigh are exact, the same bits on every
+ * (core/gpu/kernel.h: their products with the halves they weigh are exact, the same bits on every
  * device). Where each side of the input is a whole number of times the output's, each pass
  * keeps an output's inputs in registers and loads only the new ones for the next output
  * (glsl/resize_ratio.comp). Else where both axes shrink, each pass walks lines, reading each
@@ -44,10 +44,14 @@ static const double kernel_support[] = {3.0, 2.0, 1.0, 0.5};
 /* The largest side resize makes: larger images than any device takes. */
 #define MOST 65536
 
+enum { FIT_EXACT, FIT_INSIDE, FIT_COVER };
+static const char *const fit_names[] = {"exact", "inside", "cover", NULL};
+
 typedef struct resize_params {
-    int32_t width, height;
+    int32_t width, height, longest;
     double scale;
-    int kernel;
+    int kernel, fit;
+    bool enlarge;
     /* Set by resize_window only: this run makes the outputs out of the full_out_w x full_out_h
      * image the whole full_in_w x full_in_h input would make, from the input's rectangle
      * starting at (in_x, in_y). */
@@ -74,6 +78,28 @@ static const vkfx_option resize_options[] = {
      .unset_default = true,
      .def_text = "from width or scale",
      .help = "output height in pixels; alone, the width follows the aspect ratio"},
+    {.name = "fit",
+     .type = VKFX_OPT_CHOICE,
+     .offset = offsetof(resize_params, fit),
+     .def = FIT_EXACT,
+     .choices = fit_names,
+     .help = "with width and height: exact (that size, the aspect ratio not kept), inside (as "
+             "large as fits in the box, aspect kept; a side left out does not bound it), cover "
+             "(fills the box, aspect kept, the overflow cropped equally from both ends)"},
+    {.name = "longest",
+     .type = VKFX_OPT_INT,
+     .offset = offsetof(resize_params, longest),
+     .min = 1,
+     .max = MOST,
+     .unset_default = true,
+     .def_text = "none",
+     .help = "the longer side in pixels, aspect kept (fit=inside in an NxN box)"},
+    {.name = "enlarge",
+     .type = VKFX_OPT_BOOL,
+     .offset = offsetof(resize_params, enlarge),
+     .def = 1,
+     .help = "0: never larger than the input; an image already small enough keeps its size "
+             "(fit=cover: cropped to the box where it is larger)"},
     {.name = "scale",
      .type = VKFX_OPT_FLOAT,
      .offset = offsetof(resize_params, scale),
@@ -97,10 +123,21 @@ static int resize_check(const void *params)
 {
     const resize_params *p = params;
     bool sides = p->width != VKFX_UNSET || p->height != VKFX_UNSET;
+    if (p->longest != VKFX_UNSET && (sides || p->scale != VKFX_UNSET))
+        return vkfx_fail(VKFX_E_USAGE, "resize: longest=N is the whole size; give no width, "
+                                       "height or scale with it");
+    if (p->longest != VKFX_UNSET && p->fit == FIT_COVER)
+        return vkfx_fail(VKFX_E_USAGE, "resize: longest=N fits inside an NxN box; for a filled "
+                                       "box give width=N:height=N:fit=cover");
     if (sides && p->scale != VKFX_UNSET)
         return vkfx_fail(VKFX_E_USAGE, "resize: give width and/or height, or scale, not both");
-    if (!sides && p->scale == VKFX_UNSET)
-        return vkfx_fail(VKFX_E_USAGE, "resize: needs width=W, height=H or scale=F");
+    if (!sides && p->scale == VKFX_UNSET && p->longest == VKFX_UNSET)
+        return vkfx_fail(VKFX_E_USAGE, "resize: needs width=W, height=H, longest=N or scale=F");
+    if (p->fit == FIT_COVER && (p->width == VKFX_UNSET || p->height == VKFX_UNSET))
+        return vkfx_fail(VKFX_E_USAGE, "resize: fit=cover needs both width and height");
+    if (p->fit != FIT_EXACT && p->scale != VKFX_UNSET)
+        return vkfx_fail(VKFX_E_USAGE, "resize: fit=%s needs width and height, not scale",
+                         fit_names[p->fit]);
     return VKFX_OK;
 }
 
@@ -120,11 +157,54 @@ static int resize_size(const void *params, uint32_t w, uint32_t h, uint32_t *ow,
     } else if (p->scale != VKFX_UNSET) {
         *ow = scaled(w, p->scale);
         *oh = scaled(h, p->scale);
+    } else if (p->longest != VKFX_UNSET || p->fit == FIT_INSIDE) {
+        uint32_t bw = p->longest != VKFX_UNSET ? (uint32_t)p->longest
+                      : p->width != VKFX_UNSET ? (uint32_t)p->width
+                                               : MOST;
+        uint32_t bh = p->longest != VKFX_UNSET ? (uint32_t)p->longest
+                      : p->height != VKFX_UNSET ? (uint32_t)p->height
+                                                : MOST;
+        /* The side that binds gets the box's size exactly, the other its share rounded. */
+        if ((uint64_t)bw * h <= (uint64_t)bh * w) {
+            *ow = bw;
+            *oh = scaled(h, (double)bw / w);
+        } else {
+            *ow = scaled(w, (double)bh / h);
+            *oh = bh;
+        }
+    } else if (p->fit == FIT_COVER) {
+        *ow = (uint32_t)p->width;
+        *oh = (uint32_t)p->height;
     } else {
         *ow = p->width != VKFX_UNSET ? (uint32_t)p->width : scaled(w, (double)p->height / h);
         *oh = p->height != VKFX_UNSET ? (uint32_t)p->height : scaled(h, (double)p->width / w);
     }
+    if (!p->enlarge && !p->windowed && (*ow > w || *oh > h)) {
+        /* Cover still crops a side longer than the box; the rest keep the input's size. */
+        bool cover = p->fit == FIT_COVER;
+        *ow = cover && *ow < w ? *ow : w;
+        *oh = cover && *oh < h ? *oh : h;
+    }
     return VKFX_OK;
+}
+
+/* fit=cover: the size (*cw x *ch) that in_w x in_h is resized to before the out_w x out_h in its
+ * middle is kept; the side that binds is the output's exactly, the other at least the
+ * output's. Otherwise the output's own size. */
+static void covered(const resize_params *p, uint32_t in_w, uint32_t in_h, uint32_t out_w,
+                    uint32_t out_h, uint32_t *cw, uint32_t *ch)
+{
+    *cw = out_w;
+    *ch = out_h;
+    if (p->fit != FIT_COVER)
+        return;
+    if ((uint64_t)out_w * in_h >= (uint64_t)out_h * in_w) {
+        uint32_t s = scaled(in_h, (double)out_w / in_w);
+        *ch = s > out_h ? s : out_h;
+    } else {
+        uint32_t s = scaled(in_w, (double)out_h / in_h);
+        *cw = s > out_w ? s : out_w;
+    }
 }
 
 static double sinc(double x)
@@ -289,11 +369,15 @@ static int resize_window(const void *params, uint32_t in_w, uint32_t in_h, uint3
     const resize_params *p = params;
     axis x = {0}, y = {0};
     int ret = VKFX_OK;
-    TRY(make_axis(p->kernel, in_w, out_w, &x));
-    TRY(make_axis(p->kernel, in_h, out_h, &y));
+    uint32_t cw, ch;
+    covered(p, in_w, in_h, out_w, out_h, &cw, &ch);
+    /* The window of the covering image: the output's rectangle moved by the crop. */
+    vkfx_rect full = {out->x + (cw - out_w) / 2, out->y + (ch - out_h) / 2, out->w, out->h};
+    TRY(make_axis(p->kernel, in_w, cw, &x));
+    TRY(make_axis(p->kernel, in_h, ch, &y));
     uint32_t x_end, y_end;
-    axis_reads(&x, out->x, out->w, &in->x, &x_end);
-    axis_reads(&y, out->y, out->h, &in->y, &y_end);
+    axis_reads(&x, full.x, full.w, &in->x, &x_end);
+    axis_reads(&y, full.y, full.h, &in->y, &y_end);
     in->w = x_end - in->x;
     in->h = y_end - in->y;
     resize_params *wp = window;
@@ -301,11 +385,11 @@ static int resize_window(const void *params, uint32_t in_w, uint32_t in_h, uint3
     wp->windowed = true;
     wp->full_in_w = in_w;
     wp->full_in_h = in_h;
-    wp->full_out_w = out_w;
-    wp->full_out_h = out_h;
+    wp->full_out_w = cw;
+    wp->full_out_h = ch;
     wp->in_x = in->x;
     wp->in_y = in->y;
-    wp->out = *out;
+    wp->out = full;
 fail:
     free(x.table);
     free(y.table);
@@ -710,8 +794,17 @@ static int resize_record(vkfx_graph *g, const void *params, void *state, vkfx_im
         TRY(make_axis_window(p->kernel, p->full_in_h, p->full_out_h, p->out.y, p->out.h, p->in_y,
                              &j.y));
     } else {
-        TRY(make_axis(p->kernel, src->width, dst->width, &j.x));
-        TRY(make_axis(p->kernel, src->height, dst->height, &j.y));
+        uint32_t cw, ch;
+        covered(p, src->width, src->height, dst->width, dst->height, &cw, &ch);
+        if (p->fit == FIT_COVER) {
+            TRY(make_axis_window(p->kernel, src->width, cw, (cw - dst->width) / 2, dst->width,
+                                 0, &j.x));
+            TRY(make_axis_window(p->kernel, src->height, ch, (ch - dst->height) / 2,
+                                 dst->height, 0, &j.y));
+        } else {
+            TRY(make_axis(p->kernel, src->width, dst->width, &j.x));
+            TRY(make_axis(p->kernel, src->height, dst->height, &j.y));
+        }
     }
     TRY(vkfx_variant_record(g, &resize_variants, &j));
 fail:
@@ -732,7 +825,14 @@ const vkfx_filter vkfx_filter_resize = {
                "the first filter of a chain that shrinks a JPEG by 4x or more, the JPEG is "
                "decoded at 1/2, 1/4 or 1/8 of its size in the DCT domain and resized from there "
                "by 2x or more (within 2 code values of the exact result on average, up to 75 at "
-               "high-contrast edges; --no-shrink-on-load: from the full decode).",
+               "high-contrast edges; --no-shrink-on-load: from the full decode).\n"
+               "\n"
+               "Thumbnails of mixed photos, as vipsthumbnail and ImageMagick's -resize make them:\n"
+               "  resize:width=800:height=800:fit=inside   fits in 800x800, aspect kept\n"
+               "  resize:longest=800                       the same: the longer side 800\n"
+               "  resize:width=300:height=300:fit=cover    fills 300x300, the rest cropped evenly\n"
+               "  resize:longest=1024:enlarge=0            shrinks to 1024, never enlarges\n"
+               "                                           (ImageMagick '1024x1024>')",
     .options = resize_options,
     .params_size = sizeof(resize_params),
     .check = resize_check,

@@ -1,4 +1,4 @@
-/* Summed-area tables (glsl/sat_tile_body.glsl): a sums pass that writes
+/* Summed-area tables (glsl/sat_tile.comp): a sums pass that writes
  * each tile's bottom row and the right column of each half of it, two carry
  * passes (sat_carry: along the rows over the half-tiles, then down the
  * columns over the tile rows), and a table pass over the half-tiles that

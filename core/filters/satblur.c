@@ -165,7 +165,7 @@ static int satdof_record(vkfx_graph *g, const void *params, void *state, vkfx_im
     int ret = VKFX_OK;
     const satdof_params *p = params;
     vkfx_buffer *depth = NULL;
-    TRY(vkfx_aux_load(g, "satdof", "depth", p->coc.depth, &depth));
+    TRY(vkfx_depth_load(g, "satdof", &p->coc, &depth));
     TRY(vkfx_satdof_record(g, &p->coc, p->shape == SHAPE_SMOOTH, depth, src, dst));
 fail:
     return ret;

@@ -6,6 +6,7 @@
 #include "filters.h"
 
 #include "unsharp.spv.h"
+#include "../../glsl/unsharp.h"
 
 /* The work group is GROUP x GROUP outputs. */
 enum { GROUP = 16 };
@@ -41,10 +42,7 @@ static const vkfx_option unsharp_options[] = {
     {0},
 };
 
-typedef struct unsharp_push {
-    int32_t size[2];
-    float amount, threshold;
-} unsharp_push;
+_Static_assert(sizeof(unsharp_push) == UNSHARP_PUSH_BYTES, "unsharp.comp's push block");
 
 static const vkfx_kernel_desc unsharp_kernel = {
     .name = "unsharp",

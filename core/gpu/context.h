@@ -35,7 +35,7 @@ struct vkfx_context {
      * float32 in a subgroup (glsl/gauss_mma.comp); off with VKFX_MATRIX=0. */
     bool matrix16;
     /* packHalf2x16 gives the nearest half, ties to even: checked the first time a kernel asks
-     * (core/halfprobe.c); false with VKFX_HALF_PACK=0. */
+     * (core/gpu/halfprobe.c); false with VKFX_HALF_PACK=0. */
     bool pack_checked, pack_rne;
     bool timestamps;
     double timestamp_period_ns;
@@ -44,13 +44,13 @@ struct vkfx_context {
     uint64_t timeline_value;        /* last value a submission will signal */
     VkSampler sampler;              /* nearest, unnormalised-free texelFetch reads */
     vkfx_kernel *kernels;           /* pipelines built so far */
-    VkPipelineCache pipeline_cache; /* core/pipecache.c */
+    VkPipelineCache pipeline_cache; /* core/gpu/pipecache.c */
     char *pipeline_cache_path;      /* its file, NULL when none is kept */
     bool pipelines_built;           /* this run compiled pipelines the cache lacked */
     bool run_failed;                /* vkfx_context_destroy_after_failure */
     vkfx_context_times times;       /* host wall-clock of start-up and kernel builds */
     uint64_t device_bytes;          /* device memory allocated now, spares' included */
-    vkfx_spares *spares;            /* core/spare.h */
+    vkfx_spares *spares;            /* core/gpu/spare.h */
     uint64_t spare_bytes;           /* device memory of the spares, idle */
     /* Command buffers given back and reset, for vkfx_cmd_begin to take before allocating one. */
     VkCommandBuffer idle_cmds[8];

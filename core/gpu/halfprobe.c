@@ -133,24 +133,25 @@ static void answer_line(const vkfx_context *ctx, bool rne, char *line, size_t le
 }
 
 /* 1 or 0 from a file holding exactly one of the two lines answer_line
- * writes for this driver; -1 otherwise (none, unreadable, another driver's,
- * damaged: the device is asked again). */
+ * writes for this driver; -1 otherwise (none, unreadable, not a regular
+ * file, another driver's, damaged: the device is asked again). */
 static int read_answer(const vkfx_context *ctx, const char *path)
 {
-    char buf[1024] = {0}, want[2][600];
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-    if (f)
-        fclose(f);
-    for (int rne = 0; rne < 2; rne++) {
+    char want[2][600];
+    unsigned char *buf = NULL;
+    size_t n = 0;
+    int known = -1;
+    vkfx_safefile_read_cache(path, sizeof(want[0]), &buf, &n);
+    for (int rne = 0; rne < 2 && buf; rne++) {
         answer_line(ctx, rne, want[rne], sizeof(want[rne]));
         if (n == strlen(want[rne]) && memcmp(buf, want[rne], n) == 0)
-            return rne;
+            known = rne;
     }
-    return -1;
+    free(buf);
+    return known;
 }
 
-/* Written through the one writer (core/safefile.c), so that a run reading
+/* Written through the one writer (core/io/safefile.c), so that a run reading
  * it at the same time sees the old file or the new; a failure is not an
  * error (the file is only ever a shortcut). */
 static void write_answer(const vkfx_context *ctx, const char *path, bool rne)
@@ -161,7 +162,7 @@ static void write_answer(const vkfx_context *ctx, const char *path, bool rne)
     *strrchr(dir, '/') = 0; /* the cache's folder, made on the first run */
     answer_line(ctx, rne, line, sizeof(line));
     if (vkfx_safefile_make_dirs(dir) == VKFX_OK)
-        vkfx_safefile_write(path, line, strlen(line));
+        vkfx_safefile_write_cache(path, line, strlen(line));
     free(dir);
 }
 

@@ -1,13 +1,9 @@
 #include "pipecache.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "error.h"
 #include "safefile.h"
@@ -46,46 +42,6 @@ static const char *foreign(const vkfx_context *ctx, const unsigned char *data, s
     return NULL;
 }
 
-/* The cache file's bytes in *data (malloc'd), or NULL with why it was not
- * read; no file at all is no reason (a first run). Opened without blocking
- * and taken only when it is a regular file: a FIFO would wait for a writer,
- * a directory or device has no size. */
-static const char *read_file(const char *path, unsigned char **data, size_t *size)
-{
-    *data = NULL;
-    *size = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return errno == ENOENT ? NULL : strerror(errno);
-    struct stat st;
-    const char *why = NULL;
-    if (fstat(fd, &st) != 0)
-        why = strerror(errno);
-    else if (!S_ISREG(st.st_mode))
-        why = "not a regular file";
-    else if ((uint64_t)st.st_size > SIZE_MAX / 2)
-        why = "too large";
-    else if (!(*data = malloc(st.st_size ? (size_t)st.st_size : 1)))
-        why = "out of host memory";
-    size_t got = 0;
-    while (!why && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, *data + got, (size_t)st.st_size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            why = n < 0 ? strerror(errno) : "shorter than its size";
-        else
-            got += (size_t)n;
-    }
-    close(fd);
-    if (why) {
-        free(*data);
-        *data = NULL;
-    }
-    *size = got;
-    return why;
-}
-
 int vkfx_pipecache_open(vkfx_context *ctx)
 {
     int ret = VKFX_OK;
@@ -105,11 +61,12 @@ int vkfx_pipecache_open(vkfx_context *ctx)
         free(dir);
     }
     if (ctx->pipeline_cache_path) {
-        const char *why = read_file(ctx->pipeline_cache_path, &data, &size);
+        const char *why =
+            vkfx_safefile_read_cache(ctx->pipeline_cache_path, SIZE_MAX / 2, &data, &size);
         if (!why && data)
             why = foreign(ctx, data, size);
-        if (why && strcmp(why, "not a regular file") == 0) {
-            /* Nothing is written to it either: replacing a FIFO, device
+        if (why == VKFX_CACHE_NOT_REGULAR) {
+            /* Nothing is written to it either: replacing a link, FIFO, device
              * or directory someone put there is not a cache's business. */
             vkfx_log(ctx, "pipeline cache %s: not a regular file; ignored, none kept",
                      ctx->pipeline_cache_path);
@@ -170,7 +127,8 @@ void vkfx_pipecache_write(vkfx_context *ctx)
         *strrchr(dir, '/') = 0;
         int ret = vkfx_safefile_make_dirs(dir);
         if (ret == VKFX_OK)
-            ret = vkfx_safefile_write(path, ctx->pipeline_cache_out, ctx->pipeline_cache_out_size);
+            ret = vkfx_safefile_write_cache(path, ctx->pipeline_cache_out,
+                                            ctx->pipeline_cache_out_size);
         free(dir);
         if (ret < 0 && !ctx->run_failed)
             vkfx_log(ctx, "pipeline cache not saved: %s", vkfx_error_message());

@@ -229,6 +229,8 @@ int vkfx_compare(const vkfx_pixels *a, const vkfx_pixels *b, vkfx_metric m, bool
                 if (c >= ncolour && (c != 3 || !alpha))
                     continue;
                 double d = fabs(va[c] - vb[c]);
+                out->samples++;
+                out->differing += d != 0;
                 sum_sq += d * d;
                 worst = d > worst ? d : worst;
             }

@@ -21,6 +21,7 @@ typedef struct vkfx_compare_result {
     uint32_t width, height;
     float *diff;     /* width*height largest |a - b| over the channels, or NULL */
     double max_diff; /* the largest entry of diff, normalised (0..1 for 8/16 bit) */
+    uint64_t samples, differing; /* the samples compared, and those not equal */
 } vkfx_compare_result;
 
 /* "maxabs", "psnr", "ssim"; parse fails with VKFX_E_USAGE naming the choices. */

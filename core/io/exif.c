@@ -6,6 +6,10 @@
 #include "error.h"
 
 #define TAG_ORIENTATION 0x0112
+#define TAG_WIDTH       0x0100
+#define TAG_LENGTH      0x0101
+#define TAG_PIXEL_X     0xa002
+#define TAG_PIXEL_Y     0xa003
 #define TAG_INTEROP     0xa005
 #define TYPE_ASCII      2
 #define TYPE_SHORT      3
@@ -107,6 +111,61 @@ bool vkfx_exif_set_orientation(uint8_t *exif, size_t size, int value)
         return false;
     v[big ? 0 : 1] = 0;
     v[big ? 1 : 0] = (uint8_t)value;
+    return true;
+}
+
+/* Sets the size entry tag of the directory at ifd (SHORT or LONG, one value) to v, as a LONG
+ * where a SHORT cannot hold it; false where the entry is missing or malformed. */
+static bool set_size_entry(uint8_t *t, size_t size, uint32_t ifd, uint32_t tag, uint32_t v,
+                           bool big)
+{
+    uint32_t count = ifd_entries(t, size, ifd, big);
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t *e = t + ifd + 2 + 12 * i;
+        uint32_t type = get16(e + 2, big);
+        if (get16(e, big) != tag || get32(e + 4, big) != 1 ||
+            (type != TYPE_SHORT && type != TYPE_LONG))
+            continue;
+        if (type == TYPE_SHORT && v > 0xffff) {
+            put(e + 2, TYPE_LONG, 2, big);
+            type = TYPE_LONG;
+        }
+        memset(e + 8, 0, 4);
+        put(e + 8, v, type == TYPE_SHORT ? 2 : 4, big);
+        return true;
+    }
+    return false;
+}
+
+void vkfx_exif_set_size(uint8_t *exif, size_t size, uint32_t width, uint32_t height)
+{
+    bool big = false;
+    const uint8_t *start = exif;
+    if (!exif || !exif_start(&start, &size, &big))
+        return;
+    uint8_t *t = exif + (start - exif);
+    uint32_t ifd0 = get32(t + 4, big);
+    set_size_entry(t, size, ifd0, TAG_WIDTH, width, big);
+    set_size_entry(t, size, ifd0, TAG_LENGTH, height, big);
+    uint32_t sub = vkfx_exif_pointer(t, size, VKFX_EXIF_IFD_TAG);
+    if (sub) {
+        set_size_entry(t, size, sub, TAG_PIXEL_X, width, big);
+        set_size_entry(t, size, sub, TAG_PIXEL_Y, height, big);
+    }
+}
+
+bool vkfx_exif_drop_thumbnail(uint8_t *exif, size_t size)
+{
+    bool big = false;
+    const uint8_t *start = exif;
+    if (!exif || !exif_start(&start, &size, &big))
+        return false;
+    uint8_t *t = exif + (start - exif);
+    uint32_t ifd0 = get32(t + 4, big), count = ifd_entries(t, size, ifd0, big);
+    size_t link = (size_t)ifd0 + 2 + 12 * (size_t)count;
+    if (!count || link + 4 > size || get32(t + link, big) == 0)
+        return false;
+    memset(t + link, 0, 4);
     return true;
 }
 

@@ -21,6 +21,14 @@ int vkfx_exif_orientation(const uint8_t *exif, size_t size);
  * returns false and leaves the block alone where it has none. */
 bool vkfx_exif_set_orientation(uint8_t *exif, size_t size, int value);
 
+/* Makes the block tell the truth about pixels written at width x height: IFD0's ImageWidth
+ * and ImageLength and the Exif directory's PixelXDimension and PixelYDimension, where
+ * present, are set to them (in place; a SHORT too small becomes a LONG). */
+void vkfx_exif_set_size(uint8_t *exif, size_t size, uint32_t width, uint32_t height);
+/* Unlinks the thumbnail's directory (IFD1) from IFD0, so that no reader finds a thumbnail
+ * that no longer matches the image; true where there was one. */
+bool vkfx_exif_drop_thumbnail(uint8_t *exif, size_t size);
+
 /* IFD0 tags that point to the directories EXIF adds to a TIFF file. */
 #define VKFX_EXIF_IFD_TAG 0x8769
 #define VKFX_EXIF_GPS_TAG 0x8825

@@ -679,6 +679,7 @@ typedef struct file_stream {
     int fd;
     const char *name;
     char error[256];
+    int write_errno; /* why a write failed: the reason OpenEXRCore's own message leaves out */
 } file_stream;
 
 static int64_t file_write(exr_const_context_t ctxt, void *user, const void *buffer, uint64_t sz,
@@ -686,15 +687,17 @@ static int64_t file_write(exr_const_context_t ctxt, void *user, const void *buff
 {
     (void)ctxt;
     (void)error_cb;
-    const file_stream *s = user;
+    file_stream *s = user;
     const unsigned char *p = buffer;
     uint64_t done = 0;
     while (done < sz) {
         ssize_t n = pwrite(s->fd, p + done, (size_t)(sz - done), (off_t)(offset + done));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
+        if (n <= 0) {
+            s->write_errno = n < 0 ? errno : EIO;
             return -1;
+        }
         done += (uint64_t)n;
     }
     return (int64_t)done;
@@ -715,7 +718,9 @@ static void keep_write_error(exr_const_context_t ctxt, exr_result_t code, const 
         if (exr_try_rv_ != EXR_ERR_SUCCESS) {                                                      \
             ret = vkfx_fail(exr_try_rv_ == EXR_ERR_OUT_OF_MEMORY ? VKFX_E_NOMEM : VKFX_E_IO,       \
                             "%s: writing OpenEXR (%s): %s", s.name, what,                          \
-                            s.error[0] ? s.error : exr_get_default_error_message(exr_try_rv_));    \
+                            s.write_errno  ? strerror(s.write_errno)                               \
+                            : s.error[0] ? s.error                                                 \
+                                         : exr_get_default_error_message(exr_try_rv_));            \
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)
@@ -723,7 +728,7 @@ static void keep_write_error(exr_const_context_t ctxt, exr_result_t code, const 
 int vkfx_exr_write(int fd, const char *name, const vkfx_pixels *px, const vkfx_exr_opts *opts)
 {
     int ret = VKFX_OK;
-    file_stream s = {fd, name, {0}};
+    file_stream s = {.fd = fd, .name = name};
     exr_context_t ctxt = NULL;
     exr_encode_pipeline_t enc = EXR_ENCODE_PIPELINE_INITIALIZER;
     bool enc_init = false;
@@ -800,7 +805,8 @@ fail:
         exr_result_t rv = exr_finish(&ctxt);
         if (ret == VKFX_OK && rv != EXR_ERR_SUCCESS)
             ret = vkfx_fail(VKFX_E_IO, "%s: finishing the OpenEXR file: %s", name,
-                            exr_get_default_error_message(rv));
+                            s.write_errno ? strerror(s.write_errno)
+                                          : exr_get_default_error_message(rv));
     }
     free(planes);
     return ret;

@@ -142,6 +142,44 @@ static int read_meta(const vkfx_codec *codec, const void *data, size_t size, con
     return VKFX_OK;
 }
 
+static _Thread_local vkfx_load_gate gate;
+static _Thread_local void *gate_arg;
+
+void vkfx_file_set_gate(vkfx_load_gate g, void *arg)
+{
+    gate = g;
+    gate_arg = arg;
+}
+
+/* The header's size as a load turns it upright. */
+static int upright_info(const vkfx_codec *codec, const void *data, size_t size, const char *name,
+                        vkfx_image_info *info)
+{
+    int ret = codec->probe(data, size, name, info);
+    vkfx_meta meta = {0};
+    if (ret == VKFX_OK && autorotate && codec->read_meta &&
+        codec->read_meta(data, size, name, &meta) == VKFX_OK) {
+        int o = meta.exif.data ? vkfx_exif_orientation(meta.exif.data, meta.exif.size)
+                               : meta.stored_orientation;
+        vkfx_orient_size(o, info->width, info->height, &info->width, &info->height);
+    }
+    vkfx_meta_free(&meta);
+    return ret;
+}
+
+/* The calling thread's gate on the file's header (a corrupt header is left to the decode). */
+static int pass_gate(const vkfx_codec *codec, const void *data, size_t size, const char *name)
+{
+    vkfx_image_info info;
+    if (!gate || codec->probe_decodes)
+        return VKFX_OK;
+    if (upright_info(codec, data, size, name, &info) < 0) {
+        vkfx_error_clear();
+        return VKFX_OK;
+    }
+    return gate(gate_arg, name, info.width, info.height);
+}
+
 int vkfx_file_load_memory_meta(const void *data, size_t size, const char *name, vkfx_pixels *out,
                                vkfx_meta *meta)
 {
@@ -152,6 +190,8 @@ int vkfx_file_load_memory_meta(const void *data, size_t size, const char *name, 
     last_note.text[0] = 0;
     memset(m, 0, sizeof(*m));
     int ret = pick_codec(data, size, name, &codec);
+    if (ret == VKFX_OK)
+        ret = pass_gate(codec, data, size, name);
     if (ret < 0)
         return ret;
     vkfx_decode_note note = {{0}};
@@ -424,16 +464,7 @@ int vkfx_file_probe(const char *path, vkfx_image_info *info)
     if (ret == VKFX_OK)
         ret = pick_codec(buf, size, path, &codec);
     if (ret == VKFX_OK)
-        ret = codec->probe(buf, size, path, info);
-    /* the size the image will have once turned upright */
-    vkfx_meta meta = {0};
-    if (ret == VKFX_OK && autorotate && codec->read_meta &&
-        codec->read_meta(buf, size, path, &meta) == VKFX_OK) {
-        int o = meta.exif.data ? vkfx_exif_orientation(meta.exif.data, meta.exif.size)
-                               : meta.stored_orientation;
-        vkfx_orient_size(o, info->width, info->height, &info->width, &info->height);
-    }
-    vkfx_meta_free(&meta);
+        ret = upright_info(codec, buf, size, path, info);
     free(buf);
     return ret;
 }
@@ -656,6 +687,8 @@ int vkfx_file_load_shrunk(const char *path, vkfx_shrink_fn shrink, const void *p
         if (denom != 2 && denom != 4 && denom != 8)
             denom = 1;
     }
+    if (ret == VKFX_OK && denom > 1)
+        ret = pass_gate(VKFX_FILE_JPEG, buf, size, path);
     if (ret == VKFX_OK && denom > 1) {
         *source_w = info.width;
         *source_h = info.height;

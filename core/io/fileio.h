@@ -1,6 +1,6 @@
 /* Reading and writing image files: the layer over the codec table
- * (core/codecs/), which picks a codec by the file's signature to read and
- * by the output's extension to write. Writes go through core/safefile.h. */
+ * (core/io/codecs/), which picks a codec by the file's signature to read and
+ * by the output's extension to write. Writes go through core/io/safefile.h. */
 #ifndef VKFX_FILEIO_H
 #define VKFX_FILEIO_H
 
@@ -13,7 +13,7 @@
 #include "codecs/jpeg_parse.h"
 #include "pixels.h"
 
-/* A format is its codec (core/codecs/codec.h); these name the ones
+/* A format is its codec (core/io/codecs/codec.h); these name the ones
  * callers pick directly. */
 typedef const vkfx_codec *vkfx_file_format;
 extern const vkfx_codec vkfx_codec_png, vkfx_codec_jpeg, vkfx_codec_tiff, vkfx_codec_webp,
@@ -91,6 +91,13 @@ int vkfx_file_load_memory(const void *data, size_t size, const char *name, vkfx_
  * page of several, the first frame of an animation), as a sentence naming
  * the file, or NULL. */
 const char *vkfx_file_note(void);
+/* Called by the loads of the calling thread with the file's size (upright, as the load turns
+ * it) from its header, before any pixels are decoded (a format whose header does not say
+ * enough is decoded first); a failure is the load's. A batch refuses an output its format
+ * cannot store before a decode it would waste. */
+typedef int (*vkfx_load_gate)(void *arg, const char *name, uint32_t width, uint32_t height);
+/* Sets the calling thread's gate (NULL: none) for the loads that follow. */
+void vkfx_file_set_gate(vkfx_load_gate gate, void *arg);
 /* The header of a file: size (upright, as a load turns it), channels and
  * sample type, without decoding. */
 int vkfx_file_probe(const char *path, vkfx_image_info *info);
@@ -134,7 +141,7 @@ void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sa
 int vkfx_file_check_size(const char *path, vkfx_file_format fmt, uint32_t width, uint32_t height);
 
 /* Encodes px (whose channels/sample must match vkfx_file_output_layout for
- * fmt) and writes it to path through core/safefile.h: atomically for a
+ * fmt) and writes it to path through core/io/safefile.h: atomically for a
  * regular file, straight through for a device or FIFO. A missing folder or
  * a directory target is VKFX_E_USAGE; nothing is left behind on failure. */
 int vkfx_file_save(const char *path, vkfx_file_format fmt, const vkfx_pixels *px,

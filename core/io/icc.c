@@ -197,8 +197,7 @@ static uint32_t curve_for(const vkfx_tone *t, uint32_t n, uint32_t c)
 static int alloc_pair(const vkfx_pixels *in, vkfx_sample sample, size_t n, vkfx_pixels *out,
                       float **table)
 {
-    *out = *in;
-    out->data = NULL;
+    *out = vkfx_pixels_layout(in);
     *table = malloc(sizeof(float) * n);
     int ret = *table ? vkfx_pixels_alloc(out, in->width, in->height, in->channels, sample)
                      : vkfx_fail(VKFX_E_NOMEM, "out of host memory for the profile's curves");

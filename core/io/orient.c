@@ -61,7 +61,7 @@ int vkfx_pixels_orient(vkfx_pixels *px, int o)
 {
     if (!valid(o))
         return VKFX_OK;
-    vkfx_pixels out = *px;
+    vkfx_pixels out = vkfx_pixels_layout(px);
     uint32_t w, h;
     vkfx_orient_size(o, px->width, px->height, &w, &h);
     int ret = vkfx_pixels_alloc(&out, w, h, px->channels, px->sample);

@@ -46,6 +46,13 @@ void vkfx_pixels_free(vkfx_pixels *px)
     px->data = NULL;
 }
 
+vkfx_pixels vkfx_pixels_layout(const vkfx_pixels *px)
+{
+    vkfx_pixels shape = *px;
+    shape.data = NULL;
+    return shape;
+}
+
 bool vkfx_image_bytes(uint32_t w, uint32_t h, uint32_t channels, vkfx_sample s, size_t *bytes)
 {
     size_t n = vkfx_sample_size(s);

@@ -24,12 +24,20 @@ typedef struct vkfx_pixels {
     void *data;    /* height rows of width*channels samples, host endian */
 } vkfx_pixels;
 
+/* Ownership, for vkfx_pixels and every struct here that owns memory: one owner at a time, the
+ * one that allocated it or took it over. Others get it by pointer, const where they only read
+ * (a function's `in` is borrowed, never freed there). A copy by value is either a layout
+ * (vkfx_pixels_layout: data NULL, owning nothing) or a move (the source's pointer cleared at
+ * once). An error path frees only what its own function allocated. */
+
 size_t vkfx_sample_size(vkfx_sample s);
 size_t vkfx_pixels_bytes(const vkfx_pixels *px);
 /* Allocates data for the given shape; other fields are left as set. */
 int vkfx_pixels_alloc(vkfx_pixels *px, uint32_t width, uint32_t height, uint32_t channels,
                       vkfx_sample sample);
 void vkfx_pixels_free(vkfx_pixels *px);
+/* px's shape and flags without its data: what a copy by value may hold. */
+vkfx_pixels vkfx_pixels_layout(const vkfx_pixels *px);
 
 /* The overflow-checked size of a width x height x channels image of
  * sample s; false when it does not fit in size_t. */

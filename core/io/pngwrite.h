@@ -1,9 +1,9 @@
 /* PNG encoding in memory: each row filtered with Paeth (Sub on the first),
- * one zlib stream in one IDAT (core/pngdeflate.h: libdeflate, which
+ * one zlib stream in one IDAT (core/io/pngdeflate.h: libdeflate, which
  * deflates several times faster than zlib at the same level for the same or
  * a smaller file, or zlib on every core for large images). It needs the
  * whole filtered image and its compressed form in memory, so
- * core/codecs/png.c streams larger images through libpng instead. */
+ * core/io/codecs/png.c streams larger images through libpng instead. */
 #ifndef VKFX_PNGWRITE_H
 #define VKFX_PNGWRITE_H
 

@@ -26,6 +26,8 @@ struct vkfx_safefile {
     vkfx_safefile *prev, *next; /* the temporaries in flight */
 };
 
+const char VKFX_CACHE_NOT_REGULAR[] = "not a regular file";
+
 static bool sync_files = true;
 static bool no_clobber;
 
@@ -94,17 +96,33 @@ static char *folder_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
-static int classify(const char *path, vkfx_target_kind *kind, struct stat *st)
+/* A file is replaced (or written through) only where this user could open it for writing, as
+ * a shell's '>' could: a rename needs only the folder's permission, and would take another
+ * user's file. */
+static int writable(const char *path, const struct stat *st)
+{
+    if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0)
+        return VKFX_OK;
+    int e = errno;
+    return vkfx_fail(VKFX_E_USAGE, "%s: %s (owner uid %u, mode %04o); not written", path,
+                     strerror(e), (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+}
+
+/* cache: path is one of vkfx's caches, only ever a regular file (the name itself, not what a
+ * link there points to). */
+static int classify(const char *path, bool cache, vkfx_target_kind *kind, struct stat *st)
 {
     const char *slash = strrchr(path, '/');
     if (!*path || (slash && !slash[1]))
         return vkfx_fail(VKFX_E_USAGE, "%s: names a directory, not a file", path);
-    if (stat(path, st) == 0) {
+    if ((cache ? lstat(path, st) : stat(path, st)) == 0) {
+        if (cache && !S_ISREG(st->st_mode))
+            return vkfx_fail(VKFX_E_USAGE, "%s: %s; not written", path, VKFX_CACHE_NOT_REGULAR);
         if (S_ISDIR(st->st_mode))
             return vkfx_fail(VKFX_E_USAGE, "%s: is a directory, not a file", path);
         if (S_ISCHR(st->st_mode) || S_ISFIFO(st->st_mode)) {
             *kind = VKFX_TARGET_THROUGH;
-            return VKFX_OK;
+            return writable(path, st);
         }
         if (!S_ISREG(st->st_mode))
             return vkfx_fail(VKFX_E_USAGE,
@@ -116,7 +134,7 @@ static int classify(const char *path, vkfx_target_kind *kind, struct stat *st)
             return vkfx_fail(VKFX_E_USAGE, "%s: is read-only (mode %04o); not replaced", path,
                              (unsigned)(st->st_mode & 07777));
         *kind = VKFX_TARGET_REPLACE;
-        return VKFX_OK;
+        return writable(path, st);
     }
     if (errno != ENOENT)
         return vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
@@ -135,7 +153,7 @@ static int classify(const char *path, vkfx_target_kind *kind, struct stat *st)
 int vkfx_safefile_target(const char *path, vkfx_target_kind *kind)
 {
     struct stat st;
-    return classify(path, kind, &st);
+    return classify(path, false, kind, &st);
 }
 
 /* A name for the temporary of path: ".BASE.vkfx-XXXXXX" in its folder, the
@@ -187,7 +205,7 @@ static int open_memory(vkfx_safefile *s)
     return VKFX_OK;
 }
 
-int vkfx_safefile_open(const char *path, vkfx_safefile **out)
+static int open_target(const char *path, bool cache, vkfx_safefile **out)
 {
     int ret;
     vkfx_target_kind kind;
@@ -201,7 +219,7 @@ int vkfx_safefile_open(const char *path, vkfx_safefile **out)
         ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory", path);
         goto fail;
     }
-    if ((ret = classify(path, &kind, &s->old)) < 0)
+    if ((ret = classify(path, cache, &kind, &s->old)) < 0)
         goto fail;
     if (kind == VKFX_TARGET_THROUGH) {
         s->through = true;
@@ -252,6 +270,11 @@ int vkfx_safefile_open(const char *path, vkfx_safefile **out)
 fail:
     vkfx_safefile_abort(s);
     return ret;
+}
+
+int vkfx_safefile_open(const char *path, vkfx_safefile **out)
+{
+    return open_target(path, false, out);
 }
 
 int vkfx_safefile_open_fd(int fd, const char *name, vkfx_safefile **out)
@@ -341,9 +364,11 @@ static int commit_through(vkfx_safefile *s)
 int vkfx_safefile_commit(vkfx_safefile *s)
 {
     int ret = VKFX_OK, e = 0;
-    /* Buffered data reaches the file only here; a full disk shows up now. */
-    if (fflush(s->f) != 0 || ferror(s->f)) {
-        e = errno ? errno : EIO;
+    /* Buffered data reaches the file only here; a full disk shows up now. An earlier failed
+     * write leaves no reason behind (errno has moved on since): EIO then. */
+    int flushed = fflush(s->f);
+    if (flushed != 0 || ferror(s->f)) {
+        e = flushed != 0 && errno ? errno : EIO;
         ret = vkfx_fail(VKFX_E_IO, "%s: %s", s->path, strerror(e));
         goto done;
     }
@@ -418,10 +443,49 @@ int vkfx_safefile_make_dirs(const char *dir)
     return ret;
 }
 
-int vkfx_safefile_write(const char *path, const void *data, size_t size)
+const char *vkfx_safefile_read_cache(const char *path, size_t max, unsigned char **data,
+                                     size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    /* O_NONBLOCK: a FIFO would wait for a writer; O_NOFOLLOW: a link is not the cache. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return errno == ENOENT ? NULL : errno == ELOOP ? VKFX_CACHE_NOT_REGULAR : strerror(errno);
+    struct stat st;
+    const char *why = NULL;
+    if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = VKFX_CACHE_NOT_REGULAR;
+    else if ((uint64_t)st.st_size > max)
+        why = "too large";
+    else if (!(*data = malloc(st.st_size ? (size_t)st.st_size : 1)))
+        why = "out of host memory";
+    size_t got = 0;
+    while (!why && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, *data + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            why = n < 0 ? strerror(errno) : "shorter than its size";
+        else
+            got += (size_t)n;
+    }
+    close(fd);
+    if (why) {
+        free(*data);
+        *data = NULL;
+        got = 0;
+    }
+    *size = got;
+    return why;
+}
+
+static int write_bytes(const char *path, bool cache, const void *data, size_t size)
 {
     vkfx_safefile *s;
-    int ret = vkfx_safefile_open(path, &s);
+    int ret = open_target(path, cache, &s);
     if (ret < 0)
         return ret;
     if (size && fwrite(data, 1, size, vkfx_safefile_stream(s)) != size) {
@@ -431,4 +495,16 @@ int vkfx_safefile_write(const char *path, const void *data, size_t size)
         return vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(e));
     }
     return vkfx_safefile_commit(s);
+}
+
+int vkfx_safefile_write(const char *path, const void *data, size_t size)
+{
+    return write_bytes(path, false, data, size);
+}
+
+/* The rename replaces whatever name is there by then, so a link or FIFO planted after the
+ * check is replaced, never written through. */
+int vkfx_safefile_write_cache(const char *path, const void *data, size_t size)
+{
+    return write_bytes(path, true, data, size);
 }

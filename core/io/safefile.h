@@ -28,7 +28,8 @@ void vkfx_safefile_set_no_clobber(bool on);
 
 /* Classifies path: a directory, a block device or a socket is VKFX_E_USAGE,
  * and so is an existing regular file under no_clobber or one nobody may
- * write (no write bit); a folder that does not exist is VKFX_E_IO. */
+ * write (no write bit), and an existing file this user could not open for
+ * writing (another user's); a folder that does not exist is VKFX_E_IO. */
 int vkfx_safefile_target(const char *path, vkfx_target_kind *kind);
 
 /* Starts writing path (see vkfx_safefile_target for what is refused). */
@@ -48,6 +49,19 @@ void vkfx_safefile_abort(vkfx_safefile *s);
 
 /* size bytes of data written to path through the steps above. */
 int vkfx_safefile_write(const char *path, const void *data, size_t size);
+
+/* Caches (the pipeline cache, the half-rounding answer) are vkfx's own files, only ever regular
+ * files: anything else at their path (a symbolic link, FIFO, device or folder someone put
+ * there) is neither followed, read, waited on nor written. */
+/* The bytes of the cache file at path, at most max, in *data (malloc'd); NULL, or why it was
+ * not read (then *data is NULL). No file at all is no reason (*data NULL: a first run); a
+ * path that is not a regular file is VKFX_CACHE_NOT_REGULAR. */
+extern const char VKFX_CACHE_NOT_REGULAR[];
+const char *vkfx_safefile_read_cache(const char *path, size_t max, unsigned char **data,
+                                     size_t *size);
+/* vkfx_safefile_write for a cache: a path that holds anything but a regular file is refused
+ * (VKFX_E_USAGE) and left as it is. */
+int vkfx_safefile_write_cache(const char *path, const void *data, size_t size);
 
 /* Creates dir and the folders above it that are missing (mkdir -p). */
 int vkfx_safefile_make_dirs(const char *dir);

@@ -16,13 +16,17 @@
 #include "copy.spv.h"
 #include "copy_sat.spv.h"
 #include "read.spv.h"
+#include "../../glsl/bench.h"
+
+_Static_assert(sizeof(copy_push) == COPY_PUSH_BYTES, "copy.comp's push block");
+_Static_assert(sizeof(read_push) == READ_PUSH_BYTES, "read.comp's push block");
 
 static const vkfx_kernel_desc copy_kernel = {
     .name = "copy",
     VKFX_SPV(copy),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 8,
+    .push_size = sizeof(copy_push),
 };
 
 static const vkfx_kernel_desc read_kernel = {
@@ -30,7 +34,7 @@ static const vkfx_kernel_desc read_kernel = {
     VKFX_SPV(read),
     .nbind = 2,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_BUFFER},
-    .push_size = 12,
+    .push_size = sizeof(read_push),
 };
 
 static const vkfx_kernel_desc copy_sat_kernel = {
@@ -38,7 +42,7 @@ static const vkfx_kernel_desc copy_sat_kernel = {
     VKFX_SPV(copy_sat),
     .nbind = 3,
     .bind = {VKFX_BIND_SAMPLED, VKFX_BIND_STORAGE_IMAGE, VKFX_BIND_STORAGE_IMAGE},
-    .push_size = 8,
+    .push_size = sizeof(copy_push),
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -139,10 +143,8 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
             .use = {{.image = src}},
             .groups = {vkfx_groups(o->width, 16), vkfx_groups(o->height, 16), 1},
         };
-        struct {
-            int32_t size[2];
-            float never;
-        } push = {{(int32_t)o->width, (int32_t)o->height}, NAN};
+        /* copy_push is read_push's first member: one push serves the three. */
+        read_push push = {{(int32_t)o->width, (int32_t)o->height}, NAN};
         d.push = &push;
         if (ref == &copy_kernel) {
             TRY(vkfx_graph_image(g, o->width, o->height, vkfx_graph_format(g), &dst));

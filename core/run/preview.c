@@ -1,6 +1,7 @@
 #include "preview.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -179,8 +180,7 @@ static int input_at(vkfx_preview *p, uint32_t w, input_size **out)
     }
     /* The least recently used size makes room; renders are one at a time. */
     vkfx_buffer_destroy(p->ctx, slot->raw);
-    *slot = (input_size){.layout = *src, .used = p->clock};
-    slot->layout.data = NULL;
+    *slot = (input_size){.layout = vkfx_pixels_layout(src), .used = p->clock};
     VkDeviceSize bytes = vkfx_pixels_bytes(src);
     TRY(vkfx_buffer_create(p->ctx, (bytes + 3) & ~(VkDeviceSize)3,
                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -224,23 +224,88 @@ static int check_map_files(const vkfx_chain *chain)
     return vkfx_chain_paths(chain, check_map_file, NULL);
 }
 
-/* vkfx_preview_render, or with codec sending it to the device a JPEG of the picture in *jpeg
- * (then out's data stays NULL). */
-static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_jpeg_codec codec,
-                  unsigned char **jpeg, size_t *jpeg_size, vkfx_pixels *out, double *gpu_ms,
-                  const vkfx_cancel *cancel)
+/* The box resize that brings a full-size result to the width shown, as
+ * `vkfx SAVED -f resize:width=W:height=H:kernel=box` would: the mean over
+ * each view pixel's footprint. NULL (and OK) when no scaling is needed. */
+static int view_scaler(uint32_t w, uint32_t h, uint32_t width, vkfx_chain **out, uint32_t *vw,
+                       uint32_t *vh)
+{
+    *out = NULL;
+    *vw = w;
+    *vh = h;
+    if (width == 0 || width >= w)
+        return VKFX_OK;
+    *vw = width;
+    *vh = vkfx_scaled_height(w, h, width);
+    char text[96];
+    snprintf(text, sizeof(text), "resize:width=%u:height=%u:kernel=box", *vw, *vh);
+    return vkfx_chain_parse(text, out);
+}
+
+/* Frees what draft_chain made: the links and the parameters not chain's. */
+static void free_draft(vkfx_chain *d, const vkfx_chain *chain)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->count; i++)
+        if (d->links[i].params != chain->links[i].params)
+            free(d->links[i].params);
+    free(d->links);
+    free(d);
+}
+
+/* A draft runs on a smaller input, so the circle of confusion's largest
+ * radius (maxcoc, in pixels) shrinks with it: the draft's blur is the saved
+ * file's, scaled. *out is chain with its own copies of the parameters that
+ * change (the rest shared); free it with free_draft. */
+static int draft_chain(const vkfx_chain *chain, double scale, vkfx_chain **out)
+{
+    vkfx_chain *d = calloc(1, sizeof(*d));
+    *out = NULL;
+    if (!d || !(d->links = calloc(chain->count ? chain->count : 1, sizeof(*d->links)))) {
+        free(d);
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    }
+    d->count = chain->count;
+    for (size_t i = 0; i < chain->count; i++) {
+        const vkfx_chain_link *l = &chain->links[i];
+        d->links[i] = *l;
+        if (!vkfx_coc_of(l->filter, l->params))
+            continue;
+        void *copy = malloc(l->filter->params_size);
+        if (!copy) {
+            d->count = i;
+            free_draft(d, chain);
+            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        }
+        memcpy(copy, l->params, l->filter->params_size);
+        ((vkfx_coc_params *)vkfx_coc_of(l->filter, copy))->maxcoc *= scale;
+        d->links[i].params = copy;
+    }
+    *out = d;
+    return VKFX_OK;
+}
+
+/* vkfx_preview_render (view false) or vkfx_preview_view, or with codec sending it to the
+ * device a JPEG of the picture in *jpeg (then out's data stays NULL). */
+static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, bool view,
+                  vkfx_jpeg_codec codec, unsigned char **jpeg, size_t *jpeg_size,
+                  vkfx_pixels *out, double *gpu_ms, const vkfx_cancel *cancel)
 {
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
     vkfx_jpegenc *enc = NULL;
     input_size *in = NULL;
-    vkfx_image *img = NULL, *final = NULL;
+    vkfx_image *img = NULL, *final = NULL, *shown = NULL;
     vkfx_buffer *raw_out = NULL;
-    void **states = NULL;
+    void **states = NULL, **scale_states = NULL;
+    vkfx_chain *scaler = NULL, *draft = NULL;
+    const vkfx_chain *asked = chain;
     uint32_t w = capped_width(p, width), h = vkfx_preview_height(p, width);
     /* Sizes and offsets of a chain that reshapes the image (resize, crop) are in the input's
-     * pixels: such a chain runs on the full-size input, and the page fits its result. */
-    if (vkfx_chain_reshapes(chain)) {
+     * pixels: such a chain runs on the full-size input, and the page fits its result. A
+     * view runs every chain there, so that its sizes are the saved file's. */
+    if (view || vkfx_chain_reshapes(chain)) {
         w = p->in.width;
         h = p->in.height;
     }
@@ -248,10 +313,17 @@ static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx
     *out = (vkfx_pixels){.straight = true};
     TRY(check_map_files(chain));
     TRY(vkfx_chain_size(chain, w, h, &out->width, &out->height));
+    if (view)
+        TRY(view_scaler(out->width, out->height, width, &scaler, &out->width, &out->height));
     vkfx_file_output_layout(VKFX_FILE_JPEG, p->in.channels, p->in.sample, &out->channels,
                             &out->sample);
     TRY(input_at(p, w, &in));
-    VkFormat format = vkfx_internal_format(16);
+    if (!view && w < p->in.width) {
+        TRY(draft_chain(chain, (double)w / p->in.width, &draft));
+        chain = draft;
+    }
+    /* A view is worked at the precision Save's run takes, so that it is that file scaled. */
+    VkFormat format = vkfx_internal_format(view ? vkfx_auto_precision(chain, &p->in) : 16);
     TRY(vkfx_graph_begin(p->ctx, w, h, format, true, &g));
     vkfx_graph_set_cancel(g, cancel);
     vkfx_graph_set_staging(g, p->staging);
@@ -261,7 +333,10 @@ static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx
     TRY(vkfx_graph_buffer(g, (vkfx_pixels_bytes(out) + 3) & ~(VkDeviceSize)3, 0, &raw_out));
     TRY(vkfx_record_decode(g, in->raw, &in->layout, false, NULL, img));
     TRY(vkfx_record_chain(g, chain, img, &final, &states));
-    TRY(vkfx_record_encode(g, final, out, false, raw_out));
+    shown = final;
+    if (scaler)
+        TRY(vkfx_record_chain(g, scaler, final, &shown, &scale_states));
+    TRY(vkfx_record_encode(g, shown, out, false, raw_out));
     if (jpeg && vkfx_jpegenc_wanted(codec, vkfx_graph_caps(g)) &&
         vkfx_jpegenc_covers(out->width, out->height, out->channels, &vkfx_preview_jpeg,
                              vkfx_graph_caps(g)))
@@ -284,9 +359,12 @@ static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx
             *gpu_ms += times[i].ms;
     }
 fail:
+    vkfx_destroy_chain_states(g, scaler, scale_states);
     vkfx_destroy_chain_states(g, chain, states);
     vkfx_jpegenc_destroy(enc);
     vkfx_graph_destroy(g);
+    vkfx_chain_free(scaler);
+    free_draft(draft, asked);
     if (ret < 0)
         vkfx_pixels_free(out);
     return ret;
@@ -298,7 +376,13 @@ const vkfx_save_opts vkfx_preview_jpeg = {.jpeg_quality = 90,
 int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
                         double *gpu_ms, const vkfx_cancel *cancel)
 {
-    return render(p, chain, width, VKFX_JPEG_CODEC_CPU, NULL, NULL, out, gpu_ms, cancel);
+    return render(p, chain, width, false, VKFX_JPEG_CODEC_CPU, NULL, NULL, out, gpu_ms, cancel);
+}
+
+int vkfx_preview_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
+                      double *gpu_ms, const vkfx_cancel *cancel)
+{
+    return render(p, chain, width, true, VKFX_JPEG_CODEC_CPU, NULL, NULL, out, gpu_ms, cancel);
 }
 
 int vkfx_preview_render_jpeg(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
@@ -307,7 +391,16 @@ int vkfx_preview_render_jpeg(vkfx_preview *p, const vkfx_chain *chain, uint32_t 
 {
     *jpeg = NULL;
     *size = 0;
-    return render(p, chain, width, codec, jpeg, size, out, gpu_ms, cancel);
+    return render(p, chain, width, false, codec, jpeg, size, out, gpu_ms, cancel);
+}
+
+int vkfx_preview_view_jpeg(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                           vkfx_jpeg_codec codec, unsigned char **jpeg, size_t *size,
+                           vkfx_pixels *out, double *gpu_ms, const vkfx_cancel *cancel)
+{
+    *jpeg = NULL;
+    *size = 0;
+    return render(p, chain, width, true, codec, jpeg, size, out, gpu_ms, cancel);
 }
 
 int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint32_t x, uint32_t y,
@@ -323,14 +416,89 @@ int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint3
                          "crops or turns: set %s's focus by hand",
                          link->filter->name);
     float z = 0;
+    const float *map = NULL;
     *has = coc != NULL;
     *focus = 0;
     if (!coc)
         return VKFX_OK;
     TRY(check_map_files(chain));
     TRY(vkfx_maps_value(p->maps, link->filter->name, "depth", coc->depth, x, y, &z));
+    /* A hole (hole=V) is where the filter uses the filled value: its nearest known depth. */
+    TRY(vkfx_maps_full(p->maps, link->filter->name, "depth", coc->depth, &map));
+    z = vkfx_depth_filled(map, p->in.width, p->in.height, x, y, coc);
     *focus = vkfx_coc_depth(coc, z);
 fail:
+    return ret;
+}
+
+int vkfx_preview_depth_range(vkfx_preview *p, const vkfx_chain *chain, size_t i, bool *has,
+                             double *lo, double *hi)
+{
+    int ret = VKFX_OK;
+    const float *map = NULL;
+    const vkfx_chain_link *link = &chain->links[i];
+    const vkfx_coc_params *coc = vkfx_coc_of(link->filter, link->params);
+    *has = false;
+    *lo = *hi = 0;
+    if (!coc)
+        return VKFX_OK;
+    TRY(check_map_files(chain));
+    TRY(vkfx_maps_full(p->maps, link->filter->name, "depth", coc->depth, &map));
+    float hole = (float)coc->hole;
+    for (size_t k = 0; k < (size_t)p->in.width * p->in.height; k++) {
+        if ((coc->hole != VKFX_UNSET && map[k] == hole) || !isfinite(map[k]))
+            continue;
+        if (!*has || map[k] < *lo)
+            *lo = map[k];
+        if (!*has || map[k] > *hi)
+            *hi = map[k];
+        *has = true;
+    }
+fail:
+    return ret;
+}
+
+int vkfx_preview_band(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                      vkfx_pixels *out)
+{
+    int ret = VKFX_OK;
+    const float *map = NULL;
+    const vkfx_chain_link *link = NULL;
+    const vkfx_coc_params *coc = NULL;
+    *out = (vkfx_pixels){.straight = true};
+    for (size_t i = 0; i < chain->count && !coc; i++) {
+        link = &chain->links[i];
+        coc = vkfx_coc_of(link->filter, link->params);
+    }
+    if (!coc)
+        return vkfx_fail(VKFX_E_USAGE,
+                         "no dof, satdof or bokeh in the chain: no in-focus band to show");
+    if (vkfx_chain_reshapes(chain))
+        return vkfx_fail(VKFX_E_USAGE, "the in-focus band is not shown on a picture that the "
+                                       "chain resizes, crops or turns");
+    TRY(check_map_files(chain));
+    TRY(vkfx_maps_full(p->maps, link->filter->name, "depth", coc->depth, &map));
+    uint32_t fw = p->in.width, fh = p->in.height;
+    uint32_t w = capped_width(p, width), h = vkfx_preview_height(p, width);
+    TRY(vkfx_pixels_alloc(out, w, h, 4, VKFX_SAMPLE_U8));
+    float focus, inv_range, maxcoc;
+    uint32_t disparity;
+    vkfx_coc_push(coc, &focus, &inv_range, &maxcoc, &disparity);
+    uint8_t *px = out->data;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t sx = (uint32_t)(((uint64_t)x * 2 + 1) * fw / (2 * (uint64_t)w));
+            uint32_t sy = (uint32_t)(((uint64_t)y * 2 + 1) * fh / (2 * (uint64_t)h));
+            float d = vkfx_coc_depth(coc, vkfx_depth_filled(map, fw, fh, sx, sy, coc));
+            /* As glsl/coc.glsl, in float. */
+            float t = fabsf(d - focus) * inv_range;
+            float c = maxcoc * (t < 1 ? t : 1);
+            static const uint8_t tint[4] = {255, 190, 0, 120}, none[4] = {0, 0, 0, 0};
+            memcpy(px + ((size_t)y * w + x) * 4, c < 0.5f ? tint : none, 4);
+        }
+fail:
+    if (ret < 0)
+        vkfx_pixels_free(out);
     return ret;
 }
 

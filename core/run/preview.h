@@ -32,6 +32,15 @@ uint32_t vkfx_preview_height(const vkfx_preview *p, uint32_t width);
 int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
                         double *gpu_ms, const vkfx_cancel *cancel);
 
+/* What Save would write, shown width pixels wide: chain run on the full-size
+ * input at Save's precision, then box-scaled to width (0 or at least the
+ * result's width: not scaled), as `vkfx SAVED -f
+ * resize:width=W:height=H:kernel=box` scales the saved file. Every size in
+ * the chain (maxcoc, radii) is the saved file's; vkfx_preview_render is the
+ * faster draft whose sizes are in its own pixels. Arguments as for
+ * vkfx_preview_render. */
+int vkfx_preview_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
+                      double *gpu_ms, const vkfx_cancel *cancel);
 /* The settings of the page's pictures: quality 90, 4:2:0. */
 extern const vkfx_save_opts vkfx_preview_jpeg;
 /* vkfx_preview_render as a JPEG of vkfx_preview_jpeg's settings: encoded on the device in the
@@ -41,16 +50,35 @@ extern const vkfx_save_opts vkfx_preview_jpeg;
 int vkfx_preview_render_jpeg(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
                              vkfx_jpeg_codec codec, unsigned char **jpeg, size_t *size,
                              vkfx_pixels *out, double *gpu_ms, const vkfx_cancel *cancel);
+/* vkfx_preview_view as vkfx_preview_render_jpeg gives vkfx_preview_render. */
+int vkfx_preview_view_jpeg(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                           vkfx_jpeg_codec codec, unsigned char **jpeg, size_t *size,
+                           vkfx_pixels *out, double *gpu_ms, const vkfx_cancel *cancel);
 /* Where Save encodes a JPEG (--jpeg-codec; default auto). */
 void vkfx_preview_set_jpeg_codec(vkfx_preview *p, vkfx_jpeg_codec codec);
 
 /* For link i of chain: *has is whether the filter has a depth map and a
  * focus (dof, satdof, bokeh); then *focus is the depth the filter compares
  * with focus at pixel (x, y) of the full-size input (its map's value there,
- * flipped for kind=disparity), so that focus set to it makes that pixel
- * sharp. */
+ * the filled value on a hole of hole=V, flipped for kind=disparity), so
+ * that focus set to it makes that pixel sharp. */
 int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint32_t x, uint32_t y,
                        bool *has, double *focus);
+
+/* The smallest and largest value of the depth map of link i of chain (the
+ * filter reads it; a hole of hole=V left out), for controls that span it;
+ * *has false where the link has no depth map. */
+int vkfx_preview_depth_range(vkfx_preview *p, const vkfx_chain *chain, size_t i, bool *has,
+                             double *lo, double *hi);
+
+/* The in-focus band of the first link of chain with a depth map (dof,
+ * satdof, bokeh; none: a usage error), width pixels wide (as
+ * vkfx_preview_height): 8-bit RGBA, tint where
+ * the pixel's circle of confusion, from the (filled) depth at the centre of
+ * its footprint in the full-size map, is under half a pixel (radius 0 after
+ * rounding), transparent elsewhere. */
+int vkfx_preview_band(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                      vkfx_pixels *out);
 
 /* The full-size result written to path as `vkfx INPUT -f CHAIN -o path`
  * writes it (same run, same checks, same atomic write), the maps taken from

@@ -201,6 +201,12 @@ fail:
 int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, bool linear,
                        vkfx_buffer *raw)
 {
+    return vkfx_record_encode_over(g, img, out, linear, NULL, raw);
+}
+
+int vkfx_record_encode_over(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, bool linear,
+                            const float *background, vkfx_buffer *raw)
+{
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
     vkfx_buffer *least = NULL;
@@ -227,7 +233,11 @@ int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, b
                         srgb,
                         nwords,
                         groups_x * 256,
-                        out->straight};
+                        out->straight,
+                        {0}};
+    for (int c = 0; background && c < 3; c++)
+        push.background[c] = (float)(linear ? background[c] : vkfx_srgb_decode(background[c]));
+    push.background[3] = background ? 1.0f : 0.0f;
     vkfx_dispatch d = {
         .kernel = k,
         .label = "encode",
@@ -357,8 +367,7 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     vkfx_buffer *raw_in = NULL;
     vkfx_image *img = NULL, *final = NULL;
     float *curves = NULL;
-    p->out = *out;
-    p->out.data = NULL;
+    p->out = vkfx_pixels_layout(out);
     TRY(vkfx_chain_size(chain, opts->source_width ? opts->source_width : in->width,
                         opts->source_height ? opts->source_height : in->height, &p->out.width,
                         &p->out.height));
@@ -411,7 +420,8 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     t = vkfx_now_ms();
     TRY(vkfx_record_decode(p->g, raw_in, in, opts->linear, curves, img));
     TRY(vkfx_record_chain(p->g, chain, img, &final, &p->states));
-    TRY(vkfx_record_encode(p->g, final, &p->out, opts->linear, p->raw_out));
+    TRY(vkfx_record_encode_over(p->g, final, &p->out, opts->linear,
+                                opts->flatten ? opts->background : NULL, p->raw_out));
     if (jpeg_here(opts, p))
         TRY(vkfx_jpegenc_record(p->g, p->raw_out, p->out.width, p->out.height, p->out.channels,
                                 opts->jpeg, &p->jpeg));
@@ -645,12 +655,12 @@ static int run_windows(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     int ret = VKFX_OK;
     const vkfx_filter *f = link->filter;
     uint32_t side = tile_side(ctx, opts->precision), out_w, out_h;
-    vkfx_pixels sub_in = *in, sub_out = *out;
+    vkfx_pixels sub_in = vkfx_pixels_layout(in), sub_out = vkfx_pixels_layout(out);
+    vkfx_pixels whole = vkfx_pixels_layout(out);
     vkfx_run_result part = {0};
     vkfx_rect o, r;
     void *window = NULL;
     memset(result, 0, sizeof(*result));
-    sub_in.data = sub_out.data = NULL;
     TRY(f->size(link->params, opts->source_width ? opts->source_width : in->width,
                 opts->source_height ? opts->source_height : in->height, &out_w, &out_h));
     if (!(window = calloc(1, f->params_size)))
@@ -686,15 +696,18 @@ static int run_windows(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
             copy_rect(in, r.x, r.y, &sub_in, 0, 0, r.w, r.h);
             TRY(run_whole(ctx, staging, &tile, &sub_in, &sub_out, &tile_opts, &part));
             vkfx_pixels_free(&sub_in);
-            if (!out->data)
-                TRY(vkfx_pixels_alloc(out, out_w, out_h, out->channels, out->sample));
-            out->straight = sub_out.straight;
-            out->linear = sub_out.linear;
-            copy_rect(&sub_out, 0, 0, out, o.x, o.y, o.w, o.h);
+            if (!whole.data)
+                TRY(vkfx_pixels_alloc(&whole, out_w, out_h, out->channels, out->sample));
+            whole.straight = sub_out.straight;
+            whole.linear = sub_out.linear;
+            copy_rect(&sub_out, 0, 0, &whole, o.x, o.y, o.w, o.h);
             vkfx_pixels_free(&sub_out);
             add_tile(result, &part);
         }
+    *out = whole;
+    whole.data = NULL;
 fail:
+    vkfx_pixels_free(&whole);
     free(window);
     free(part.times);
     vkfx_pixels_free(&sub_in);
@@ -747,10 +760,9 @@ static int run_segments(vkfx_context *ctx, vkfx_staging *staging, const vkfx_cha
             o.source_width = o.source_height = 0;
         o.premultiplied_out = last ? opts->premultiplied_out : true;
         if (last && !tone)
-            next = *out;
+            next = vkfx_pixels_layout(out);
         else
             next = (vkfx_pixels){.channels = last ? out->channels : 4, .sample = VKFX_SAMPLE_F32};
-        next.data = NULL;
         const vkfx_chain seg = {chain->links + i, j - i};
         memset(&part, 0, sizeof(part));
         ret = chain->links[i].filter->size && !one_piece(ctx, &seg, src, &o)
@@ -786,7 +798,9 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
              vkfx_run_result *result)
 {
     int ret = VKFX_OK;
-    vkfx_pixels sub_in = *in, sub_out = *out;
+    /* in is the caller's: the tiles and the whole output are this function's own. */
+    vkfx_pixels sub_in = vkfx_pixels_layout(in), sub_out = vkfx_pixels_layout(out);
+    vkfx_pixels all = vkfx_pixels_layout(out);
     vkfx_run_result part = {0};
     memset(result, 0, sizeof(*result));
     if (in->width == 0 || in->height == 0)
@@ -828,7 +842,7 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
     /* The share of each tile, across and down. */
     uint32_t core_x = vkfx_tile_share(side, reach, align.x);
     uint32_t core_y = vkfx_tile_share(side, reach, align.y);
-    TRY(vkfx_pixels_alloc(out, in->width, in->height, out->channels, out->sample));
+    TRY(vkfx_pixels_alloc(&all, in->width, in->height, out->channels, out->sample));
     for (uint32_t cy = 0; cy < in->height; cy += core_y) {
         for (uint32_t cx = 0; cx < in->width; cx += core_x) {
             uint32_t cw = in->width - cx < core_x ? in->width - cx : core_x;
@@ -844,19 +858,21 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
             vkfx_pixels_free(&sub_in);
             if (ret < 0)
                 goto fail;
-            copy_rect(&sub_out, cx - x0, cy - y0, out, cx, cy, cw, ch);
+            copy_rect(&sub_out, cx - x0, cy - y0, &all, cx, cy, cw, ch);
             vkfx_pixels_free(&sub_out);
             add_tile(result, &part);
         }
     }
-    out->straight = sub_out.straight;
-    out->linear = sub_out.linear;
+    all.straight = sub_out.straight;
+    all.linear = sub_out.linear;
+    *out = all;
+    all.data = NULL;
 fail:
     free(part.times);
     vkfx_pixels_free(&sub_in);
     vkfx_pixels_free(&sub_out);
+    vkfx_pixels_free(&all);
     if (ret < 0) {
-        vkfx_pixels_free(out);
         free(result->times);
         memset(result, 0, sizeof(*result));
     }
@@ -927,7 +943,8 @@ int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *c
     vkfx_pending *p = calloc(1, sizeof(*p));
     if (!p)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    *p = (vkfx_pending){.ctx = ctx, .staging = staging, .chain = chain, .out = *out};
+    *p = (vkfx_pending){
+        .ctx = ctx, .staging = staging, .chain = chain, .out = vkfx_pixels_layout(out)};
     int ret;
     if (one_piece(ctx, chain, in, opts)) {
         ret = start_whole(ctx, staging, chain, in, out, opts, opts->tone_later, p);

@@ -22,6 +22,10 @@ int vkfx_record_decode(vkfx_graph *g, vkfx_buffer *raw, const vkfx_pixels *in, b
                        const float *curves, vkfx_image *img);
 int vkfx_record_encode(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, bool linear,
                        vkfx_buffer *raw);
+/* The same, an output without alpha flattened over background (the output's encoded RGB in
+ * [0,1], decoded as its samples are; NULL: the colour written as it is). */
+int vkfx_record_encode_over(vkfx_graph *g, vkfx_image *img, const vkfx_pixels *out, bool linear,
+                            const float *background, vkfx_buffer *raw);
 /* Records every link of chain from src; *result is src or one of the
  * graph's images. */
 int vkfx_record_chain(vkfx_graph *g, const vkfx_chain *chain, vkfx_image *src, vkfx_image **result,

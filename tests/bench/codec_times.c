@@ -10,7 +10,7 @@
  *         given) to PNG in one piece (libdeflate) and in segments on every
  *         core; prints the median times and the sizes; then, on one core
  *         and the first 8 MiB of the filtered rows, libdeflate's level
- *         against zlib's levels and strategies and core/pngdeflate.c's
+ *         against zlib's levels and strategies and core/io/pngdeflate.c's
  *         setting.
  *     codec_times jpegpool THREADS FILE.jpg...
  *         the codec work of a JPEG batch and nothing else, on THREADS
@@ -200,7 +200,7 @@ static void sweep(const unsigned char *png, size_t size, int level)
            n / 1e3 / (vkfx_now_ms() - t));
     libdeflate_free_compressor(c);
     /* zlib's level, strategy, and (where nice > 0) deflateTune's good, lazy,
-     * nice and chain: core/pngdeflate.c's level 6 is the last. */
+     * nice and chain: core/io/pngdeflate.c's level 6 is the last. */
     static const int cfg[][7] = {
         {4, 1, 0},
         {5, 1, 0},

@@ -1,4 +1,4 @@
-/* libFuzzer harness: EXIF orientation parsing and rewriting (core/exif.c), targets.c. */
+/* libFuzzer harness: EXIF orientation parsing and rewriting (core/io/exif.c), targets.c. */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

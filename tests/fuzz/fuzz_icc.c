@@ -1,4 +1,4 @@
-/* libFuzzer harness: ICC profiles opened from memory by lcms2 (core/icc.c), targets.c. */
+/* libFuzzer harness: ICC profiles opened from memory by lcms2 (core/io/icc.c), targets.c. */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,5 @@
-/* libFuzzer harness: JPEG decoding alone (libjpeg-turbo through core/codecs/jpeg.c), targets.c. */
+/* libFuzzer harness: JPEG decoding alone (libjpeg-turbo through core/io/codecs/jpeg.c),
+ * targets.c. */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

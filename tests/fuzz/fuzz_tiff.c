@@ -1,4 +1,4 @@
-/* libFuzzer harness: TIFF decoding alone (libtiff through core/codecs/tiff.c), targets.c. */
+/* libFuzzer harness: TIFF decoding alone (libtiff through core/io/codecs/tiff.c), targets.c. */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

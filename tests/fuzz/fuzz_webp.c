@@ -1,4 +1,4 @@
-/* libFuzzer harness: WebP decoding alone (libwebp through core/codecs/webp.c), targets.c. */
+/* libFuzzer harness: WebP decoding alone (libwebp through core/io/codecs/webp.c), targets.c. */
 #include "targets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -29,11 +29,11 @@ int vkfx_fuzz_jpeg(const uint8_t *data, size_t size);
 int vkfx_fuzz_tiff(const uint8_t *data, size_t size);
 int vkfx_fuzz_webp(const uint8_t *data, size_t size);
 
-/* An EXIF block as the codecs hand it over (core/exif.c): the orientation
+/* An EXIF block as the codecs hand it over (core/io/exif.c): the orientation
  * read, then rewritten to each value and read back. */
 int vkfx_fuzz_exif(const uint8_t *data, size_t size);
 
-/* An embedded ICC profile (core/icc.c, lcms2 reading from memory): the tone
+/* An embedded ICC profile (core/io/icc.c, lcms2 reading from memory): the tone
  * curves taken, then evaluated and inverted as 8 and 16-bit outputs use
  * them. */
 int vkfx_fuzz_icc(const uint8_t *data, size_t size);

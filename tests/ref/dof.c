@@ -79,3 +79,49 @@ int ref_filter_dof(const ref_image *in, ref_opts *o, int precision, ref_image *o
     vkfx_pixels_free(&depth);
     return ret;
 }
+
+/* One line of the fill: from src to dst, n values stride apart. */
+static void fill_line(const double *src, double *dst, size_t n, size_t stride, double hole,
+                      bool larger_farther)
+{
+    for (size_t i = 0; i < n; i++) {
+        double z = src[i * stride];
+        dst[i * stride] = z;
+        if (z != hole)
+            continue;
+        /* The nearest known value on each side, searched outwards. */
+        bool has_a = false, has_b = false;
+        double a = 0, b = 0;
+        for (size_t k = i; k-- > 0;)
+            if (src[k * stride] != hole) {
+                a = src[k * stride];
+                has_a = true;
+                break;
+            }
+        for (size_t k = i + 1; k < n; k++)
+            if (src[k * stride] != hole) {
+                b = src[k * stride];
+                has_b = true;
+                break;
+            }
+        if (has_a && has_b)
+            dst[i * stride] = larger_farther ? fmax(a, b) : fmin(a, b);
+        else if (has_a)
+            dst[i * stride] = a;
+        else if (has_b)
+            dst[i * stride] = b;
+    }
+}
+
+int ref_fill_holes(double *z, uint32_t w, uint32_t h, double hole, bool larger_farther)
+{
+    double *rows = malloc((size_t)w * h * sizeof(*rows));
+    if (!rows)
+        return VKFX_E_NOMEM;
+    for (uint32_t y = 0; y < h; y++)
+        fill_line(z + (size_t)y * w, rows + (size_t)y * w, w, 1, hole, larger_farther);
+    for (uint32_t x = 0; x < w; x++)
+        fill_line(rows + x, z + x, h, w, hole, larger_farther);
+    free(rows);
+    return 0;
+}

@@ -174,26 +174,70 @@ int ref_unsharp(const ref_image *in, double sigma, double amount, double thresho
 
 /* The size resize makes of in from its options, as FILTERS.md words it: width and height as
  * given, one of them alone keeping the aspect ratio, or both sides times scale, rounded to
- * nearest and at least 1. */
+ * nearest and at least 1. fit=inside (or longest=N, an NxN box) scales by the smaller of the
+ * box's ratios, fit=cover by the larger and keeps the box's middle; enlarge=0 keeps a side that
+ * would grow at the input's (cover: the box's middle of the unscaled image). */
 static uint32_t rounded(double v)
 {
     v = floor(v + 0.5);
     return v < 1 ? 1 : (uint32_t)v;
 }
 
+enum { REF_FIT_EXACT, REF_FIT_INSIDE, REF_FIT_COVER };
+
 int ref_filter_resize(const ref_image *in, ref_opts *o, int precision, ref_image *out)
 {
     (void)precision;
     double w = ref_opt(o, "width"), h = ref_opt(o, "height"), s = ref_opt(o, "scale");
+    double longest = ref_opt(o, "longest");
+    int fit = (int)ref_opt(o, "fit");
+    bool enlarge = ref_opt(o, "enlarge") != 0;
     uint32_t ow, oh;
     if (s != VKFX_UNSET) {
         ow = rounded(in->w * s);
         oh = rounded(in->h * s);
+    } else if (longest != VKFX_UNSET || fit == REF_FIT_INSIDE) {
+        double bw = longest != VKFX_UNSET ? longest : w != VKFX_UNSET ? w : INFINITY;
+        double bh = longest != VKFX_UNSET ? longest : h != VKFX_UNSET ? h : INFINITY;
+        if (bw / in->w <= bh / in->h) {
+            ow = (uint32_t)bw;
+            oh = rounded(in->h * bw / in->w);
+        } else {
+            ow = rounded(in->w * bh / in->h);
+            oh = (uint32_t)bh;
+        }
+    } else if (fit == REF_FIT_COVER) {
+        ow = (uint32_t)w;
+        oh = (uint32_t)h;
     } else {
         ow = w != VKFX_UNSET ? (uint32_t)w : rounded(in->w * h / in->h);
         oh = h != VKFX_UNSET ? (uint32_t)h : rounded(in->h * w / in->w);
     }
-    return ref_resize(in, ow, oh, (ref_resize_kind)ref_opt(o, "kernel"), out);
+    if (!enlarge && (ow > in->w || oh > in->h)) {
+        ow = fit == REF_FIT_COVER && ow < in->w ? ow : in->w;
+        oh = fit == REF_FIT_COVER && oh < in->h ? oh : in->h;
+    }
+    if (fit != REF_FIT_COVER)
+        return ref_resize(in, ow, oh, (ref_resize_kind)ref_opt(o, "kernel"), out);
+    /* The whole image scaled until it covers ow x oh, then its middle. */
+    uint32_t cw = ow, ch = oh;
+    if ((double)ow / in->w >= (double)oh / in->h) {
+        uint32_t t = rounded(in->h * (double)ow / in->w);
+        ch = t > oh ? t : oh;
+    } else {
+        uint32_t t = rounded(in->w * (double)oh / in->h);
+        cw = t > ow ? t : ow;
+    }
+    ref_image big = {0};
+    int ret = ref_resize(in, cw, ch, (ref_resize_kind)ref_opt(o, "kernel"), &big);
+    if (ret == 0)
+        ret = ref_image_alloc(out, ow, oh);
+    for (uint32_t y = 0; ret == 0 && y < oh; y++)
+        for (uint32_t x = 0; x < ow; x++)
+            memcpy(ref_px(out, x, y), ref_px(&big, x + (cw - ow) / 2, y + (ch - oh) / 2),
+                   sizeof(double) * 4);
+    ref_image_free(&big);
+    return ret;
 }
 
 int ref_filter_crop(const ref_image *in, ref_opts *o, int precision, ref_image *out)

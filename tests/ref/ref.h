@@ -50,7 +50,7 @@ int ref_encode(const ref_image *img, bool linear, vkfx_pixels *out);
 
 /* out (w x h, no larger than in) = the mean of in over each pixel's
  * footprint, source pixels weighted by the area of them it covers: the
- * preview's downscale (core/resample.h). */
+ * preview's downscale (core/io/resample.h). */
 int ref_area_downscale(const ref_image *in, uint32_t w, uint32_t h, ref_image *out);
 
 /* Gaussian of standard deviation sigma > 0 over taps |k| <= radius (radius < 0:
@@ -104,6 +104,13 @@ typedef struct ref_sat_params {
 double ref_map_value(const vkfx_pixels *map, size_t i);
 int64_t ref_sat_radius(const ref_sat_params *p, size_t pixel);
 int ref_satblur(const ref_image *in, const ref_sat_params *p, ref_image *out);
+
+/* FILTERS.md "Holes in a depth map": z (w x h map values) with every value
+ * equal to hole replaced, along rows, then along columns of the row result,
+ * by the farther (larger when larger_farther, else smaller) of the nearest
+ * values before and after it on its line that are not hole, or the only
+ * one; a line with none keeps it. */
+int ref_fill_holes(double *z, uint32_t w, uint32_t h, double hole, bool larger_farther);
 
 /* dof: rows, then columns of the row result, each an implicit diffusion step
  * with beta = (strength * min(coc_i, coc_i+1))^2, coc per pixel (w x h); the

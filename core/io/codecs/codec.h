@@ -1,8 +1,8 @@
 /* One codec per image format, each a static descriptor in its own file
- * (core/codecs/NAME.c) listed once in core/codecs/codecs.c: the file layer
- * (core/fileio.c) picks a codec by the file's signature to read and by the
+ * (core/io/codecs/NAME.c) listed once in core/io/codecs/codecs.c: the file layer
+ * (core/io/fileio.c) picks a codec by the file's signature to read and by the
  * output's extension to write. Codecs see only the pixel buffers and what
- * sits beside them (core/pixels.h, core/error.h), never the file layer. */
+ * sits beside them (core/io/pixels.h, core/base/error.h), never the file layer. */
 #ifndef VKFX_CODEC_H
 #define VKFX_CODEC_H
 
@@ -87,6 +87,9 @@ typedef struct vkfx_codec {
     /* The header's size, channels and sample type. VKFX_E_FORMAT naming
      * the file when it is corrupt. */
     int (*probe)(const unsigned char *data, size_t size, const char *name, vkfx_image_info *info);
+    /* The probe decodes the image (its header alone does not say enough): no cheaper than the
+     * decode, so a load's gate does not call it. */
+    bool probe_decodes;
     /* The image, straight colour unless the format stores premultiplied
      * colour (then straight = false): checks the declared size against
      * vkfx_file_max_pixels() before allocating for it. */

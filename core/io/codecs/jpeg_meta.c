@@ -8,6 +8,7 @@
  * extension under a standard packet holding only the note, and reads the
  * extension's descriptions into the standard packet. Every segment length
  * is checked against the file before it is used. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,7 +328,7 @@ int vkfx_jpeg_read_meta(const unsigned char *data, size_t size, const char *name
     /* A profile with a piece missing is no profile: the file is read as sRGB. */
     for (unsigned s = 1; whole && ret == VKFX_OK && s <= icc_count; s++)
         ret = vkfx_blob_append(&m->icc, icc_part[s], icc_len[s], name, "ICC profile");
-    /* the decoder converts such a file through its profile (core/codecs/jpeg.c) */
+    /* the decoder converts such a file through its profile (core/io/codecs/jpeg.c) */
     vkfx_cmyk *cmyk = components == 4 && m->icc.data ? vkfx_cmyk_open(m->icc.data, m->icc.size, false)
                                                      : NULL;
     m->cmyk = cmyk != NULL;
@@ -438,5 +439,7 @@ int vkfx_jpeg_put_meta(FILE *f, const char *path, const unsigned char *data, siz
         }
     }
     ok = ok && fwrite(data + at, 1, size - at, f) == size - at;
-    return ok ? VKFX_OK : vkfx_fail(VKFX_E_IO, "%s: writing the JPEG failed", path);
+    return ok ? VKFX_OK
+              : vkfx_fail(VKFX_E_IO, "%s: writing the JPEG failed: %s", path,
+                          strerror(errno ? errno : EIO));
 }

@@ -1,4 +1,4 @@
-/* JPEG's metadata segments (core/codecs/jpeg_meta.c), for the JPEG codec. */
+/* JPEG's metadata segments (core/io/codecs/jpeg_meta.c), for the JPEG codec. */
 #ifndef VKFX_JPEG_META_H
 #define VKFX_JPEG_META_H
 

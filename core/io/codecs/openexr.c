@@ -1,7 +1,9 @@
-/* OpenEXR through core/exr.c (OpenEXRCore's C API): linear, premultiplied
+/* OpenEXR through core/io/exr.c (OpenEXRCore's C API): linear, premultiplied
  * float colour in and out, and the metadata with a standard attribute. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "error.h"
 #include "../exr.h"
@@ -45,7 +47,7 @@ static bool fits_exr(uint32_t width, uint32_t height)
 static int encode_exr(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
 {
     if (fflush(f) != 0)
-        return vkfx_fail(VKFX_E_IO, "%s: cannot write", path);
+        return vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno ? errno : EIO));
     return vkfx_exr_write(fileno(f), path, px,
                           &(vkfx_exr_opts){.float_samples = opts && opts->exr_float,
                                            .meta = opts ? opts->meta : NULL});
@@ -61,6 +63,7 @@ const vkfx_codec vkfx_codec_exr = {
     .extensions = (const char *const[]){"exr", NULL},
     .sniff = sniff_exr,
     .probe = probe_exr,
+    .probe_decodes = true,
     .decode = decode_exr,
     .layout = layout_exr,
     .fits = fits_exr,

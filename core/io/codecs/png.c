@@ -1,6 +1,6 @@
 /* PNG: read through libpng (8/16-bit gray, gray+alpha, RGB, RGBA, palette,
  * low-bit gray expanded to 8 bits); written through libdeflate
- * (core/pngwrite.c), or streamed through libpng where the image is too
+ * (core/io/pngwrite.c), or streamed through libpng where the image is too
  * large to hold encoded in memory. */
 #include <errno.h>
 #include <limits.h>
@@ -150,7 +150,7 @@ static int check_chunk_lengths(const unsigned char *data, size_t size, const cha
 }
 
 /* Chunks that libpng would parse (and inflate) but that do not change the
- * decoded samples: core/codecs/png_meta.c reads the metadata among them,
+ * decoded samples: core/io/codecs/png_meta.c reads the metadata among them,
  * within its own limits. PLTE and tRNS stay with libpng. */
 static const png_byte ignored_chunks[] =
     "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0"

@@ -2,6 +2,7 @@
  * ICC profile), eXIf, iTXt (XMP under "XML:com.adobe.xmp", and text),
  * tEXt and zTXt (text), pHYs (resolution). Every chunk length is checked
  * against the file before it is used. */
+#include <errno.h>
 #include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,7 @@ int vkfx_png_put_meta(FILE *f, const char *path, const unsigned char *data, size
         return vkfx_fail(VKFX_E_FORMAT, "%s: the PNG encoder's output has no IHDR", path);
     if (fwrite(data, 1, head, f) != head || !write_meta_chunks(f, m) ||
         fwrite(data + head, 1, size - head, f) != size - head)
-        return vkfx_fail(VKFX_E_IO, "%s: writing the PNG failed", path);
+        return vkfx_fail(VKFX_E_IO, "%s: writing the PNG failed: %s", path,
+                         strerror(errno ? errno : EIO));
     return VKFX_OK;
 }

@@ -1,4 +1,4 @@
-/* PNG's metadata chunks (core/codecs/png_meta.c), for the PNG codec. */
+/* PNG's metadata chunks (core/io/codecs/png_meta.c), for the PNG codec. */
 #ifndef VKFX_PNG_META_H
 #define VKFX_PNG_META_H
 

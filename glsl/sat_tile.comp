@@ -1,6 +1,11 @@
-// Body of the summed-area table's two tile passes (included after
-// #version, with SAT_TABLE 0 and BW 4 in sat_sums*.comp, SAT_TABLE 1 and
-// BW 2 in sat_table*.comp): S(x, y) = sum of q(i, j) over i <= x, j <= y,
+#version 460
+// The summed-area table's two tile passes, compiled once per pass and path by
+// spirv/meson.build's rows: sat_sums* with SAT_TABLE 0 and BW 4, sat_table*
+// with SAT_TABLE 1 and BW 2; the _sg ones with VKFX_SUBGROUP (the band is one
+// subgroup, of the size the pipeline pins), the _sg64 ones with
+// VKFX_SUBGROUP64 too (64-bit subgroupInclusiveAdd, on devices with
+// shaderSubgroupExtendedTypes), the others through shared memory only, for
+// devices without subgroup arithmetic (and --no-subgroup-ops). S(x, y) = sum of q(i, j) over i <= x, j <= y,
 // with q = round(v * 2^SHIFT) the sample in 64-bit fixed point.
 //
 // A band of LW invocations (one subgroup on the subgroup paths: LW is the
@@ -32,6 +37,10 @@
 // 128 MiB on lavapipe). The sums pass holds 4 columns per invocation, the
 // table pass 2, the fastest measured (tests/bench/RESULTS.md).
 #extension GL_GOOGLE_include_directive : require
+#ifdef VKFX_SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "scan.glsl"
