@@ -881,8 +881,18 @@ fail:
 
 bool vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec)
 {
-    const vkfx_caps caps = {.cpu = ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU};
-    return vkfx_jpegenc_wanted(codec, &caps);
+    (void)ctx;
+    /* auto decodes with libjpeg-turbo on every device: the device's entropy decoding is slower
+     * than libjpeg-turbo's on photos without restart markers, on a hardware device too
+     * (tests/bench/RESULTS.md), so only gpu asks for it. */
+    switch (codec) {
+    case VKFX_JPEG_CODEC_GPU:
+        return true;
+    case VKFX_JPEG_CODEC_AUTO:
+    case VKFX_JPEG_CODEC_CPU:
+        return false;
+    }
+    return false;
 }
 
 /* libjpeg-turbo's pixels of the JPEG the device was to decode: what the codec thread gives for
