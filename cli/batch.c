@@ -675,7 +675,7 @@ static void decode(batch *b, job *j)
         return;
     }
     const char *note = vkfx_file_note();
-    snprintf(j->note, sizeof(j->note), "%s", note ? note : "");
+    snprintf(j->note, sizeof(j->note), "%s", note ? note : j->meta.note);
     j->precision = j->opts->precision ? j->opts->precision : vkfx_auto_precision(j->chain, &j->in);
 }
 

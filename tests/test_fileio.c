@@ -690,19 +690,38 @@ static unsigned char *saved_bytes(vkfx_file_format fmt, const vkfx_pixels *px, s
     return data;
 }
 
-Test(fileio, jpeg_truncated_fails_cleanly, .timeout = 30)
+Test(fileio, jpeg_truncated_header_fails_scan_is_noted, .timeout = 30)
 {
     vkfx_pixels px = smooth_rgb(96, 64, 3);
     size_t size;
     unsigned char *jpg = saved_bytes(VKFX_FILE_JPEG, &px, &size);
     vkfx_pixels_free(&px);
     cr_assert_gt(size, 1000);
+    /* Cut in its header, a file has no image; cut in its scan, libjpeg fills the rest with
+     * gray and warns, which vkfx passes on as a note. */
+    vkfx_pixels whole;
+    cr_assert_eq(vkfx_file_load_memory(jpg, size, "whole.jpg", &whole), 0, "%s",
+                 vkfx_error_message());
+    cr_assert_null(vkfx_file_note(), "an intact JPEG got a note: %s", vkfx_file_note());
     const size_t cuts[] = {2, 3, 20, 100, 300, size / 2, size - 100, size - 10, size - 2};
     for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
         char what[64];
         snprintf(what, sizeof(what), "JPEG cut to %zu of %zu bytes", cuts[i], size);
-        expect_format_error_memory(jpg, cuts[i], what);
+        if (cuts[i] <= 300) {
+            expect_format_error_memory(jpg, cuts[i], what);
+            continue;
+        }
+        vkfx_pixels cut;
+        cr_assert_eq(vkfx_file_load_memory(jpg, cuts[i], "cut.jpg", &cut), 0, "%s: %s", what,
+                     vkfx_error_message());
+        const char *note = vkfx_file_note();
+        cr_assert(note && strstr(note, "cut.jpg: damaged JPEG") && strstr(note, "Premature end"),
+                  "%s: note %s", what, note ? note : "(none)");
+        /* the rows before the cut are the whole file's */
+        cr_assert_eq(memcmp(cut.data, whole.data, 96 * 3 * 8), 0, "%s: first rows differ", what);
+        vkfx_pixels_free(&cut);
     }
+    vkfx_pixels_free(&whole);
     /* Padding after EOI is tolerated. */
     unsigned char *padded = calloc(size + 16, 1);
     memcpy(padded, jpg, size);

@@ -1207,11 +1207,112 @@ Test(photo, srgb_profile_is_the_srgb_path)
     vkfx_pixels_free(&photo);
 }
 
-/* A profile vkfx cannot linearise with is an error saying so; --to-srgb
+/* got is 8-bit RGB px under the profile icc taken to sRGB by lcms2 (relative colorimetric),
+ * and that changes px. */
+static void expect_srgb_of(const vkfx_pixels *got, const vkfx_pixels *px, const blob *icc,
+                           const char *what)
+{
+    vkfx_pixels want;
+    cr_assert_eq(tc_crop(px, 0, 0, px->width, px->height, &want), VKFX_OK);
+    cmsHPROFILE src = cmsOpenProfileFromMem(icc->data, (cmsUInt32Number)icc->size),
+                dst = cmsCreate_sRGBProfile();
+    cmsHTRANSFORM xf =
+        cmsCreateTransform(src, TYPE_RGB_8, dst, TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC, 0);
+    cr_assert(xf, "%s: lcms2 makes no transform", what);
+    cmsDoTransform(xf, px->data, want.data, px->width * px->height);
+    cmsDeleteTransform(xf);
+    cmsCloseProfile(src);
+    cmsCloseProfile(dst);
+    check_same(got, &want, 0, what);
+    tc_diff d = tc_compare(got, px, 0);
+    cr_expect_gt(d.max_abs, 2, "%s changed nothing: the test cannot fail", what);
+    vkfx_pixels_free(&want);
+}
+
+static cmsHTRANSFORM rgb_lut_srgb_to_lab, cmyk_sampler_srgb_to_lab;
+
+/* A table entry of an RGB profile whose colour is sRGB's of each sample to the power of
+ * 1.6 (far from what sRGB reads), in Lab (ICC's 16-bit encoding). */
+static cmsInt32Number rgb_lut_sample(const cmsUInt16Number in[], cmsUInt16Number out[],
+                                     void *user)
+{
+    (void)user;
+    cmsFloat32Number rgb[3];
+    cmsCIELab lab;
+    for (int c = 0; c < 3; c++)
+        rgb[c] = (cmsFloat32Number)pow(in[c] / 65535.0, 1.6);
+    cmsDoTransform(rgb_lut_srgb_to_lab, rgb, &lab, 1);
+    cmsFloat2LabEncoded(out, &lab);
+    return TRUE;
+}
+
+/* A profile of an AToB0 table alone (points a side, sample filling it; identity curves
+ * around it, as lutAtoBType holds A curves, the table, B curves) into Lab: no tone curves. */
+static blob lut_profile(cmsProfileClassSignature cls, cmsColorSpaceSignature space, int in,
+                        int points, cmsSAMPLER16 sample, cmsHTRANSFORM *srgb_to_lab)
+{
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile(), lab = cmsCreateLab4Profile(NULL);
+    *srgb_to_lab =
+        cmsCreateTransform(srgb, TYPE_RGB_FLT, lab, TYPE_Lab_DBL, INTENT_RELATIVE_COLORIMETRIC, 0);
+    cmsHPROFILE p = cmsCreateProfilePlaceholder(NULL);
+    cr_assert(p && *srgb_to_lab);
+    cmsSetProfileVersion(p, 4.3);
+    cmsSetDeviceClass(p, cls);
+    cmsSetColorSpace(p, space);
+    cmsSetPCS(p, cmsSigLabData);
+    cmsPipeline *lut = cmsPipelineAlloc(NULL, in, 3);
+    cmsStage *clut = cmsStageAllocCLut16bit(NULL, points, in, 3, NULL);
+    cr_assert(lut && clut && cmsStageSampleCLut16bit(clut, sample, NULL, 0));
+    cmsPipelineInsertStage(lut, cmsAT_END, cmsStageAllocToneCurves(NULL, in, NULL));
+    cmsPipelineInsertStage(lut, cmsAT_END, clut);
+    cmsPipelineInsertStage(lut, cmsAT_END, cmsStageAllocToneCurves(NULL, 3, NULL));
+    cr_assert(cmsWriteTag(p, cmsSigAToB0Tag, lut));
+    cr_assert(cmsWriteTag(p, cmsSigMediaWhitePointTag, cmsD50_XYZ()));
+    cmsPipelineFree(lut);
+    cmsDeleteTransform(*srgb_to_lab);
+    cmsCloseProfile(srgb);
+    cmsCloseProfile(lab);
+    return save_profile(p);
+}
+
+/* A display-class RGB profile of a table (17 points a side). */
+static blob rgb_lut_profile(void)
+{
+    return lut_profile(cmsSigDisplayClass, cmsSigRgbData, 3, 17, rgb_lut_sample,
+                       &rgb_lut_srgb_to_lab);
+}
+
+/* A profile whose colour is a LUT (no tone curves to linearise with) goes to sRGB through
+ * lcms2, as --to-srgb takes it, with a note; the output has no profile. */
+Test(photo, lut_profile_converted_to_srgb)
+{
+    vkfx_pixels px;
+    tc_random_pixels(&px, 7, 5, 3, VKFX_SAMPLE_U8, 9);
+    tmeta m_in = {.icc = rgb_lut_profile()};
+    write_png(tc_tpath("lutonly.png"), &px, &m_in);
+    cli_run r;
+    VKFX(&r, tc_tpath("lutonly.png"), "-f", "box:radius=0", "-o", tc_tpath("lutonly-out.png"));
+    expect_ok(&r);
+    cr_expect(strstr(r.err, "lutonly.png: its ICC profile has no tone curves") &&
+                  strstr(r.err, "converted to sRGB"),
+              "stderr: %s", r.err);
+    run_free(&r);
+    vkfx_pixels got;
+    tmeta mo;
+    read_png(tc_tpath("lutonly-out.png"), &mo, &got);
+    cr_expect_null(mo.icc.data, "the LUT profile was written with sRGB pixels");
+    expect_srgb_of(&got, &px, &m_in.icc, "LUT profile");
+    tmeta_free(&mo);
+    tmeta_free(&m_in);
+    vkfx_pixels_free(&got);
+    vkfx_pixels_free(&px);
+}
+
+/* A profile lcms2 cannot use either is read as sRGB with a note, and not written; --to-srgb
  * converts and writes no profile; --no-linearize keeps values and profile. */
 Test(photo, unusable_profile_and_to_srgb)
 {
-    /* an RGB profile without its tone curve tags, as a LUT-based one has none */
+    /* an RGB profile without its tone curve tags and no LUT in their place */
     vkfx_pixels px;
     tc_random_pixels(&px, 5, 4, 3, VKFX_SAMPLE_U8, 4);
     cmsHPROFILE lut = cmsCreate_sRGBProfile();
@@ -1221,13 +1322,20 @@ Test(photo, unusable_profile_and_to_srgb)
     write_png(tc_tpath("lut.png"), &px, &m);
     cli_run r;
     VKFX(&r, tc_tpath("lut.png"), "-f", "box:radius=0", "-o", tc_tpath("x.png"));
-    cr_expect_eq(r.status, 1, "%s: exit %d", r.cmd, r.status);
-    cr_expect(strstr(r.err, "ICC profile") && strstr(r.err, "--to-srgb"), "stderr: %s", r.err);
+    expect_ok(&r);
+    cr_expect(strstr(r.err, "note: ") && strstr(r.err, "lut.png: ") && strstr(r.err, "ICC profile") &&
+                  strstr(r.err, "read as sRGB"),
+              "stderr: %s", r.err);
     run_free(&r);
-    FILE *f = fopen(tc_tpath("x.png"), "rb");
-    cr_expect_null(f, "a refused input left an output");
-    if (f)
-        fclose(f);
+    {
+        vkfx_pixels as_srgb;
+        tmeta ms;
+        read_png(tc_tpath("x.png"), &ms, &as_srgb);
+        cr_expect_null(ms.icc.data, "the unusable profile was written");
+        check_same(&as_srgb, &px, 0, "unusable profile read as sRGB, identity chain");
+        tmeta_free(&ms);
+        vkfx_pixels_free(&as_srgb);
+    }
     tmeta_free(&m);
 
     /* Adobe RGB to sRGB: the profile goes, the colours change */
@@ -1250,25 +1358,12 @@ Test(photo, unusable_profile_and_to_srgb)
     cr_expect(same_blob(&mk.icc, &m.icc), "--no-linearize dropped the profile");
     check_same(&kept, &px, 0, "--no-linearize, identity chain");
     /* the sRGB reference through lcms2 itself */
-    vkfx_pixels want;
-    cr_assert_eq(tc_crop(&px, 0, 0, px.width, px.height, &want), VKFX_OK);
-    cmsHPROFILE src = cmsOpenProfileFromMem(m.icc.data, (cmsUInt32Number)m.icc.size),
-                dst = cmsCreate_sRGBProfile();
-    cmsHTRANSFORM xf =
-        cmsCreateTransform(src, TYPE_RGB_8, dst, TYPE_RGB_8, INTENT_RELATIVE_COLORIMETRIC, 0);
-    cmsDoTransform(xf, px.data, want.data, px.width * px.height);
-    cmsDeleteTransform(xf);
-    cmsCloseProfile(src);
-    cmsCloseProfile(dst);
-    check_same(&conv, &want, 0, "--to-srgb against lcms2");
-    tc_diff d = tc_compare(&conv, &px, 0);
-    cr_expect_gt(d.max_abs, 2, "--to-srgb changed nothing");
+    expect_srgb_of(&conv, &px, &m.icc, "--to-srgb");
     tmeta_free(&mc);
     tmeta_free(&mk);
     tmeta_free(&m);
     vkfx_pixels_free(&conv);
     vkfx_pixels_free(&kept);
-    vkfx_pixels_free(&want);
     vkfx_pixels_free(&px);
 }
 
@@ -1467,7 +1562,6 @@ Test(photo, jpeg_drops_exif_over_one_segment)
 /* ------------------------------------------------------------------------ */
 /* CMYK JPEGs under a CMYK profile */
 
-static cmsHTRANSFORM cmyk_sampler_srgb_to_lab;
 
 /* The test profile's inks: C, M, Y at power 1.6 under K, which no plain
  * CMYK-to-RGB formula gives, through sRGB into Lab (ICC's 16-bit encoding). */
@@ -1486,29 +1580,8 @@ static cmsInt32Number cmyk_sample(const cmsUInt16Number in[], cmsUInt16Number ou
 /* An output-class CMYK profile with an AToB0 table (9 points a side). */
 static blob cmyk_profile(void)
 {
-    cmsHPROFILE srgb = cmsCreate_sRGBProfile(), lab = cmsCreateLab4Profile(NULL);
-    cmyk_sampler_srgb_to_lab =
-        cmsCreateTransform(srgb, TYPE_RGB_FLT, lab, TYPE_Lab_DBL, INTENT_RELATIVE_COLORIMETRIC, 0);
-    cmsHPROFILE p = cmsCreateProfilePlaceholder(NULL);
-    cr_assert(p && cmyk_sampler_srgb_to_lab);
-    cmsSetProfileVersion(p, 4.3);
-    cmsSetDeviceClass(p, cmsSigOutputClass);
-    cmsSetColorSpace(p, cmsSigCmykData);
-    cmsSetPCS(p, cmsSigLabData);
-    cmsPipeline *lut = cmsPipelineAlloc(NULL, 4, 3);
-    cmsStage *clut = cmsStageAllocCLut16bit(NULL, 9, 4, 3, NULL);
-    cr_assert(lut && clut && cmsStageSampleCLut16bit(clut, cmyk_sample, NULL, 0));
-    /* lutAtoBType holds A curves, the table, B curves: identities around it */
-    cmsPipelineInsertStage(lut, cmsAT_END, cmsStageAllocToneCurves(NULL, 4, NULL));
-    cmsPipelineInsertStage(lut, cmsAT_END, clut);
-    cmsPipelineInsertStage(lut, cmsAT_END, cmsStageAllocToneCurves(NULL, 3, NULL));
-    cr_assert(cmsWriteTag(p, cmsSigAToB0Tag, lut));
-    cr_assert(cmsWriteTag(p, cmsSigMediaWhitePointTag, cmsD50_XYZ()));
-    cmsPipelineFree(lut);
-    cmsDeleteTransform(cmyk_sampler_srgb_to_lab);
-    cmsCloseProfile(srgb);
-    cmsCloseProfile(lab);
-    return save_profile(p);
+    return lut_profile(cmsSigOutputClass, cmsSigCmykData, 4, 9, cmyk_sample,
+                       &cmyk_sampler_srgb_to_lab);
 }
 
 /* A CMYK JPEG of inks (inverted as Adobe's marker says where adobe), with
@@ -1554,7 +1627,7 @@ static void write_cmyk_jpeg(const char *path, const vkfx_pixels *inks, bool adob
 
 /* With --to-srgb a CMYK JPEG's inks go through its CMYK profile to sRGB
  * (lcms2, relative colorimetric, inverted inks where Adobe's marker says),
- * the output without a profile; without --to-srgb it is an error naming it. */
+ * the output without a profile; without --to-srgb the same, with a note. */
 Test(photo, cmyk_jpeg_through_its_profile)
 {
     blob icc = cmyk_profile();
@@ -1599,12 +1672,20 @@ Test(photo, cmyk_jpeg_through_its_profile)
                      far);
         tmeta_free(&gm);
         vkfx_pixels_free(&got);
+        /* without --to-srgb the same, with a note */
+        VKFX(&r, tc_tpath("cmyk.jpg"), "-f", "box:radius=0", "-o", tc_tpath("noted.png"),
+             "--precision", "32");
+        expect_ok(&r);
+        cr_expect(strstr(r.err, "note: ") && strstr(r.err, "converted to sRGB through its CMYK"),
+                  "stderr: %s", r.err);
+        run_free(&r);
+        read_png(tc_tpath("noted.png"), &gm, &got);
+        check_same(&got, &want, 0, what);
+        cr_expect_null(gm.icc.data, "%s: the CMYK profile was written", what);
+        tmeta_free(&gm);
+        vkfx_pixels_free(&got);
         vkfx_pixels_free(&want);
         vkfx_pixels_free(&stored);
-        VKFX(&r, tc_tpath("cmyk.jpg"), "-f", "box:radius=0", "-o", tc_tpath("refused.png"));
-        cr_expect_eq(r.status, 1, "%s: exit %d", r.cmd, r.status);
-        cr_expect(strstr(r.err, "CMYK") && strstr(r.err, "--to-srgb"), "stderr: %s", r.err);
-        run_free(&r);
     }
     vkfx_pixels_free(&inks);
     free(icc.data);

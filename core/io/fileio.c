@@ -696,9 +696,12 @@ int vkfx_file_load_shrunk(const char *path, vkfx_shrink_fn shrink, const void *p
         vkfx_meta own = {0};
         vkfx_meta *m = meta ? meta : &own;
         memset(m, 0, sizeof(*m));
-        ret = vkfx_jpeg_decode_scaled(buf, size, path, denom, out);
+        vkfx_decode_note note = {{0}};
+        ret = vkfx_jpeg_decode_scaled(buf, size, path, denom, out, &note);
         if (ret == VKFX_OK)
             ret = read_meta(VKFX_FILE_JPEG, buf, size, path, out, m);
+        if (ret == VKFX_OK)
+            last_note = note;
         if (ret < 0) {
             vkfx_pixels_free(out);
             vkfx_meta_free(m);

@@ -68,9 +68,12 @@ static int open_profile(const void *icc, size_t size, const char *name, char *la
     return VKFX_OK;
 }
 
-int vkfx_tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone **out)
+/* vkfx_tone_from_icc, with what makes it refuse a profile it opens in *why. */
+static int tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone **out,
+                         const char **why)
 {
     *out = NULL;
+    *why = NULL;
     char last[256] = "";
     cmsContext ctx;
     cmsHPROFILE p;
@@ -85,7 +88,7 @@ int vkfx_tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone
                                   : space == cmsSigGrayData ? gray
                                                             : NULL;
     if (!tags) {
-        ret = refuse(name, "is not for RGB or gray pixels");
+        ret = refuse(name, *why = "is not for RGB or gray pixels");
         goto done;
     }
     t = calloc(1, sizeof *t);
@@ -97,12 +100,12 @@ int vkfx_tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone
     for (uint32_t c = 0; c < t->channels; c++) {
         const cmsToneCurve *curve = cmsIsTag(p, tags[c]) ? cmsReadTag(p, tags[c]) : NULL;
         if (!curve) {
-            ret = refuse(name, "has no tone curves (a LUT-based profile)");
+            ret = refuse(name, *why = "has no tone curves (a LUT-based profile)");
             goto done;
         }
         if (!cmsIsToneCurveMonotonic(curve) ||
             cmsEvalToneCurveFloat(curve, 0.0f) >= cmsEvalToneCurveFloat(curve, 1.0f)) {
-            ret = refuse(name, "has a tone curve that is not increasing");
+            ret = refuse(name, *why = "has a tone curve that is not increasing");
             goto done;
         }
         t->curve[c] = cmsDupToneCurve(curve);
@@ -111,7 +114,7 @@ int vkfx_tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone
             goto done;
         }
         if (!thresholds_increase(t, c)) {
-            ret = refuse(name, "has a tone curve that is not increasing");
+            ret = refuse(name, *why = "has a tone curve that is not increasing");
             goto done;
         }
     }
@@ -124,6 +127,12 @@ done:
     if (ctx)
         cmsDeleteContext(ctx);
     return ret;
+}
+
+int vkfx_tone_from_icc(const void *icc, size_t size, const char *name, vkfx_tone **out)
+{
+    const char *why;
+    return tone_from_icc(icc, size, name, out, &why);
 }
 
 void vkfx_tone_free(vkfx_tone *t)
@@ -550,6 +559,27 @@ void vkfx_cmyk_to_srgb(vkfx_cmyk *x, const uint8_t *cmyk, uint8_t *rgb, uint32_t
     cmsDoTransform(x->xf, cmyk, rgb, width);
 }
 
+/* px to sRGB through meta's profile, which goes (no profile means sRGB), or read as sRGB
+ * where lcms2 cannot apply it; a note saying why where why is not NULL. */
+static int converted_to_srgb(vkfx_meta *meta, vkfx_pixels *px, const char *name, const char *why,
+                             const char **how)
+{
+    int ret = to_srgb(&meta->icc, px, name);
+    if (ret == VKFX_E_FORMAT) {
+        vkfx_meta_icc_damaged(meta, vkfx_error_message());
+        return VKFX_OK;
+    }
+    if (ret < 0)
+        return ret;
+    free(meta->icc.data);
+    meta->icc = (vkfx_blob){0};
+    if (why)
+        snprintf(meta->note, sizeof(meta->note),
+                 "%s: its ICC profile %s; converted to sRGB through it (lcms2)", name, why);
+    *how = "icc converted to srgb";
+    return VKFX_OK;
+}
+
 int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool srgb, const char *name,
                      vkfx_tone **tone, const char **how)
 {
@@ -557,10 +587,8 @@ int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool srgb, c
     bool coded = px->sample != VKFX_SAMPLE_F32 && !px->linear;
     *how = !coded ? "linear" : linear ? "as stored" : "srgb";
     if (meta->cmyk && !srgb)
-        return vkfx_fail(VKFX_E_FORMAT,
-                         "%s: a CMYK JPEG with a CMYK ICC profile; vkfx filters RGB (--to-srgb "
-                         "converts it to sRGB through its profile)",
-                         name);
+        snprintf(meta->note, sizeof(meta->note),
+                 "%s: a CMYK JPEG, converted to sRGB through its CMYK ICC profile", name);
     if (meta->cmyk) {
         /* converted on decode: the pixels are sRGB, which no profile means */
         free(meta->icc.data);
@@ -574,17 +602,20 @@ int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool srgb, c
         *how = "as stored, icc kept";
         return VKFX_OK;
     }
-    if (srgb) {
-        int ret = to_srgb(&meta->icc, px, name);
-        if (ret < 0)
-            return ret;
-        /* No profile means sRGB: the output is written without one. */
-        free(meta->icc.data);
-        meta->icc = (vkfx_blob){0};
-        *how = "icc converted to srgb";
+    if (srgb)
+        return converted_to_srgb(meta, px, name, NULL, how);
+    const char *why;
+    int ret = tone_from_icc(meta->icc.data, meta->icc.size, name, tone, &why);
+    if (ret == VKFX_E_FORMAT && !why) {
+        vkfx_meta_icc_damaged(meta, vkfx_error_message());
         return VKFX_OK;
     }
-    int ret = vkfx_tone_from_icc(meta->icc.data, meta->icc.size, name, tone);
+    if (ret == VKFX_E_FORMAT) {
+        /* No curves to linearise with: lcms2 takes the pixels to sRGB, the working space
+         * (linear sRGB) and the output's (no profile) then those of every sRGB file. */
+        vkfx_error_clear();
+        return converted_to_srgb(meta, px, name, why, how);
+    }
     if (ret < 0)
         return ret;
     *how = "icc curves";

@@ -8,6 +8,15 @@
 #include "error.h"
 #include "exif.h"
 
+bool vkfx_meta_icc_damaged(vkfx_meta *m, const char *why)
+{
+    free(m->icc.data);
+    m->icc = (vkfx_blob){0};
+    snprintf(m->note, sizeof(m->note), "%s; read as sRGB", why);
+    vkfx_error_clear();
+    return true;
+}
+
 void vkfx_meta_free(vkfx_meta *m)
 {
     if (!m)

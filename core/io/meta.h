@@ -60,6 +60,9 @@ typedef struct vkfx_meta {
     /* The decoder turned CMYK into sRGB through the ICC profile (a CMYK JPEG
      * whose profile is a CMYK one lcms2 can use). */
     bool cmyk;
+    /* What was read despite damage or converted on reading (a corrupt profile read as sRGB,
+     * a profile without curves converted to sRGB), one line naming the file; "" none. */
+    char note[200];
 } vkfx_meta;
 
 void vkfx_meta_free(vkfx_meta *m);
@@ -101,6 +104,11 @@ int vkfx_meta_field_of(const vkfx_text *t, const char *const *keys, size_t nkeys
                        const char **value, char date[20]);
 bool vkfx_meta_fields_hold(const vkfx_meta *m, const char *const *keys, size_t nkeys);
 int vkfx_meta_add_field(vkfx_meta *m, const char *key, const char *v, size_t n);
+
+/* A profile that cannot be read is no reason to refuse the pixels: m's profile is dropped
+ * (they are read as sRGB, as viewers read them) and why (a message naming the file) becomes
+ * m's note. Returns true. */
+bool vkfx_meta_icc_damaged(vkfx_meta *m, const char *why);
 
 /* zlib-compressed data (PNG iCCP, zTXt, compressed iTXt) inflated into b,
  * at most VKFX_META_MAX_BYTES. */

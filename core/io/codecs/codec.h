@@ -57,10 +57,17 @@ typedef struct vkfx_save_opts {
 /* The options as the encoders take them, defaults filled in (opts may be NULL). */
 int vkfx_png_level(const vkfx_save_opts *opts);
 int vkfx_jpeg_quality(const vkfx_save_opts *opts);
+/* A note a decoder leaves about what it did not read (the first of several
+ * pages or frames) or read despite damage, for the caller to show; "" when there is none. */
+typedef struct vkfx_decode_note {
+    char text[160];
+} vkfx_decode_note;
+
 /* A JPEG decoded at 1/denom of its size (denom 2, 4 or 8; 1 is the full size) in
- * libjpeg-turbo's DCT domain, each side rounded up (shrink-on-load). */
+ * libjpeg-turbo's DCT domain, each side rounded up (shrink-on-load); note as the
+ * codecs' decode leaves it. */
 int vkfx_jpeg_decode_scaled(const unsigned char *data, size_t size, const char *name,
-                            unsigned denom, vkfx_pixels *out);
+                            unsigned denom, vkfx_pixels *out, vkfx_decode_note *note);
 
 /* True when libjpeg-turbo reads the JPEG's header without a warning and finds a sequential
  * Huffman-coded gray or YCbCr image of 8-bit samples: what the GPU decoder may take. */
@@ -72,12 +79,6 @@ typedef struct vkfx_image_info {
     uint32_t channels; /* as decoded: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     vkfx_sample sample;
 } vkfx_image_info;
-
-/* A note a decoder leaves about what it did not read (the first of several
- * pages or frames), for the caller to show; "" when there is none. */
-typedef struct vkfx_decode_note {
-    char text[160];
-} vkfx_decode_note;
 
 typedef struct vkfx_codec {
     const char *name;              /* "PNG", as messages name the format */

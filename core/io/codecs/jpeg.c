@@ -2,9 +2,11 @@
  * libvips and browsers share, with its default output: the accurate
  * integer IDCT and fancy upsampling. Gray files decode to gray, YCbCr and
  * RGB to RGB, CMYK and YCCK to sRGB through their CMYK profile where they
- * embed one lcms2 can use, else to RGB as below. Every libjpeg warning (data
- * cut short, corrupt entropy data, a bad progression) is an error: a
- * damaged file is refused, not filled in with gray. */
+ * embed one lcms2 can use, else to RGB as below. A file libjpeg decodes with a
+ * warning (bytes between markers, data cut short, corrupt entropy data) gives
+ * what libjpeg-turbo and Pillow give, gray where data is missing, and a note;
+ * only libjpeg's errors refuse. A bad progression stays an error: the check on
+ * the file's size against its coefficients assumes a DC scan comes first. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 
 #include "error.h"
 #include "../icc.h"
@@ -23,6 +26,8 @@ struct jpeg_fail {
     struct jpeg_error_mgr mgr;
     jmp_buf jump;
     char msg[JMSG_LENGTH_MAX];
+    bool strict;                    /* a warning is an error */
+    char warning[JMSG_LENGTH_MAX];  /* the first warning; "" none */
 };
 
 static void jpeg_error_exit(j_common_ptr cinfo)
@@ -32,12 +37,17 @@ static void jpeg_error_exit(j_common_ptr cinfo)
     longjmp(f->jump, 1);
 }
 
-/* Level -1 is a warning: libjpeg would go on with made-up data. Trace
+/* Level -1 is a warning: libjpeg goes on, filling what is missing. Trace
  * messages (level >= 0) are dropped: core never prints. */
 static void jpeg_emit_message(j_common_ptr cinfo, int level)
 {
-    if (level < 0)
+    struct jpeg_fail *f = (struct jpeg_fail *)cinfo->err;
+    if (level >= 0)
+        return;
+    if (f->strict || cinfo->err->msg_code == JWRN_BOGUS_PROGRESSION)
         jpeg_error_exit(cinfo);
+    if (!f->warning[0])
+        cinfo->err->format_message(cinfo, f->warning);
 }
 
 static void jpeg_fail_init(struct jpeg_fail *f)
@@ -46,6 +56,7 @@ static void jpeg_fail_init(struct jpeg_fail *f)
     f->mgr.error_exit = jpeg_error_exit;
     f->mgr.emit_message = jpeg_emit_message;
     f->msg[0] = 0;
+    f->warning[0] = 0;
 }
 
 static bool sniff_jpeg(const unsigned char *data, size_t size)
@@ -173,7 +184,8 @@ static int jpeg_decode_body(struct jpeg_read *r, const unsigned char *data, size
 }
 
 static int jpeg_read(const unsigned char *data, size_t size, const char *name, bool header_only,
-                     vkfx_image_info *info, vkfx_pixels *out, unsigned denom)
+                     vkfx_image_info *info, vkfx_pixels *out, unsigned denom,
+                     vkfx_decode_note *note)
 {
     int ret, limit = VKFX_OK;
     struct jpeg_read r = {.name = name, .denom = denom};
@@ -195,6 +207,9 @@ static int jpeg_read(const unsigned char *data, size_t size, const char *name, b
         ret = limit;
         goto fail;
     }
+    if (note && r.fail.warning[0])
+        snprintf(note->text, sizeof(note->text), "%s: damaged JPEG, decoded as libjpeg does (%s)",
+                 name, r.fail.warning);
     if (out) {
         r.px.linear = false;
         r.px.straight = true;
@@ -214,22 +229,21 @@ fail:
 static int probe_jpeg(const unsigned char *data, size_t size, const char *name,
                       vkfx_image_info *info)
 {
-    return jpeg_read(data, size, name, true, info, NULL, 1);
+    return jpeg_read(data, size, name, true, info, NULL, 1, NULL);
 }
 
 static int decode_jpeg(const unsigned char *data, size_t size, const char *name, vkfx_pixels *out,
                        vkfx_decode_note *note)
 {
-    (void)note;
     vkfx_image_info info;
-    return jpeg_read(data, size, name, false, &info, out, 1);
+    return jpeg_read(data, size, name, false, &info, out, 1, note);
 }
 
 int vkfx_jpeg_decode_scaled(const unsigned char *data, size_t size, const char *name,
-                            unsigned denom, vkfx_pixels *out)
+                            unsigned denom, vkfx_pixels *out, vkfx_decode_note *note)
 {
     vkfx_image_info info;
-    return jpeg_read(data, size, name, false, &info, out, denom);
+    return jpeg_read(data, size, name, false, &info, out, denom, note);
 }
 
 /* Only the header is read: the scans may still hold anything. */
@@ -249,6 +263,7 @@ bool vkfx_jpeg_header_plain(const unsigned char *data, size_t size)
     struct jpeg_read r = {0};
     r.d.err = &r.fail.mgr;
     jpeg_fail_init(&r.fail);
+    r.fail.strict = true;
     bool plain = size <= (unsigned long)-1 && jpeg_header_body(&r, data, size) == 0 &&
                  !r.d.progressive_mode && !r.d.arith_code && r.d.data_precision == 8 &&
                  (r.d.jpeg_color_space == JCS_GRAYSCALE || r.d.jpeg_color_space == JCS_YCbCr);

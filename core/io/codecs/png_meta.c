@@ -118,6 +118,8 @@ int vkfx_png_read_meta(const unsigned char *data, size_t size, const char *name,
             if (nul && (size_t)(nul - d) + 2 <= len)
                 ret = vkfx_meta_inflate(nul + 2, len - (size_t)(nul - d) - 2, &m->icc, name,
                                         "ICC profile");
+            if (ret == VKFX_E_FORMAT && vkfx_meta_icc_damaged(m, vkfx_error_message()))
+                ret = VKFX_OK;
         } else if (!strcmp(type, "eXIf")) {
             size_t skip = len >= 6 && !memcmp(d, "Exif\0\0", 6) ? 6 : 0;
             ret = vkfx_blob_set(&m->exif, d + skip, len - skip, name, "EXIF");
