@@ -722,6 +722,8 @@ Test(codecs, tiff_alpha_as_tiff_defines_it)
         libtiff_write(tc_tpath("u.tif"), &src, &m);
         cr_assert_eq(vkfx_file_load(tc_tpath("u.tif"), &got), VKFX_OK, "%s", vkfx_error_message());
         cr_assert_eq(got.channels, 3, "%u-bit with an unspecified extra sample", bits);
+        cr_assert(vkfx_file_note() && strstr(vkfx_file_note(), "1 extra sample that is no alpha"),
+                  "%u-bit: note %s", bits, vkfx_file_note() ? vkfx_file_note() : "(none)");
         size_t ss = vkfx_sample_size(s);
         for (size_t i = 0; i < 19 * 11; i++)
             cr_assert(!memcmp((unsigned char *)got.data + 3 * i * ss,
@@ -729,6 +731,151 @@ Test(codecs, tiff_alpha_as_tiff_defines_it)
         vkfx_pixels_free(&got);
         vkfx_pixels_free(&src);
     }
+}
+
+/* A TIFF of samples of the given bits (1 to 16), packed most significant bit first in rows
+ * that start on a byte, as libtiff hands them over: width x height of spp samples (values),
+ * in tiles of tile pixels a side or strips of 5 rows, with a colour map where photometric is
+ * a palette's. */
+static void write_packed_tiff(const char *path, const uint32_t *values, uint32_t width,
+                              uint32_t height, uint16_t spp, uint16_t bits, uint16_t format,
+                              uint16_t photometric, uint32_t tile, uint16_t compression)
+{
+    TIFFSetErrorHandler(tiff_test_handler);
+    TIFFSetWarningHandler(NULL);
+    TIFF *t = TIFFOpen(path, "w");
+    cr_assert(t);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, width);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, height);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, spp);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bits);
+    TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, format);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, photometric);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, compression);
+    if (spp == 2) {
+        uint16_t extra = EXTRASAMPLE_UNASSALPHA;
+        TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, &extra);
+    }
+    if (photometric == PHOTOMETRIC_PALETTE) {
+        uint32_t n = 1u << bits;
+        uint16_t *map = malloc(3 * n * sizeof(uint16_t));
+        cr_assert(map);
+        for (uint32_t i = 0; i < 3 * n; i++)
+            map[i] = (uint16_t)((i * 7919u) % 256 * 257);
+        TIFFSetField(t, TIFFTAG_COLORMAP, map, map + n, map + 2 * n);
+        free(map);
+    }
+    uint32_t bw = tile ? tile : width, bh = tile ? tile : 5;
+    if (tile) {
+        TIFFSetField(t, TIFFTAG_TILEWIDTH, bw);
+        TIFFSetField(t, TIFFTAG_TILELENGTH, bh);
+    } else {
+        TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, bh);
+    }
+    size_t row = ((size_t)bw * spp * bits + 7) / 8;
+    unsigned char *blk = malloc(row * bh);
+    cr_assert(blk);
+    for (uint32_t y = 0; y < height; y += bh)
+        for (uint32_t x = 0; x < width; x += bw) {
+            memset(blk, 0, row * bh);
+            for (uint32_t yy = 0; yy < bh && y + yy < height; yy++)
+                for (uint32_t k = 0; k < bw * spp && x + k / spp < width; k++) {
+                    uint32_t v = values[((size_t)(y + yy) * width + x) * spp + k];
+                    if (bits == 16) { /* whole samples travel in the host's order */
+                        uint16_t h16 = (uint16_t)v;
+                        memcpy(blk + yy * row + 2 * (size_t)k, &h16, 2);
+                        continue;
+                    }
+                    for (uint32_t b = 0; b < bits; b++)
+                        if (v >> (bits - 1 - b) & 1) {
+                            size_t at = (size_t)k * bits + b;
+                            blk[yy * row + at / 8] |= (unsigned char)(0x80 >> (at % 8));
+                        }
+                }
+            size_t n = tile ? row * bh : row * (height - y < bh ? height - y : bh);
+            cr_assert(tile ? TIFFWriteEncodedTile(t, TIFFComputeTile(t, x, y, 0, 0), blk,
+                                                  (tmsize_t)n) >= 0
+                           : TIFFWriteEncodedStrip(t, TIFFComputeStrip(t, y, 0), blk,
+                                                   (tmsize_t)n) >= 0);
+        }
+    free(blk);
+    TIFFClose(t);
+}
+
+/* Gray and gray+alpha of 1 to 16 bits, unsigned, in strips and in tiles whose columns start
+ * inside a byte: each sample scaled from its range to 8 bits (up to 8) or 16, white-is-zero
+ * inverted; fax compression of 1-bit ones. */
+Test(codecs, tiff_any_unsigned_depth)
+{
+    const uint16_t depths[] = {1, 2, 4, 5, 12, 16};
+    for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++)
+        for (int layout = 0; layout < 4; layout++) {
+            uint16_t bits = depths[d], spp = layout == 3 ? 2 : 1;
+            uint16_t comp = layout == 2 && bits == 1 ? COMPRESSION_CCITTFAX4 : COMPRESSION_LZW;
+            uint16_t photometric = layout == 2 ? PHOTOMETRIC_MINISWHITE : PHOTOMETRIC_MINISBLACK;
+            uint32_t w = 37, h = 21, top = (1u << bits) - 1;
+            uint32_t *v = malloc(sizeof(uint32_t) * w * h * spp);
+            cr_assert(v);
+            for (uint32_t i = 0; i < w * h * spp; i++)
+                v[i] = (i * 2654435761u >> 7) & top;
+            write_packed_tiff(tc_tpath("bits.tif"), v, w, h, spp, bits, SAMPLEFORMAT_UINT,
+                              photometric, layout == 1 ? 16 : 0, comp);
+            vkfx_pixels got = {0};
+            cr_assert_eq(vkfx_file_load(tc_tpath("bits.tif"), &got), VKFX_OK, "%u-bit, layout %d: %s",
+                         bits, layout, vkfx_error_message());
+            cr_assert_eq(got.channels, spp);
+            uint32_t max = bits <= 8 ? 255 : 65535;
+            cr_assert_eq(got.sample, bits <= 8 ? VKFX_SAMPLE_U8 : VKFX_SAMPLE_U16);
+            for (uint32_t i = 0; i < w * h * spp; i++) {
+                uint32_t want = (uint32_t)(((uint64_t)v[i] * max + top / 2) / top);
+                if (photometric == PHOTOMETRIC_MINISWHITE)
+                    want = max - want;
+                uint32_t g = bits <= 8 ? ((uint8_t *)got.data)[i] : ((uint16_t *)got.data)[i];
+                if (spp == 2 && i % 2 == 1 && photometric == PHOTOMETRIC_MINISWHITE)
+                    want = max - want; /* alpha is not inverted */
+                cr_assert_eq(g, want, "%u-bit, layout %d, sample %u: %u, want %u (stored %u)",
+                             bits, layout, i, g, want, v[i]);
+            }
+            vkfx_pixels_free(&got);
+            free(v);
+        }
+}
+
+/* A palette's indices through its colour map (16-bit entries, their high bytes), and signed
+ * samples clamped at 0, as Pillow and libvips show them. */
+Test(codecs, tiff_palette_and_signed)
+{
+    uint32_t w = 13, h = 9;
+    uint32_t v[13 * 9];
+    for (uint16_t bits = 4; bits <= 8; bits += 4) {
+        for (uint32_t i = 0; i < w * h; i++)
+            v[i] = (i * 37u) & ((1u << bits) - 1);
+        write_packed_tiff(tc_tpath("pal.tif"), v, w, h, 1, bits, SAMPLEFORMAT_UINT,
+                          PHOTOMETRIC_PALETTE, 0, COMPRESSION_NONE);
+        vkfx_pixels got = {0};
+        cr_assert_eq(vkfx_file_load(tc_tpath("pal.tif"), &got), VKFX_OK, "%s",
+                     vkfx_error_message());
+        cr_assert_eq(got.channels, 3);
+        uint32_t n = 1u << bits;
+        for (uint32_t i = 0; i < w * h; i++)
+            for (uint32_t c = 0; c < 3; c++)
+                cr_assert_eq(((uint8_t *)got.data)[3 * i + c], (c * n + v[i]) * 7919u % 256,
+                             "%u-bit palette, pixel %u channel %u", bits, i, c);
+        vkfx_pixels_free(&got);
+    }
+    for (uint32_t i = 0; i < w * h; i++)
+        v[i] = (uint32_t)(int32_t)((int)(i * 997 % 65536) - 32768) & 0xFFFF;
+    write_packed_tiff(tc_tpath("s16.tif"), v, w, h, 1, 16, SAMPLEFORMAT_INT,
+                      PHOTOMETRIC_MINISBLACK, 0, COMPRESSION_NONE);
+    vkfx_pixels got = {0};
+    cr_assert_eq(vkfx_file_load(tc_tpath("s16.tif"), &got), VKFX_OK, "%s", vkfx_error_message());
+    for (uint32_t i = 0; i < w * h; i++) {
+        int32_t s = (int16_t)v[i];
+        cr_assert_eq(((uint16_t *)got.data)[i], s < 0 ? 0 : s, "signed sample %u (%d): %u", i, s,
+                     ((uint16_t *)got.data)[i]);
+    }
+    vkfx_pixels_free(&got);
 }
 
 Test(codecs, tiff_min_is_white)

@@ -559,6 +559,51 @@ void vkfx_cmyk_to_srgb(vkfx_cmyk *x, const uint8_t *cmyk, uint8_t *rgb, uint32_t
     cmsDoTransform(x->xf, cmyk, rgb, width);
 }
 
+void vkfx_cmyk_plain(const uint8_t *cmyk, uint8_t *rgb, uint32_t width, bool inverted)
+{
+    for (uint32_t x = 0; x < width; x++) {
+        unsigned k = inverted ? cmyk[4 * x + 3] : 255u - cmyk[4 * x + 3];
+        for (int c = 0; c < 3; c++) {
+            unsigned v = inverted ? cmyk[4 * x + c] : 255u - cmyk[4 * x + c];
+            rgb[3 * x + c] = (uint8_t)((v * k + 127) / 255);
+        }
+    }
+}
+
+int vkfx_lab_to_srgb(const float *lab, uint8_t *rgb, uint32_t channels, size_t n,
+                     const char *name)
+{
+    char last[256] = "";
+    int ret = VKFX_OK;
+    cmsContext ctx = cmsCreateContext(NULL, last);
+    if (!ctx)
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory converting L*a*b*", name);
+    cmsSetLogErrorHandlerTHR(ctx, log_error);
+    cmsHPROFILE src = cmsCreateLab4ProfileTHR(ctx, NULL), dst = cmsCreate_sRGBProfileTHR(ctx);
+    cmsHTRANSFORM xf = src && dst ? cmsCreateTransformTHR(ctx, src, TYPE_Lab_FLT, dst, TYPE_RGB_8,
+                                                          INTENT_RELATIVE_COLORIMETRIC, 0)
+                                  : NULL;
+    uint8_t *row = malloc(3 * 4096);
+    if (!xf || !row)
+        ret = vkfx_fail(VKFX_E_NOMEM, "%s: lcms2 cannot convert L*a*b* to sRGB (%s)", name,
+                        last[0] ? last : "out of host memory");
+    for (size_t at = 0; ret == VKFX_OK && at < n; at += 4096) {
+        size_t k = n - at < 4096 ? n - at : 4096;
+        cmsDoTransform(xf, lab + 3 * at, row, (cmsUInt32Number)k);
+        for (size_t i = 0; i < k; i++)
+            memcpy(rgb + (at + i) * channels, row + 3 * i, 3);
+    }
+    free(row);
+    if (xf)
+        cmsDeleteTransform(xf);
+    if (src)
+        cmsCloseProfile(src);
+    if (dst)
+        cmsCloseProfile(dst);
+    cmsDeleteContext(ctx);
+    return ret;
+}
+
 /* px to sRGB through meta's profile, which goes (no profile means sRGB), or read as sRGB
  * where lcms2 cannot apply it; a note saying why where why is not NULL. */
 static int converted_to_srgb(vkfx_meta *meta, vkfx_pixels *px, const char *name, const char *why,
@@ -588,7 +633,7 @@ int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool srgb, c
     *how = !coded ? "linear" : linear ? "as stored" : "srgb";
     if (meta->cmyk && !srgb)
         snprintf(meta->note, sizeof(meta->note),
-                 "%s: a CMYK JPEG, converted to sRGB through its CMYK ICC profile", name);
+                 "%s: CMYK inks, converted to sRGB through its CMYK ICC profile", name);
     if (meta->cmyk) {
         /* converted on decode: the pixels are sRGB, which no profile means */
         free(meta->icc.data);

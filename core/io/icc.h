@@ -64,6 +64,14 @@ typedef struct vkfx_cmyk vkfx_cmyk;
 vkfx_cmyk *vkfx_cmyk_open(const void *icc, size_t size, bool inverted);
 void vkfx_cmyk_to_srgb(vkfx_cmyk *x, const uint8_t *cmyk, uint8_t *rgb, uint32_t width);
 void vkfx_cmyk_close(vkfx_cmyk *x);
+/* CMYK inks to RGB by the plain formula Pillow uses where there is no profile:
+ * R = (1 - C)(1 - K), each channel rounded to nearest; inverted inks (Adobe's) store 255 for
+ * no ink. */
+void vkfx_cmyk_plain(const uint8_t *cmyk, uint8_t *rgb, uint32_t width, bool inverted);
+/* n CIE L*a*b* colours (D50; L 0..100, a and b as they are, floats) into 8-bit sRGB through
+ * lcms2 (relative colorimetric), the first three channels of rgb's pixels of channels each. */
+int vkfx_lab_to_srgb(const float *lab, uint8_t *rgb, uint32_t channels, size_t n,
+                     const char *name);
 
 /* An RGB matrix profile's primaries and white as CIE xy (red, green, blue,
  * white: x then y), the colorants adapted back from D50 to the white its

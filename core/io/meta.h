@@ -57,7 +57,7 @@ typedef struct vkfx_meta {
     /* The orientation the file stored (1..8; 0 none: EXIF's, or a TIFF's
      * own tag) and the one applied to the pixels (0 or 1: none). */
     int stored_orientation, applied_orientation;
-    /* The decoder turned CMYK into sRGB through the ICC profile (a CMYK JPEG
+    /* The decoder turned CMYK into sRGB through the ICC profile (a CMYK JPEG or TIFF
      * whose profile is a CMYK one lcms2 can use). */
     bool cmyk;
     /* What was read despite damage or converted on reading (a corrupt profile read as sRGB,

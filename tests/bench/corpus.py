@@ -39,9 +39,14 @@ def reference(path):
     try:
         im = Image.open(path)
         fmt = im.format
+        bits = getattr(im, "tag_v2", {}).get(258)
+        bits = bits[0] if isinstance(bits, tuple) else bits
         im.load()
-        im = ImageOps.exif_transpose(im)
-        im.load()
+        # Pillow's TIFF loader turns the pixels by the orientation tag itself (load_end), and
+        # exif_transpose would turn them again.
+        if not (fmt == "TIFF" and getattr(im, "_tile_orientation", None)):
+            im = ImageOps.exif_transpose(im)
+            im.load()
     except Exception as e:  # Pillow's refusals are of every kind
         return None, "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
     icc = im.info.get("icc_profile")
@@ -55,8 +60,13 @@ def reference(path):
                 pass
         return fmt, im.convert("RGB")
     if im.mode == "LAB":
+        # unoptimised: lcms2's 8-bit shortcut interpolates a table, several codes off
         lab = ImageCms.createProfile("LAB")
-        return fmt, ImageCms.profileToProfile(im, lab, srgb, outputMode="RGB")
+        xf = ImageCms.buildTransform(lab, srgb, "LAB", "RGB", flags=ImageCms.FLAGS["NOTPRECALC"])
+        return fmt, ImageCms.applyTransform(im, xf)
+    if fmt == "TIFF" and im.mode.startswith("I;16") and bits and 8 < bits < 16:
+        # Pillow leaves 9 to 15-bit samples as stored (12-bit white is 4095); a viewer scales
+        return fmt, im.convert("I").point(lambda v: v * 65535.0 / ((1 << bits) - 1) + 0.5)
     if im.mode in ("P", "PA"):
         return fmt, im.convert("RGBA" if im.mode == "PA" or "transparency" in im.info else "RGB")
     if im.mode in ("L", "RGB", "I", "I;16", "1") and "transparency" in im.info:
@@ -87,10 +97,28 @@ def reference(path):
     if im.mode in ("RGBa", "RGBX"):
         return fmt, im.convert("RGBA" if im.mode == "RGBa" else "RGB")
     if im.mode.startswith("I;16") or im.mode == "I":
-        return fmt, im.convert("I") if im.mode != "I" else im
+        # signed samples below 0 are 0 in a 16-bit PNG, as Pillow writes one
+        return fmt, ImageMath.eval("min(max(a, 0), 65535)", a=im.convert("I"))
     if im.mode in ("YCbCr", "HSV"):
         return fmt, im.convert("RGB")
     return fmt, im
+
+
+def to_srgb_as(ref, out):
+    """ref taken to sRGB through its ICC profile where vkfx's output has none (vkfx converted
+    it: a profile without tone curves), else ref; a profile lcms2 cannot use stays unapplied,
+    as vkfx reads such pixels as sRGB."""
+    icc = ref.info.get("icc_profile")
+    if not icc or out.info.get("icc_profile") or ref.mode not in ("RGB", "RGBA", "L", "LA"):
+        return ref
+    try:
+        prof = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        srgb = ImageCms.createProfile("sRGB")
+        conv = ImageCms.profileToProfile(ref, prof, srgb, outputMode=ref.mode)
+    except Exception:  # a damaged profile: vkfx read the pixels as sRGB too
+        return ref
+    conv.info["icc_profile"] = None
+    return conv
 
 
 def split_alpha(im):
@@ -183,6 +211,7 @@ def main(argv):
                 continue
             with Image.open(out) as o:
                 o.load()
+                ref = to_srgb_as(ref, o)
                 why = compare(ref, o if o.mode != "I;16" else o.convert("I"))
             (differs.append((f, fmt, why)) if why else same.append(f))
     n = len(refs)

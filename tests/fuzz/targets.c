@@ -151,9 +151,42 @@ int vkfx_fuzz_exif(const uint8_t *data, size_t size)
     return 0;
 }
 
+/* The profile as a file carries it, over a few RGB or gray pixels: its curves taken, applied
+ * through lcms2 or dropped with a note; refused only for memory. */
+static void icc_prepare(const uint8_t *data, size_t size, uint32_t channels)
+{
+    vkfx_pixels px = {0};
+    vkfx_meta m = {0};
+    if (vkfx_pixels_alloc(&px, 4, 2, channels, VKFX_SAMPLE_U8) < 0 ||
+        vkfx_blob_set(&m.icc, data, size, "fuzz input", "ICC profile") < 0) {
+        vkfx_pixels_free(&px);
+        vkfx_meta_free(&m);
+        return;
+    }
+    for (size_t i = 0; i < 8 * channels; i++)
+        ((uint8_t *)px.data)[i] = (uint8_t)(i * 37);
+    vkfx_tone *tone = NULL;
+    const char *how = NULL;
+    vkfx_error_clear();
+    int ret = vkfx_icc_prepare(&m, &px, false, false, "fuzz input", &tone, &how);
+    if (ret < 0 && ret != VKFX_E_NOMEM)
+        broken("a profile refused the pixels");
+    if (ret < 0)
+        check_refusal(ret);
+    if (ret == VKFX_OK && !m.icc.data && !m.note[0])
+        broken("a profile dropped without a note");
+    if (ret == VKFX_OK && !how)
+        broken("no word for what was done with the profile");
+    vkfx_tone_free(tone);
+    vkfx_meta_free(&m);
+    vkfx_pixels_free(&px);
+}
+
 int vkfx_fuzz_icc(const uint8_t *data, size_t size)
 {
     vkfx_tone *t = NULL;
+    icc_prepare(data, size, 3);
+    icc_prepare(data, size, 1);
     vkfx_error_clear();
     int ret = vkfx_tone_from_icc(data, size, "fuzz input", &t);
     if (ret < 0) {

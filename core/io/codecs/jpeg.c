@@ -82,20 +82,6 @@ struct jpeg_read {
     bool created;
 };
 
-/* CMYK (and YCCK, which libjpeg turns into CMYK) to RGB, as Pillow does:
- * R = (1 - C)(1 - K), each channel rounded to nearest. Files with an Adobe
- * marker (Photoshop's) store the inks inverted. */
-static void cmyk_to_rgb(const unsigned char *in, unsigned char *out, uint32_t width, bool inverted)
-{
-    for (uint32_t x = 0; x < width; x++) {
-        unsigned k = inverted ? in[4 * x + 3] : 255u - in[4 * x + 3];
-        for (int c = 0; c < 3; c++) {
-            unsigned v = inverted ? in[4 * x + c] : 255u - in[4 * x + c];
-            out[3 * x + c] = (unsigned char)((v * k + 127) / 255);
-        }
-    }
-}
-
 /* Returns 0, or -1 after a libjpeg error (message in r->fail.msg). */
 static int jpeg_decode_body(struct jpeg_read *r, const unsigned char *data, size_t size,
                             bool header_only, vkfx_image_info *info, int *limit)
@@ -175,7 +161,8 @@ static int jpeg_decode_body(struct jpeg_read *r, const unsigned char *data, size
         if (r->profile)
             vkfx_cmyk_to_srgb(r->profile, r->row, dst, d->output_width);
         else if (cmyk)
-            cmyk_to_rgb(r->row, dst, d->output_width, d->saw_Adobe_marker);
+            /* YCCK too, which libjpeg turns into CMYK */
+            vkfx_cmyk_plain(r->row, dst, d->output_width, d->saw_Adobe_marker);
     }
     /* Reads to the end-of-image marker: a file cut after its last scan is
      * an error too. */

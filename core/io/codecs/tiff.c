@@ -1,16 +1,20 @@
-/* TIFF through libtiff: 8 and 16-bit unsigned and 32-bit float samples,
- * gray, gray+alpha, RGB and RGBA, contiguous or planar, in strips or
- * tiles, with every compression libtiff decodes (none, LZW, deflate,
- * PackBits, JPEG, ...). Associated alpha (premultiplied colour, as TIFF
- * defines it) is divided out of integer samples and kept as premultiplied
- * for float ones, whose colour is linear; unassociated alpha is straight;
- * an extra sample of unspecified meaning is not alpha and is dropped. A
- * file of several pages gives its first and a note. libtiff's messages go
- * into vkfx's error message, never to stderr. Metadata: the ICC profile,
- * XMP, resolution and orientation tags, the text tags as the text keys
- * below, and EXIF: the Exif and GPS directories (classic TIFF), which an
- * output gets copied from the input's EXIF block after libtiff has written
- * the file, its IFD0 pointing to them. */
+/* TIFF through libtiff, as it reads the first page: unsigned samples of 1 to
+ * 16 bits (fax and G4 scans, 2/4-bit gray, 12-bit) scaled to 8 or 16-bit
+ * output, signed 8/16/32-bit ones clamped at 0, 32-bit float; gray, RGB,
+ * palette, CMYK (through the file's CMYK profile, else Pillow's plain
+ * formula), CIE L*a*b* (through lcms2 into sRGB), and YCbCr (old-style JPEG
+ * too) through libtiff's RGBA reader; contiguous or planar, in strips or
+ * tiles, with every compression libtiff decodes. Associated alpha
+ * (premultiplied colour, as TIFF defines it) is divided out of integer
+ * samples and kept as premultiplied for float ones, whose colour is
+ * linear; unassociated alpha is straight; an extra sample without an
+ * ExtraSamples tag is alpha, one the tag calls unspecified is left out with
+ * a note, as Pillow reads them. A file of several pages gives its first and
+ * a note. libtiff's messages go into vkfx's error message, never to stderr.
+ * Metadata: the ICC profile, XMP, resolution and orientation tags, the text
+ * tags as the text keys below, and EXIF: the Exif and GPS directories
+ * (classic TIFF), which an output gets copied from the input's EXIF block
+ * after libtiff has written the file, its IFD0 pointing to them. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -22,6 +26,7 @@
 
 #include "error.h"
 #include "../exif.h"
+#include "../icc.h"
 #include "codec.h"
 
 /* A file in memory that libtiff reads, or grows as libtiff writes it. */
@@ -148,13 +153,25 @@ static bool sniff_tiff(const unsigned char *data, size_t size)
                          !memcmp(data, be_big, n));
 }
 
+/* How the first page's samples become vkfx's channels. */
+enum tiff_kind {
+    TIFF_DIRECT,  /* gray or RGB samples, scaled to the output's depth */
+    TIFF_PALETTE, /* an index into the colour map */
+    TIFF_CMYK,    /* inks: through the file's CMYK profile, else Pillow's plain formula */
+    TIFF_LAB,     /* CIE L*a*b* through lcms2 into sRGB */
+    TIFF_RGBA,    /* YCbCr without JPEG compression (old-style JPEG too): libtiff's RGBA reader */
+};
+
 /* The first page's layout as vkfx reads it. */
 struct tiff_layout {
     uint32_t width, height;
     uint16_t bits, spp, format, photometric, planar;
-    uint32_t colour; /* 1 gray or 3 RGB */
-    int alpha;       /* the sample index of alpha, or -1 */
-    bool associated; /* alpha is associated (premultiplied colour) */
+    enum tiff_kind kind;
+    uint32_t stored;  /* colour samples stored a pixel: 1, 3 (RGB, Lab) or 4 (CMYK) */
+    uint32_t colour;  /* colour channels given: 1 gray or 3 RGB */
+    int alpha;        /* the sample index of alpha, or -1 */
+    bool associated;  /* alpha is associated (premultiplied colour) */
+    uint32_t dropped; /* extra samples beyond alpha, left out */
     vkfx_sample sample;
 };
 
@@ -164,10 +181,32 @@ static int tiff_fail(const struct tiff_mem *m, const char *name, const char *wha
                      m->msg[0] ? m->msg : what);
 }
 
+/* The samples the first page stores, and the depth vkfx gives them: any unsigned depth up to 16
+ * bits (8-bit output up to 8 bits, 16-bit above), signed 8, 16 and 32-bit (negative values
+ * clamped to 0, as Pillow and libvips show them), 32-bit float. */
+static int tiff_samples(const char *name, struct tiff_layout *l)
+{
+    bool uint = l->format == SAMPLEFORMAT_UINT && l->bits >= 1 && l->bits <= 16;
+    bool sint = l->format == SAMPLEFORMAT_INT && (l->bits == 8 || l->bits == 16 || l->bits == 32);
+    if (l->format == SAMPLEFORMAT_IEEEFP && l->bits == 32)
+        l->sample = VKFX_SAMPLE_F32;
+    else if (uint || sint)
+        l->sample = l->bits <= 8 ? VKFX_SAMPLE_U8 : VKFX_SAMPLE_U16;
+    else
+        return vkfx_fail(VKFX_E_FORMAT,
+                         "%s: TIFF with %u-bit %s samples; vkfx reads unsigned ones of 1 to 16 bits, "
+                         "signed ones of 8, 16 and 32 bits and 32-bit float",
+                         name, l->bits,
+                         l->format == SAMPLEFORMAT_IEEEFP ? "float"
+                         : l->format == SAMPLEFORMAT_INT  ? "signed"
+                                                          : "unsigned");
+    return VKFX_OK;
+}
+
 static int tiff_read_layout(TIFF *tif, const struct tiff_mem *m, const char *name,
                             struct tiff_layout *l)
 {
-    uint16_t compression = COMPRESSION_NONE, nextra = 0, *extra = NULL;
+    uint16_t compression = COMPRESSION_NONE, nextra = 0, *extra = NULL, inks = INKSET_CMYK;
     if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &l->width) ||
         !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &l->height) || !l->width || !l->height)
         return tiff_fail(m, name, "no image size");
@@ -177,6 +216,7 @@ static int tiff_read_layout(TIFF *tif, const struct tiff_mem *m, const char *nam
     TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &l->planar);
     TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
     TIFFGetFieldDefaulted(tif, TIFFTAG_EXTRASAMPLES, &nextra, &extra);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inks);
     if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &l->photometric))
         l->photometric = l->spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
     /* libtiff converts JPEG-compressed YCbCr to RGB itself. */
@@ -184,36 +224,74 @@ static int tiff_read_layout(TIFF *tif, const struct tiff_mem *m, const char *nam
         TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
         l->photometric = PHOTOMETRIC_RGB;
     }
-    if (l->bits == 8 && l->format == SAMPLEFORMAT_UINT)
+    int ret = tiff_samples(name, l);
+    if (ret < 0)
+        return ret;
+    bool ints = l->sample != VKFX_SAMPLE_F32;
+    l->kind = TIFF_DIRECT;
+    l->colour = 3;
+    l->stored = 3;
+    switch (l->photometric) {
+    case PHOTOMETRIC_MINISBLACK:
+    case PHOTOMETRIC_MINISWHITE:
+        l->colour = l->stored = 1;
+        if (!ints && l->photometric == PHOTOMETRIC_MINISWHITE)
+            ret = vkfx_fail(VKFX_E_FORMAT, "%s: TIFF of white-is-zero float samples", name);
+        break;
+    case PHOTOMETRIC_RGB:
+        break;
+    case PHOTOMETRIC_PALETTE:
+        l->kind = TIFF_PALETTE;
+        l->stored = 1;
         l->sample = VKFX_SAMPLE_U8;
-    else if (l->bits == 16 && l->format == SAMPLEFORMAT_UINT)
-        l->sample = VKFX_SAMPLE_U16;
-    else if (l->bits == 32 && l->format == SAMPLEFORMAT_IEEEFP)
-        l->sample = VKFX_SAMPLE_F32;
-    else
-        return vkfx_fail(VKFX_E_FORMAT,
-                         "%s: TIFF with %u-bit %s samples; vkfx reads 8 and 16-bit unsigned and "
-                         "32-bit float",
-                         name, l->bits,
-                         l->format == SAMPLEFORMAT_IEEEFP ? "float"
-                         : l->format == SAMPLEFORMAT_INT  ? "signed"
-                                                          : "unsigned");
-    if (l->photometric == PHOTOMETRIC_MINISBLACK ||
-        (l->photometric == PHOTOMETRIC_MINISWHITE && l->sample != VKFX_SAMPLE_F32))
-        l->colour = 1;
-    else if (l->photometric == PHOTOMETRIC_RGB)
-        l->colour = 3;
-    else
-        return vkfx_fail(VKFX_E_FORMAT,
-                         "%s: TIFF photometric interpretation %u; vkfx reads gray and RGB", name,
-                         l->photometric);
-    if (l->spp < l->colour || nextra != l->spp - l->colour)
-        return tiff_fail(m, name, "the samples per pixel do not match the extra samples");
+        if (l->format != SAMPLEFORMAT_UINT || l->bits > 16)
+            ret = vkfx_fail(VKFX_E_FORMAT, "%s: TIFF palette of %u-bit indices", name, l->bits);
+        break;
+    case PHOTOMETRIC_SEPARATED:
+        l->kind = TIFF_CMYK;
+        l->stored = 4;
+        l->sample = VKFX_SAMPLE_U8;
+        if (inks != INKSET_CMYK || l->format != SAMPLEFORMAT_UINT || (l->bits != 8 && l->bits != 16))
+            ret = vkfx_fail(VKFX_E_FORMAT,
+                            "%s: TIFF of separated inks other than 8 or 16-bit CMYK; vkfx reads "
+                            "CMYK",
+                            name);
+        break;
+    case PHOTOMETRIC_CIELAB:
+        l->kind = TIFF_LAB;
+        l->sample = VKFX_SAMPLE_U8;
+        if (l->bits != 8 && l->bits != 16)
+            ret = vkfx_fail(VKFX_E_FORMAT, "%s: TIFF of %u-bit CIE L*a*b*; vkfx reads 8 and 16-bit",
+                            name, l->bits);
+        break;
+    case PHOTOMETRIC_YCBCR:
+        l->kind = TIFF_RGBA;
+        l->sample = VKFX_SAMPLE_U8;
+        char why[1024] = "";
+        if (!TIFFRGBAImageOK(tif, why))
+            ret = vkfx_fail(VKFX_E_FORMAT, "%s: TIFF of YCbCr samples libtiff cannot read (%s)",
+                            name, why);
+        break;
+    default:
+        ret = vkfx_fail(VKFX_E_FORMAT,
+                        "%s: TIFF photometric interpretation %u; vkfx reads gray, RGB, palette, "
+                        "CMYK, CIE L*a*b* and YCbCr",
+                        name, l->photometric);
+    }
+    if (ret < 0)
+        return ret;
+    if (l->spp < l->stored)
+        return tiff_fail(m, name, "fewer samples per pixel than its colour has");
+    /* The first extra sample is alpha where ExtraSamples says so or says nothing (no tag), as
+     * Pillow reads it; one it calls unspecified is left out, as Pillow does; further ones are
+     * left out too. */
     l->alpha = -1;
-    if (nextra && extra &&
-        (extra[0] == EXTRASAMPLE_ASSOCALPHA || extra[0] == EXTRASAMPLE_UNASSALPHA)) {
-        l->alpha = (int)l->colour;
-        l->associated = extra[0] == EXTRASAMPLE_ASSOCALPHA;
+    if (l->spp > l->stored && l->kind != TIFF_RGBA) {
+        bool alpha = !nextra || !extra || extra[0] == EXTRASAMPLE_ASSOCALPHA ||
+                     extra[0] == EXTRASAMPLE_UNASSALPHA;
+        l->alpha = alpha ? (int)l->stored : -1;
+        l->associated = alpha && nextra && extra && extra[0] == EXTRASAMPLE_ASSOCALPHA;
+        l->dropped = l->spp - l->stored - (alpha ? 1 : 0);
     }
     return VKFX_OK;
 }
@@ -237,24 +315,57 @@ static int probe_tiff(const unsigned char *data, size_t size, const char *name,
     return VKFX_OK;
 }
 
-/* Copies a block of decoded samples (a strip or a tile, bw x bh, of one
- * plane or of all samples interleaved) into the image of all samples. */
-static void tiff_place(const struct tiff_layout *l, unsigned char *img, const unsigned char *blk,
+/* The bytes of a row of n pixels of spp samples as the file packs them (rows start on a byte). */
+static uint64_t tiff_row_bytes(const struct tiff_layout *l, uint64_t n, uint32_t spp)
+{
+    return (n * spp * l->bits + 7) / 8;
+}
+
+/* Sample k of a packed row: unsigned, or signed ones sign-extended, or a float's bits. */
+static uint32_t tiff_unpack(const struct tiff_layout *l, const unsigned char *row, uint64_t k)
+{
+    switch (l->bits) {
+    case 8:
+        return l->format == SAMPLEFORMAT_INT ? (uint32_t)(int32_t)(int8_t)row[k] : row[k];
+    case 16: {
+        uint16_t v;
+        memcpy(&v, row + 2 * k, 2);
+        return l->format == SAMPLEFORMAT_INT ? (uint32_t)(int32_t)(int16_t)v : v;
+    }
+    case 32: {
+        uint32_t v;
+        memcpy(&v, row + 4 * k, 4);
+        return v;
+    }
+    default: {
+        /* libtiff hands over 1 to 16-bit samples most significant bit first, whatever the
+         * fill order, in at most three bytes */
+        uint64_t bit = k * l->bits;
+        uint32_t v = 0;
+        for (uint64_t b = bit / 8; b <= (bit + l->bits - 1) / 8; b++)
+            v = v << 8 | row[b];
+        uint32_t tail = (uint32_t)(8 - (bit + l->bits) % 8) % 8;
+        return (v >> tail) & ((1u << l->bits) - 1);
+    }
+    }
+}
+
+/* Unpacks a block of decoded samples (a strip or a tile, bw x bh, of one plane or of all
+ * samples interleaved) into the image of all samples, a uint32 each. */
+static void tiff_place(const struct tiff_layout *l, uint32_t *img, const unsigned char *blk,
                        uint32_t x0, uint32_t y0, uint32_t bw, uint32_t bh, int plane)
 {
-    size_t ss = vkfx_sample_size(l->sample);
-    size_t pix = ss * l->spp;
+    uint32_t per = plane < 0 ? l->spp : 1;
+    uint64_t stride = tiff_row_bytes(l, bw, per);
     uint32_t w = x0 + bw > l->width ? l->width - x0 : bw;
     uint32_t h = y0 + bh > l->height ? l->height - y0 : bh;
     for (uint32_t y = 0; y < h; y++) {
-        unsigned char *dst = img + ((size_t)(y0 + y) * l->width + x0) * pix;
-        if (plane < 0) {
-            memcpy(dst, blk + (size_t)y * bw * pix, (size_t)w * pix);
-            continue;
-        }
-        const unsigned char *src = blk + (size_t)y * bw * ss;
+        uint32_t *dst = img + ((size_t)(y0 + y) * l->width + x0) * l->spp;
+        const unsigned char *src = blk + y * stride;
         for (uint32_t x = 0; x < w; x++)
-            memcpy(dst + x * pix + (size_t)plane * ss, src + x * ss, ss);
+            for (uint32_t s = 0; s < per; s++)
+                dst[(size_t)x * l->spp + (plane < 0 ? s : (uint32_t)plane)] =
+                    tiff_unpack(l, src, (uint64_t)x * per + s);
     }
 }
 
@@ -273,22 +384,21 @@ static int tiff_check_tile(TIFF *tif, const struct tiff_layout *l, const char *n
         return VKFX_OK;
     if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th))
         return vkfx_fail(VKFX_E_FORMAT, "%s: corrupt TIFF (tiles without their size)", name);
-    uint64_t spp = l->planar == PLANARCONFIG_SEPARATE ? 1 : l->spp;
+    uint32_t spp = l->planar == PLANARCONFIG_SEPARATE ? 1 : l->spp;
     char what[512];
     snprintf(what, sizeof(what), "%s, its tile", name);
     int ret = vkfx_check_pixels(what, tw, th);
     if (ret == VKFX_OK)
         ret = vkfx_check_samples(what, tw, th, spp);
     if (ret == VKFX_OK)
-        ret = vkfx_check_stored(name, "TIFF tile", tw, th,
-                                (uint64_t)tw * th * spp * vkfx_sample_size(l->sample),
+        ret = vkfx_check_stored(name, "TIFF tile", tw, th, tiff_row_bytes(l, tw, spp) * th,
                                 TIFF_MOST_PER_BYTE, size);
     return ret;
 }
 
 /* Every strip or tile of the first page into img (width x height x spp
- * samples, interleaved). Returns 0 or -1 (message in m->msg). */
-static int tiff_read_pixels(TIFF *tif, const struct tiff_layout *l, unsigned char *img)
+ * samples, interleaved, a uint32 each). Returns 0 or -1 (message in m->msg). */
+static int tiff_read_pixels(TIFF *tif, const struct tiff_layout *l, uint32_t *img)
 {
     int ret = -1;
     bool tiled = TIFFIsTiled(tif);
@@ -302,8 +412,8 @@ static int tiff_read_pixels(TIFF *tif, const struct tiff_layout *l, unsigned cha
         TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &bh);
         bh = bh > l->height ? l->height : bh;
     }
-    size_t per = vkfx_sample_size(l->sample) * (planes > 1 ? 1 : l->spp);
-    if (bytes <= 0 || !bw || !bh || (uint64_t)bw * bh * per > (uint64_t)bytes)
+    uint32_t per = planes > 1 ? 1 : l->spp;
+    if (bytes <= 0 || !bw || !bh || tiff_row_bytes(l, bw, per) * bh > (uint64_t)bytes)
         return -1;
     unsigned char *blk = malloc((size_t)bytes);
     if (!blk)
@@ -320,7 +430,7 @@ static int tiff_read_pixels(TIFF *tif, const struct tiff_layout *l, unsigned cha
                     goto done;
                 /* A last strip may be short: only its rows are needed. */
                 uint32_t rows = l->height - y < bh ? l->height - y : bh;
-                if (!tiled && (uint64_t)got < (uint64_t)bw * rows * per)
+                if (!tiled && (uint64_t)got < tiff_row_bytes(l, bw, per) * rows)
                     goto done;
                 tiff_place(l, img, blk, x, y, bw, bh, planes > 1 ? p : -1);
             }
@@ -330,49 +440,171 @@ done:
     return ret;
 }
 
-/* img's samples (spp a pixel) into out's channels: gray or RGB and alpha,
- * white-is-zero inverted, associated alpha divided out of integer colour. */
-static void tiff_select(const struct tiff_layout *l, const unsigned char *img, vkfx_pixels *out)
+/* A stored sample at the output's depth: unsigned ones scaled from their range to its range
+ * (a 1-bit 1 is white, a 12-bit 4095 too), signed ones clamped at 0 and to its top. */
+static uint32_t tiff_scale(const struct tiff_layout *l, uint32_t v)
+{
+    uint32_t top = l->sample == VKFX_SAMPLE_U8 ? 255 : 65535;
+    if (l->format == SAMPLEFORMAT_INT)
+        return (int32_t)v < 0 ? 0 : v > top ? top : v;
+    uint32_t in_top = (1u << l->bits) - 1;
+    return in_top == top ? v : (uint32_t)(((uint64_t)v * top + in_top / 2) / in_top);
+}
+
+/* A palette's colour of an index, 8-bit: the map's 16-bit entries' high bytes, or the entries
+ * themselves where no entry is above 255 (maps written 8-bit, which libtiff's RGBA reader
+ * takes the same way). */
+struct tiff_palette {
+    uint16_t *rgb[3];
+    uint32_t n;
+    bool eight;
+};
+
+static void tiff_get_palette(TIFF *tif, const struct tiff_layout *l, struct tiff_palette *p)
+{
+    p->n = 0;
+    if (!TIFFGetField(tif, TIFFTAG_COLORMAP, &p->rgb[0], &p->rgb[1], &p->rgb[2]))
+        return;
+    p->n = 1u << l->bits;
+    p->eight = true;
+    for (uint32_t i = 0; i < p->n; i++)
+        for (int c = 0; c < 3; c++)
+            p->eight = p->eight && p->rgb[c][i] < 256;
+}
+
+/* The samples of img (spp a pixel, raw) into out's channels: scaled, white-is-zero inverted,
+ * palettes looked up, inks and Lab into RGB, associated alpha divided out of integer colour. */
+static int tiff_select(TIFF *tif, const struct tiff_layout *l, const uint32_t *img,
+                       vkfx_cmyk *cmyk, const char *name, vkfx_pixels *out)
 {
     size_t n = (size_t)l->width * l->height;
     uint32_t oc = out->channels;
+    uint32_t max = l->sample == VKFX_SAMPLE_U8 ? 255 : 65535;
+    struct tiff_palette pal = {0};
+    if (l->kind == TIFF_PALETTE) {
+        tiff_get_palette(tif, l, &pal);
+        if (!pal.n)
+            return vkfx_fail(VKFX_E_FORMAT, "%s: corrupt TIFF (a palette image without its map)",
+                             name);
+    }
+    float *lab = NULL;
+    if (l->kind == TIFF_LAB && !(lab = malloc(n * 3 * sizeof(float))))
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory decoding the TIFF", name);
     for (size_t i = 0; i < n; i++) {
+        const uint32_t *s = img + i * l->spp;
+        uint32_t v[4] = {0};
+        float f[4] = {0};
+        switch (l->kind) {
+        case TIFF_DIRECT:
+            for (uint32_t c = 0; c < l->colour; c++) {
+                if (l->sample == VKFX_SAMPLE_F32)
+                    memcpy(&f[c], &s[c], 4);
+                else
+                    v[c] = tiff_scale(l, s[c]);
+                if (l->photometric == PHOTOMETRIC_MINISWHITE)
+                    v[c] = max - v[c];
+            }
+            break;
+        case TIFF_PALETTE: {
+            uint32_t k = s[0] < pal.n ? s[0] : pal.n - 1;
+            for (int c = 0; c < 3; c++)
+                v[c] = pal.eight ? pal.rgb[c][k] : pal.rgb[c][k] >> 8;
+            break;
+        }
+        case TIFF_CMYK: {
+            uint8_t ink[4];
+            for (int c = 0; c < 4; c++)
+                ink[c] = (uint8_t)(l->bits == 16 ? s[c] >> 8 : s[c]);
+            uint8_t rgb[3];
+            if (cmyk)
+                vkfx_cmyk_to_srgb(cmyk, ink, rgb, 1);
+            else
+                vkfx_cmyk_plain(ink, rgb, 1, false);
+            for (int c = 0; c < 3; c++)
+                v[c] = rgb[c];
+            break;
+        }
+        case TIFF_LAB: {
+            /* L from 0 to 100 over the whole range, a and b signed: TIFF's CIELab */
+            uint32_t top = l->bits == 16 ? 65535 : 255;
+            int32_t half = l->bits == 16 ? 32768 : 128;
+            lab[3 * i] = (float)s[0] * 100.0f / (float)top;
+            for (int c = 1; c < 3; c++) {
+                int32_t ab = (int32_t)s[c] >= half ? (int32_t)s[c] - 2 * half : (int32_t)s[c];
+                lab[3 * i + c] = l->bits == 16 ? (float)ab / 256.0f : (float)ab;
+            }
+            break;
+        }
+        case TIFF_RGBA:
+            break;
+        }
+        if (l->alpha >= 0) {
+            if (l->sample == VKFX_SAMPLE_F32)
+                memcpy(&f[l->colour], &s[l->alpha], 4);
+            else
+                v[l->colour] = l->kind == TIFF_CMYK || l->kind == TIFF_LAB
+                                   ? (l->bits == 16 ? s[l->alpha] >> 8 : s[l->alpha])
+                                   : tiff_scale(l, s[l->alpha]);
+        }
+        if (l->alpha >= 0 && l->associated && l->sample != VKFX_SAMPLE_F32)
+            for (uint32_t c = 0; c < l->colour; c++) {
+                uint32_t a = v[l->colour];
+                v[c] = a ? (uint32_t)(((uint64_t)v[c] * max + a / 2) / a) : 0;
+                v[c] = v[c] > max ? max : v[c];
+            }
         for (uint32_t c = 0; c < oc; c++) {
-            size_t from = i * l->spp + (c < l->colour ? c : (size_t)l->alpha);
             size_t to = i * oc + c;
             switch (l->sample) {
             case VKFX_SAMPLE_U8:
-                ((uint8_t *)out->data)[to] = img[from];
+                ((uint8_t *)out->data)[to] = (uint8_t)v[c];
                 break;
             case VKFX_SAMPLE_U16:
-                ((uint16_t *)out->data)[to] = ((const uint16_t *)(const void *)img)[from];
+                ((uint16_t *)out->data)[to] = (uint16_t)v[c];
                 break;
             case VKFX_SAMPLE_F32:
-                ((float *)out->data)[to] = ((const float *)(const void *)img)[from];
+                ((float *)out->data)[to] = f[c];
                 break;
             }
         }
-        if (l->sample == VKFX_SAMPLE_F32)
-            continue;
-        uint32_t max = l->sample == VKFX_SAMPLE_U8 ? 255 : 65535;
-        for (uint32_t c = 0; c < l->colour; c++) {
-            size_t at = i * oc + c;
-            uint32_t v = l->sample == VKFX_SAMPLE_U8 ? ((uint8_t *)out->data)[at]
-                                                     : ((uint16_t *)out->data)[at];
-            if (l->photometric == PHOTOMETRIC_MINISWHITE)
-                v = max - v;
-            if (l->alpha >= 0 && l->associated) {
-                uint32_t a = l->sample == VKFX_SAMPLE_U8 ? ((uint8_t *)out->data)[i * oc + oc - 1]
-                                                         : ((uint16_t *)out->data)[i * oc + oc - 1];
-                v = a ? (uint32_t)(((uint64_t)v * max + a / 2) / a) : 0;
-                v = v > max ? max : v;
-            }
-            if (l->sample == VKFX_SAMPLE_U8)
-                ((uint8_t *)out->data)[at] = (uint8_t)v;
-            else
-                ((uint16_t *)out->data)[at] = (uint16_t)v;
-        }
     }
+    int ret = VKFX_OK;
+    if (lab)
+        ret = vkfx_lab_to_srgb(lab, out->data, oc, n, name);
+    free(lab);
+    return ret;
+}
+
+/* YCbCr through libtiff's RGBA reader, which converts and upsamples it: 8-bit RGB. */
+static int tiff_read_rgba(TIFF *tif, const struct tiff_layout *l, vkfx_pixels *out)
+{
+    size_t n = (size_t)l->width * l->height;
+    uint32_t *raster = malloc(n * sizeof(uint32_t));
+    if (!raster)
+        return -1;
+    int ok = TIFFReadRGBAImageOriented(tif, l->width, l->height, raster, ORIENTATION_TOPLEFT, 1);
+    for (size_t i = 0; ok && i < n; i++) {
+        uint8_t *d = (uint8_t *)out->data + i * 3;
+        d[0] = (uint8_t)TIFFGetR(raster[i]);
+        d[1] = (uint8_t)TIFFGetG(raster[i]);
+        d[2] = (uint8_t)TIFFGetB(raster[i]);
+    }
+    free(raster);
+    return ok ? 0 : -1;
+}
+
+/* The file's CMYK profile for separated inks, where it has one lcms2 can use; NULL otherwise.
+ * The metadata reader asks the same, so that the profile goes once the pixels are sRGB. */
+static vkfx_cmyk *tiff_cmyk_profile(TIFF *tif)
+{
+    uint16_t photometric = 0, spp = 0;
+    uint32_t n = 0;
+    void *d = NULL;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric) ||
+        photometric != PHOTOMETRIC_SEPARATED || spp < 4 ||
+        !TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &d) || !d || !n)
+        return NULL;
+    return vkfx_cmyk_open(d, n, false);
 }
 
 static int decode_tiff(const unsigned char *data, size_t size, const char *name, vkfx_pixels *out,
@@ -381,7 +613,8 @@ static int decode_tiff(const unsigned char *data, size_t size, const char *name,
     int ret;
     struct tiff_mem m = {.data = (unsigned char *)data, .size = size};
     struct tiff_layout l = {0};
-    unsigned char *img = NULL;
+    uint32_t *img = NULL;
+    vkfx_cmyk *cmyk = NULL;
     vkfx_pixels px = {0};
     TIFF *tif = tiff_open(&m, "rm");
     if (!tif) {
@@ -393,37 +626,47 @@ static int decode_tiff(const unsigned char *data, size_t size, const char *name,
         (ret = vkfx_check_samples(name, l.width, l.height, l.spp)) < 0)
         goto fail;
     size_t bytes;
-    if (!vkfx_image_bytes(l.width, l.height, l.spp, l.sample, &bytes)) {
+    if (!vkfx_image_bytes(l.width, l.height, l.spp, VKFX_SAMPLE_F32, &bytes)) {
         ret = vkfx_fail_pixels(name, l.width, l.height);
         goto fail;
     }
-    if ((ret = vkfx_check_stored(name, "TIFF", l.width, l.height, bytes, TIFF_MOST_PER_BYTE,
+    if ((ret = vkfx_check_stored(name, "TIFF", l.width, l.height,
+                                 tiff_row_bytes(&l, l.width, l.spp) * l.height, TIFF_MOST_PER_BYTE,
                                  size)) < 0 ||
         (ret = tiff_check_tile(tif, &l, name, size)) < 0)
         goto fail;
-    img = malloc(bytes);
-    if (!img ||
+    img = l.kind == TIFF_RGBA ? NULL : malloc(bytes);
+    if ((l.kind != TIFF_RGBA && !img) ||
         vkfx_pixels_alloc(&px, l.width, l.height, l.colour + (l.alpha >= 0), l.sample) < 0) {
         ret = vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory decoding the TIFF", name);
         goto fail;
     }
-    if (tiff_read_pixels(tif, &l, img) < 0) {
+    if (l.kind == TIFF_RGBA ? tiff_read_rgba(tif, &l, &px) < 0
+                            : tiff_read_pixels(tif, &l, img) < 0) {
         ret = tiff_fail(&m, name, "unreadable strips or tiles");
         goto fail;
     }
-    tiff_select(&l, img, &px);
+    if (l.kind == TIFF_CMYK)
+        cmyk = tiff_cmyk_profile(tif);
+    if (l.kind != TIFF_RGBA && (ret = tiff_select(tif, &l, img, cmyk, name, &px)) < 0)
+        goto fail;
     px.linear = l.sample == VKFX_SAMPLE_F32;
     px.straight = !(l.sample == VKFX_SAMPLE_F32 && l.alpha >= 0 && l.associated);
     tdir_t pages = TIFFNumberOfDirectories(tif);
     if (pages > 1)
         snprintf(note->text, sizeof(note->text), "%s: a TIFF of %u pages; only the first is read",
                  name, (unsigned)pages);
+    else if (l.dropped)
+        snprintf(note->text, sizeof(note->text),
+                 "%s: a TIFF with %u extra sample%s that %s no alpha; left out", name, l.dropped,
+                 l.dropped == 1 ? "" : "s", l.dropped == 1 ? "is" : "are");
     *out = px;
     px.data = NULL;
     ret = VKFX_OK;
 fail:
     if (tif)
         TIFFClose(tif);
+    vkfx_cmyk_close(cmyk);
     free(img);
     vkfx_pixels_free(&px);
     return ret;
@@ -475,6 +718,19 @@ static int read_meta_tiff(const unsigned char *data, size_t size, const char *na
     void *d = NULL;
     if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &d) && d && n)
         ret = vkfx_blob_set(&m->icc, d, n, name, "ICC profile");
+    uint16_t photometric = 0;
+    if (ret == VKFX_OK && m->icc.data && TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric) &&
+        photometric == PHOTOMETRIC_SEPARATED) {
+        /* the decoder took the inks through it into sRGB, or by the formula without it */
+        vkfx_cmyk *cmyk = tiff_cmyk_profile(tif);
+        m->cmyk = cmyk != NULL;
+        vkfx_cmyk_close(cmyk);
+        if (!m->cmyk) {
+            char why[512];
+            snprintf(why, sizeof(why), "%s: its ICC profile is no CMYK one lcms2 can use", name);
+            vkfx_meta_icc_damaged(m, why);
+        }
+    }
     if (ret == VKFX_OK && TIFFGetField(tif, TIFFTAG_XMLPACKET, &n, &d) && d && n)
         ret = vkfx_blob_set(&m->xmp, d, n, name, "XMP");
     if (ret == VKFX_OK)
