@@ -958,6 +958,8 @@ static int gpu_finish(batch *b, vkfx_context *ctx, size_t i, vkfx_pending *p, un
 {
     job *j = &b->jobs[i];
     int ret = vkfx_run_finish(p, &j->out, &j->result);
+    if (ret == VKFX_OK && !j->note[0])
+        snprintf(j->note, sizeof(j->note), "%s", j->result.decode_note);
     vkfx_jpeg_input_free(&j->jpeg);
     unsigned now = vkfx_context_validation_messages(ctx);
     if (ret == VKFX_OK && now != *messages)

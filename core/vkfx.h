@@ -192,6 +192,9 @@ typedef struct vkfx_run_result {
     /* With vkfx_run_opts.jpeg, where the device encoded it: the whole file (owned: free()). */
     unsigned char *jpeg;
     size_t jpeg_size;
+    /* With vkfx_run_opts.jpeg_in, where the device left the JPEG to libjpeg-turbo: the note its
+     * decode left (a damaged scan), "" none. */
+    char decode_note[160];
 } vkfx_run_result;
 
 /* Runs chain on in. out->channels and out->sample say what to produce (the

@@ -313,6 +313,7 @@ void vkfx_destroy_chain_states(vkfx_graph *g, const vkfx_chain *chain, void **st
 
 /* A run in flight: recorded and submitted, or (tiled) already complete. */
 struct vkfx_pending {
+    char decode_note[160]; /* vkfx_run_result's */
     vkfx_context *ctx;
     vkfx_staging *staging;
     const vkfx_chain *chain;
@@ -522,6 +523,7 @@ int vkfx_run_finish(vkfx_pending *p, vkfx_pixels *out, vkfx_run_result *result)
     if (ret == VKFX_OK) {
         *out = p->out;
         *result = p->result;
+        snprintf(result->decode_note, sizeof(result->decode_note), "%s", p->decode_note);
         p->out.data = NULL;
         p->result.jpeg = NULL;
         p->result.times = NULL;
@@ -935,8 +937,11 @@ static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain
     vkfx_run_opts host = *opts;
     host.jpeg_in = NULL;
     ret = jpeg_on_host(opts, &px);
+    const char *note = ret == VKFX_OK ? vkfx_file_note() : NULL;
     if (ret == VKFX_OK)
         ret = vkfx_run_start(ctx, staging, chain, &px, out, &host, pending);
+    if (ret == VKFX_OK && *pending && note)
+        snprintf((*pending)->decode_note, sizeof((*pending)->decode_note), "%s", note);
     vkfx_pixels_free(&px);
     return ret;
 }
