@@ -739,7 +739,8 @@ Test(codecs, tiff_alpha_as_tiff_defines_it)
  * a palette's. */
 static void write_packed_tiff(const char *path, const uint32_t *values, uint32_t width,
                               uint32_t height, uint16_t spp, uint16_t bits, uint16_t format,
-                              uint16_t photometric, uint32_t tile, uint16_t compression)
+                              uint16_t photometric, uint32_t tile, uint16_t compression,
+                              bool extra_tag)
 {
     TIFFSetErrorHandler(tiff_test_handler);
     TIFFSetWarningHandler(NULL);
@@ -753,7 +754,7 @@ static void write_packed_tiff(const char *path, const uint32_t *values, uint32_t
     TIFFSetField(t, TIFFTAG_PHOTOMETRIC, photometric);
     TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     TIFFSetField(t, TIFFTAG_COMPRESSION, compression);
-    if (spp == 2) {
+    if (spp == 2 && extra_tag) {
         uint16_t extra = EXTRASAMPLE_UNASSALPHA;
         TIFFSetField(t, TIFFTAG_EXTRASAMPLES, 1, &extra);
     }
@@ -805,13 +806,14 @@ static void write_packed_tiff(const char *path, const uint32_t *values, uint32_t
 
 /* Gray and gray+alpha of 1 to 16 bits, unsigned, in strips and in tiles whose columns start
  * inside a byte: each sample scaled from its range to 8 bits (up to 8) or 16, white-is-zero
- * inverted; fax compression of 1-bit ones. */
+ * inverted; fax compression of 1-bit ones; an extra sample without an ExtraSamples tag is
+ * alpha, as Pillow reads it. */
 Test(codecs, tiff_any_unsigned_depth)
 {
     const uint16_t depths[] = {1, 2, 4, 5, 12, 16};
     for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++)
-        for (int layout = 0; layout < 4; layout++) {
-            uint16_t bits = depths[d], spp = layout == 3 ? 2 : 1;
+        for (int layout = 0; layout < 5; layout++) {
+            uint16_t bits = depths[d], spp = layout >= 3 ? 2 : 1;
             uint16_t comp = layout == 2 && bits == 1 ? COMPRESSION_CCITTFAX4 : COMPRESSION_LZW;
             uint16_t photometric = layout == 2 ? PHOTOMETRIC_MINISWHITE : PHOTOMETRIC_MINISBLACK;
             uint32_t w = 37, h = 21, top = (1u << bits) - 1;
@@ -820,7 +822,7 @@ Test(codecs, tiff_any_unsigned_depth)
             for (uint32_t i = 0; i < w * h * spp; i++)
                 v[i] = (i * 2654435761u >> 7) & top;
             write_packed_tiff(tc_tpath("bits.tif"), v, w, h, spp, bits, SAMPLEFORMAT_UINT,
-                              photometric, layout == 1 ? 16 : 0, comp);
+                              photometric, layout == 1 ? 16 : 0, comp, layout == 3);
             vkfx_pixels got = {0};
             cr_assert_eq(vkfx_file_load(tc_tpath("bits.tif"), &got), VKFX_OK, "%u-bit, layout %d: %s",
                          bits, layout, vkfx_error_message());
@@ -852,7 +854,7 @@ Test(codecs, tiff_palette_and_signed)
         for (uint32_t i = 0; i < w * h; i++)
             v[i] = (i * 37u) & ((1u << bits) - 1);
         write_packed_tiff(tc_tpath("pal.tif"), v, w, h, 1, bits, SAMPLEFORMAT_UINT,
-                          PHOTOMETRIC_PALETTE, 0, COMPRESSION_NONE);
+                          PHOTOMETRIC_PALETTE, 0, COMPRESSION_NONE, false);
         vkfx_pixels got = {0};
         cr_assert_eq(vkfx_file_load(tc_tpath("pal.tif"), &got), VKFX_OK, "%s",
                      vkfx_error_message());
@@ -867,7 +869,7 @@ Test(codecs, tiff_palette_and_signed)
     for (uint32_t i = 0; i < w * h; i++)
         v[i] = (uint32_t)(int32_t)((int)(i * 997 % 65536) - 32768) & 0xFFFF;
     write_packed_tiff(tc_tpath("s16.tif"), v, w, h, 1, 16, SAMPLEFORMAT_INT,
-                      PHOTOMETRIC_MINISBLACK, 0, COMPRESSION_NONE);
+                      PHOTOMETRIC_MINISBLACK, 0, COMPRESSION_NONE, false);
     vkfx_pixels got = {0};
     cr_assert_eq(vkfx_file_load(tc_tpath("s16.tif"), &got), VKFX_OK, "%s", vkfx_error_message());
     for (uint32_t i = 0; i < w * h; i++) {

@@ -203,6 +203,29 @@ static int tiff_samples(const char *name, struct tiff_layout *l)
     return VKFX_OK;
 }
 
+/* Whether the first directory of a TIFF (classic or BigTIFF) has tag: libtiff cannot say, as
+ * it makes up an ExtraSamples tag of unspecified samples where the file has none. */
+static bool tiff_ifd0_has(const unsigned char *d, size_t size, uint16_t tag)
+{
+    if (size < 16)
+        return false;
+    bool big = d[0] == 'M', wide = (big ? d[3] : d[2]) == 43;
+    uint64_t at = 0, n = 0;
+    unsigned off_bytes = wide ? 8 : 4, count_bytes = wide ? 8 : 2, entry = wide ? 20 : 12;
+    for (unsigned i = 0; i < off_bytes; i++)
+        at |= (uint64_t)d[(wide ? 8 : 4) + (big ? off_bytes - 1 - i : i)] << (8 * i);
+    if (at > size || size - at < count_bytes)
+        return false;
+    for (unsigned i = 0; i < count_bytes; i++)
+        n |= (uint64_t)d[at + (big ? count_bytes - 1 - i : i)] << (8 * i);
+    for (uint64_t k = 0; k < n && at + count_bytes + (k + 1) * entry <= size; k++) {
+        const unsigned char *e = d + at + count_bytes + k * entry;
+        if ((big ? (e[0] << 8 | e[1]) : (e[1] << 8 | e[0])) == tag)
+            return true;
+    }
+    return false;
+}
+
 static int tiff_read_layout(TIFF *tif, const struct tiff_mem *m, const char *name,
                             struct tiff_layout *l)
 {
@@ -288,7 +311,8 @@ static int tiff_read_layout(TIFF *tif, const struct tiff_mem *m, const char *nam
     l->alpha = -1;
     if (l->spp > l->stored && l->kind != TIFF_RGBA) {
         bool alpha = !nextra || !extra || extra[0] == EXTRASAMPLE_ASSOCALPHA ||
-                     extra[0] == EXTRASAMPLE_UNASSALPHA;
+                     extra[0] == EXTRASAMPLE_UNASSALPHA ||
+                     !tiff_ifd0_has(m->data, m->size, TIFFTAG_EXTRASAMPLES);
         l->alpha = alpha ? (int)l->stored : -1;
         l->associated = alpha && nextra && extra && extra[0] == EXTRASAMPLE_ASSOCALPHA;
         l->dropped = l->spp - l->stored - (alpha ? 1 : 0);
