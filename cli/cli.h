@@ -140,7 +140,7 @@ int cli_jpeg_codec(const char *word, const char *what, vkfx_jpeg_codec *out);
 /* The default of --jpeg-codec: VKFX_JPEG_CODEC where set, else auto. */
 int cli_jpeg_codec_default(vkfx_jpeg_codec *out);
 /* The checks a job needs once its options are read: inputs, one
- * way to name outputs, --format only with -o -. */
+ * way to name outputs, --format only with -o. */
 int cli_check_job(const cli_job_opts *j, int ninputs);
 
 /* One job line: its options and operands (inputs, directories, "-"). */

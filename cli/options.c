@@ -430,8 +430,8 @@ int cli_check_job(const cli_job_opts *j, int ninputs)
         return vkfx_fail(VKFX_E_USAGE, "no output given (-o FILE or TEMPLATE, or --outdir DIR)");
     if (j->output && j->outdir)
         return vkfx_fail(VKFX_E_USAGE, "-o and --outdir both name the outputs; give one of them");
-    if (j->format && !(j->output && strcmp(j->output, "-") == 0))
-        return vkfx_fail(VKFX_E_USAGE, "--format is for -o - (standard output); files take the "
-                                       "format of their extension");
+    if (j->format && !j->output)
+        return vkfx_fail(VKFX_E_USAGE, "--format is for -o - (standard output) and -o naming a "
+                                       "device or FIFO; --outdir keeps each input's format");
     return VKFX_OK;
 }
