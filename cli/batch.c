@@ -1264,8 +1264,28 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     cli_wall wall = {0};
     bool printed = false; /* status's message */
     cli_signals_graceful(true);
-    for (size_t i = 0; i < nlines && status == VKFX_OK; i++)
-        status = plan_line(&p, &lines[i]);
+    /* Every line of a job file is planned, each mistake reported with its line, before the
+     * checks across jobs: one run names them all. */
+    size_t errors = o->line_errors;
+    for (size_t i = 0; i < nlines; i++) {
+        int ret = plan_line(&p, &lines[i]);
+        if (ret < 0 && (!source || ret == VKFX_E_NOMEM)) {
+            status = ret;
+            break;
+        }
+        if (ret < 0) {
+            cli_print_error();
+            status = errors++ ? status : ret;
+        }
+    }
+    if (errors && status == VKFX_OK)
+        status = VKFX_E_USAGE;
+    if (errors) {
+        printed = true;
+        if (errors > 1)
+            cli_message("vkfx: %s: %zu lines have mistakes; no job was run", source, errors);
+        goto done;
+    }
     if (status < 0 || (status = check_plan(&p, o)) < 0)
         goto done;
     if (o->json && strcmp(o->json, "-") != 0) {

@@ -105,6 +105,7 @@ typedef struct cli_batch_opts {
     bool init_only;     /* --init-only: create the GPU context, then exit */
     vkfx_jpeg_codec jpeg_codec; /* --jpeg-codec: where JPEG files are decoded and encoded */
     const char *job_file; /* vkfx run's job file ("-": standard input), or NULL: never written */
+    size_t line_errors;   /* vkfx run: its lines refused already, each reported: none runs */
     vkfx_context_opts ctx;
 } cli_batch_opts;
 
