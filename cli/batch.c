@@ -385,6 +385,16 @@ static bool is_device(const char *path, bool char_only)
     return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || (!char_only && S_ISFIFO(st.st_mode)));
 }
 
+/* Whether path is a terminal, which an image's bytes would garble. */
+static bool is_terminal(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    bool tty = fd >= 0 && isatty(fd);
+    if (fd >= 0)
+        close(fd);
+    return tty;
+}
+
 /* Whether -o names a folder: one that exists, or a name ending in '/' (made as needed). */
 static bool names_folder(const char *output)
 {
@@ -548,6 +558,13 @@ static int plan_line(plan *p, const cli_job_line *l)
         output = NULL;
     }
     bool device = output && is_device(output, false);
+    if (device && is_device(output, true) && is_terminal(output)) {
+        ret = vkfx_fail(VKFX_E_USAGE,
+                        "-o %s: a terminal, which would show the image's bytes; name a file "
+                        "(-o out.png) or a pipe (-o - | display)",
+                        output);
+        goto fail;
+    }
     if (o->format && !device && !(output && strcmp(output, "-") == 0)) {
         ret = vkfx_fail(VKFX_E_USAGE, "--format is for -o - (standard output) and -o naming a "
                                       "device or FIFO; files take the format of their extension");

@@ -550,19 +550,21 @@ Test(everyday, an_output_folder_this_user_cannot_write_is_refused_before_decodin
 /* ------------------------------------------------------------------------ */
 /* Output paths as shell users write them. */
 
-/* vkfx run with args (NULL-terminated, argv[1] on) in the test's directory, its standard
- * output a terminal (a pseudo-terminal this test reads) and its standard error captured; the
- * exit code, with stderr in err and what reached the terminal in out. */
+/* vkfx run with args (NULL-terminated, argv[1] on; "TTY" stands for the terminal's own
+ * name) in the test's directory, its standard output a terminal (a pseudo-terminal this test
+ * reads) and its standard error captured; the exit code, with stderr in err and what reached
+ * the terminal in out. */
 static int run_on_a_terminal(const char *const *args, char *err, size_t err_size, char *out,
                              size_t out_size)
 {
     int master, slave;
-    cr_assert_eq(openpty(&master, &slave, NULL, NULL, NULL), 0, "openpty: %s", strerror(errno));
+    char tty[256];
+    cr_assert_eq(openpty(&master, &slave, tty, NULL, NULL), 0, "openpty: %s", strerror(errno));
     char log[1024];
     snprintf(log, sizeof(log), "%s", tc_tpath("stderr.txt"));
     const char *argv[32] = {VKFX_BINARY};
     for (size_t i = 0; args[i] && i + 2 < 32; i++)
-        argv[i + 1] = args[i];
+        argv[i + 1] = strcmp(args[i], "TTY") == 0 ? tty : args[i];
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
@@ -592,8 +594,8 @@ static int run_on_a_terminal(const char *const *args, char *err, size_t err_size
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* -o - onto a terminal is refused with a hint before any work (the bytes of an image would
- * garble it), in a job file with the job's line; the same run into a pipe writes the PNG. */
+/* -o - onto a terminal, or -o naming one, is refused with a hint before any work (the bytes
+ * of an image would garble it), in a job file with the job's line; the same run into a pipe writes the PNG. */
 Test(everyday, an_image_onto_a_terminal_is_refused_with_a_hint)
 {
     make_image("a.png", VKFX_FILE_PNG, 9, 7, 3, NULL, 1, NULL);
@@ -602,6 +604,12 @@ Test(everyday, an_image_onto_a_terminal_is_refused_with_a_hint)
                                  err, sizeof(err), out, sizeof(out));
     cr_expect(code == 2 && strstr(err, "standard output is a terminal") &&
                   strstr(err, "-o - > out.png") && !strstr(out, "PNG"),
+              "exit %d: %s (the terminal got %zu bytes)", code, err, strlen(out));
+    /* The terminal by its name: the same. */
+    code = run_on_a_terminal((const char *const[]){"a.png", "-f", "box3", "-o", "TTY", NULL},
+                             err, sizeof(err), out, sizeof(out));
+    cr_expect(code == 2 && strstr(err, "a terminal, which would show the image's bytes") &&
+                  !strstr(out, "PNG"),
               "exit %d: %s (the terminal got %zu bytes)", code, err, strlen(out));
     write_text("jobs.txt", "a.png -f box3 -o x.png\na.png -f box3 -o -\n");
     code = run_on_a_terminal((const char *const[]){"run", "jobs.txt", NULL}, err, sizeof(err), out,
