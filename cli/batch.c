@@ -248,9 +248,9 @@ static void fields_of(const char *input, size_t index, fields *f)
 }
 
 /* Fills {stem} {name} {ext} {dir} {index} ({index:0N}: N digits at least)
- * into text; {{ and }} are literal braces. In a chain (escape true) the values get a backslash before each
- * character the chain syntax uses, so a file name with , : = or \ stays one
- * option value. what names the text in messages. */
+ * into text; {{ and }} are literal braces. In a chain (escape true) the values get a backslash
+ * before each character the chain syntax uses, so a file name with , : = or \ stays one option
+ * value. what names the text in messages. */
 static int expand(const char *text, const fields *f, bool escape, const char *what, char **out)
 {
     static const char *const names[] = {"stem", "name", "ext", "dir", "index", NULL};

@@ -379,8 +379,9 @@ static int enter_folder_of(const char *path, cli_batch_opts *o, char **json)
         free(cwd);
     }
     if (chdir(dir) != 0)
-        ret = vkfx_fail(VKFX_E_IO, "%s: cannot enter its folder %s, which relative paths in it "
-                                   "start from: %s",
+        ret = vkfx_fail(VKFX_E_IO,
+                        "%s: cannot enter its folder %s, which relative paths in it "
+                        "start from: %s",
                         path, dir, strerror(errno));
 done:
     free(copy);

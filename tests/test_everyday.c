@@ -544,7 +544,8 @@ Test(everyday, an_output_folder_this_user_cannot_write_is_refused_before_decodin
     }
     char names[256];
     cr_expect_eq(tc_list_dir(tc_tpath("ro"), true, names, sizeof(names)), 0, "in ro: %s", names);
-    cr_expect_eq(tc_list_dir(tc_tpath("roots"), true, names, sizeof(names)), 0, "in roots: %s", names);
+    cr_expect_eq(tc_list_dir(tc_tpath("roots"), true, names, sizeof(names)), 0, "in roots: %s",
+                 names);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -595,19 +596,20 @@ static int run_on_a_terminal(const char *const *args, char *err, size_t err_size
 }
 
 /* -o - onto a terminal, or -o naming one, is refused with a hint before any work (the bytes
- * of an image would garble it), in a job file with the job's line; the same run into a pipe writes the PNG. */
+ * of an image would garble it), in a job file with the job's line; the same run into a pipe writes
+ * the PNG. */
 Test(everyday, an_image_onto_a_terminal_is_refused_with_a_hint)
 {
     make_image("a.png", VKFX_FILE_PNG, 9, 7, 3, NULL, 1, NULL);
     char err[4096], out[4096];
-    int code = run_on_a_terminal((const char *const[]){"a.png", "-f", "box3", "-o", "-", NULL},
-                                 err, sizeof(err), out, sizeof(out));
+    int code = run_on_a_terminal((const char *const[]){"a.png", "-f", "box3", "-o", "-", NULL}, err,
+                                 sizeof(err), out, sizeof(out));
     cr_expect(code == 2 && strstr(err, "standard output is a terminal") &&
                   strstr(err, "-o - > out.png") && !strstr(out, "PNG"),
               "exit %d: %s (the terminal got %zu bytes)", code, err, strlen(out));
     /* The terminal by its name: the same. */
-    code = run_on_a_terminal((const char *const[]){"a.png", "-f", "box3", "-o", "TTY", NULL},
-                             err, sizeof(err), out, sizeof(out));
+    code = run_on_a_terminal((const char *const[]){"a.png", "-f", "box3", "-o", "TTY", NULL}, err,
+                             sizeof(err), out, sizeof(out));
     cr_expect(code == 2 && strstr(err, "a terminal, which would show the image's bytes") &&
                   !strstr(out, "PNG"),
               "exit %d: %s (the terminal got %zu bytes)", code, err, strlen(out));
@@ -619,8 +621,8 @@ Test(everyday, an_image_onto_a_terminal_is_refused_with_a_hint)
               "exit %d: %s", code, err);
     cli_run r;
     HERE(&r, "a.png", "-f", "box3", "-o", "-");
-    cr_expect(r.status == 0 && r.out_len > 8 && memcmp(r.out, "\x89PNG", 4) == 0,
-              "%s: exit %d: %s", r.cmd, r.status, r.err);
+    cr_expect(r.status == 0 && r.out_len > 8 && memcmp(r.out, "\x89PNG", 4) == 0, "%s: exit %d: %s",
+              r.cmd, r.status, r.err);
     run_free(&r);
 }
 

@@ -303,8 +303,9 @@ Test(files, dev_null_as_the_output_is_written_directly)
     snprintf(json, sizeof(json), "--json=%s", tc_tpath("r.json"));
     static const char *const formats[] = {NULL, "jpg", "tif", "exr"};
     for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
-        const char *const args[] = {a, b, "-f", "box3", json, "-o", "/dev/null",
-                                    formats[f] ? "--format" : NULL, formats[f], NULL};
+        const char *const args[] = {a,          b,    "-f",        "box3",
+                                    json,       "-o", "/dev/null", formats[f] ? "--format" : NULL,
+                                    formats[f], NULL};
         size_t n;
         char **lines = traced_run(args, 0, &n);
         bool report = false;

@@ -213,22 +213,23 @@ Test(jobs, errors_name_the_line)
 Test(jobs, every_mistake_is_reported_in_one_run)
 {
     make_png("in/a.png", 6, 5, 1);
-    write_text("jobs.txt", "in/a.png -f box:radius=1 -o out/good.png\n"       /* 1 */
-                           "in/a.png -f sobl -o out/b.png\n"                   /* 2 */
-                           "in/a.png -f sobel -o $HOME/x.png\n"                /* 3 */
-                           "# a comment\n"                                     /* 4 */
-                           "in/a.png -f sobel \\\n"                            /* 5 */
-                           "  -o out/c.png -q 101\n"                           /* 6 */
-                           "in/a.png -f sobel -o \"out/open.png\n"             /* 7 */
-                           "in/a.png -f sobel -o 'out/{nope}.png'\n"           /* 8 */
-                           "in/a.png -o out/good2.png\n"                       /* 9 */
-                           "in/a.png -f sobel -o out/d.png --frobnicate\n");   /* 10 */
+    write_text("jobs.txt", "in/a.png -f box:radius=1 -o out/good.png\n"      /* 1 */
+                           "in/a.png -f sobl -o out/b.png\n"                 /* 2 */
+                           "in/a.png -f sobel -o $HOME/x.png\n"              /* 3 */
+                           "# a comment\n"                                   /* 4 */
+                           "in/a.png -f sobel \\\n"                          /* 5 */
+                           "  -o out/c.png -q 101\n"                         /* 6 */
+                           "in/a.png -f sobel -o \"out/open.png\n"           /* 7 */
+                           "in/a.png -f sobel -o 'out/{nope}.png'\n"         /* 8 */
+                           "in/a.png -o out/good2.png\n"                     /* 9 */
+                           "in/a.png -f sobel -o out/d.png --frobnicate\n"); /* 10 */
     cli_run r;
     HERE(&r, "run", "jobs.txt");
     static const char *const want[] = {
-        "jobs.txt:2: unknown filter 'sobl'", "jobs.txt:3: '$'", "jobs.txt:5: --quality '101'",
-        "jobs.txt:7: \" quote left open",  "jobs.txt:8: -o 'out/{nope}.png'",
-        "jobs.txt:10:",                      "6 lines have mistakes; no job was run",
+        "jobs.txt:2: unknown filter 'sobl'",     "jobs.txt:3: '$'",
+        "jobs.txt:5: --quality '101'",           "jobs.txt:7: \" quote left open",
+        "jobs.txt:8: -o 'out/{nope}.png'",       "jobs.txt:10:",
+        "6 lines have mistakes; no job was run",
     };
     cr_expect_eq(r.status, 2, "%s: exit %d: %s", r.cmd, r.status, r.err);
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
@@ -256,17 +257,16 @@ Test(jobs, relative_paths_are_taken_from_the_job_files_folder)
     HERE(&r, "run", "proj/jobs.txt", "--json=report.json");
     cr_expect_eq(r.status, 0, "%s: exit %d: %s", r.cmd, r.status, r.err);
     run_free(&r);
-    static const char *const written[] = {"proj/out/a.png", "proj/out/dof.png",
-                                          "proj/copies/a.png", "proj/copies/depth.png",
-                                          "report.json"};
+    static const char *const written[] = {"proj/out/a.png", "proj/out/dof.png", "proj/copies/a.png",
+                                          "proj/copies/depth.png", "report.json"};
     for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++)
         cr_expect(exists(written[i]), "%s was not written", written[i]);
     cr_expect(!exists("out/a.png") && !exists("copies"), "written from where the run started");
     /* The job file is still never written, named from its folder. */
     write_text("proj/more.png", "in/a.png -o more.png\n");
     HERE(&r, "run", "proj/more.png");
-    cr_expect(r.status == 2 && strstr(r.err, "(the job file)"), "%s: exit %d: %s", r.cmd,
-              r.status, r.err);
+    cr_expect(r.status == 2 && strstr(r.err, "(the job file)"), "%s: exit %d: %s", r.cmd, r.status,
+              r.err);
     run_free(&r);
 }
 
