@@ -1283,8 +1283,10 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     cli_signals_graceful(true);
     /* Every line of a job file is planned, each mistake reported with its line, before the
      * checks across jobs: one run names them all. */
-    size_t errors = o->line_errors;
+    size_t errors = 0, e = 0;
     for (size_t i = 0; i < nlines; i++) {
+        for (; e < o->nline_errors && o->line_errors[e].line < lines[i].line; e++, errors++)
+            cli_message("vkfx: %s", o->line_errors[e].message);
         int ret = plan_line(&p, &lines[i]);
         if (ret < 0 && (!source || ret == VKFX_E_NOMEM)) {
             status = ret;
@@ -1295,6 +1297,8 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
             status = errors++ ? status : ret;
         }
     }
+    for (; status != VKFX_E_NOMEM && e < o->nline_errors; e++, errors++)
+        cli_message("vkfx: %s", o->line_errors[e].message);
     if (errors && status == VKFX_OK)
         status = VKFX_E_USAGE;
     if (errors) {

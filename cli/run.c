@@ -99,6 +99,8 @@ typedef struct job_file {
     cli_job_line *lines;
     size_t n, cap;
     cli_strv *argvs; /* one per line: "vkfx" then its words */
+    cli_line_error *errors; /* the lines refused, in order */
+    size_t nerrors, errors_cap;
 } job_file;
 
 static void job_file_free(job_file *f)
@@ -110,6 +112,16 @@ static void job_file_free(job_file *f)
     }
     free(f->argvs);
     free(f->lines);
+    for (size_t i = 0; i < f->nerrors; i++)
+        free(f->errors[i].message);
+    free(f->errors);
+}
+
+/* The lines refused as the file was read, on stderr. */
+static void print_line_errors(const job_file *f)
+{
+    for (size_t i = 0; i < f->nerrors; i++)
+        cli_message("vkfx: %s", f->errors[i].message);
 }
 
 /* Reads one job's options (job is "vkfx" and its words) into a line. */
@@ -152,16 +164,27 @@ static int add_job(job_file *f, cli_strv *job, size_t line, bool stdin_taken)
     return ret;
 }
 
-/* A mistake on a line of the job file: reported at once, naming the line; the job being read
- * is dropped. Out of memory ends the reading (returned). */
-static int line_error(int ret, const char *source, size_t line, size_t *errors, cli_strv *job,
+/* A mistake on a line of the job file: kept in f with its line, to be reported among the
+ * others in line order; the job being read is dropped. Out of memory ends the reading
+ * (returned). */
+static int line_error(int ret, const char *source, size_t line, job_file *f, cli_strv *job,
                       word *w)
 {
     if (ret == VKFX_E_NOMEM)
         return ret;
     vkfx_fail_context(ret, "%s:%zu", source, line);
-    cli_print_error();
-    (*errors)++;
+    if (f->nerrors == f->errors_cap) {
+        size_t cap = f->errors_cap ? 2 * f->errors_cap : 8;
+        cli_line_error *e = realloc(f->errors, cap * sizeof(*e));
+        if (!e)
+            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        f->errors = e;
+        f->errors_cap = cap;
+    }
+    char *message = strdup(vkfx_error_message());
+    if (!message)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    f->errors[f->nerrors++] = (cli_line_error){line, message};
     cli_strv_free(job);
     *job = (cli_strv){0};
     w->len = 0;
@@ -170,10 +193,10 @@ static int line_error(int ret, const char *source, size_t line, size_t *errors, 
 }
 
 /* Splits text (len bytes, no NUL: read_all refuses one) into jobs. Each
- * line's mistake is reported as it is found, naming the line, and counted in
- * *errors; the lines after it are read on. */
+ * line's mistake is kept in f, naming the line; the lines after it are read
+ * on. */
 static int parse_jobs(const char *text, size_t len, const char *source, bool stdin_taken,
-                      job_file *f, size_t *errors)
+                      job_file *f)
 {
     int ret = VKFX_OK;
     cli_strv job = {0};
@@ -183,7 +206,7 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
     ret = cli_strv_add(&job, strdup("vkfx"));
     while (i <= len) {
         if (ret < 0) {
-            if ((ret = line_error(ret, source, err_line ? err_line : line, errors, &job, &w)) < 0)
+            if ((ret = line_error(ret, source, err_line ? err_line : line, f, &job, &w)) < 0)
                 break;
             err_line = 0;
             /* The rest of the line, and of the lines a backslash joins to it. */
@@ -204,7 +227,7 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
             if (ret == VKFX_OK && c == '\n') {
                 if (job.n > 1 && (ret = add_job(f, &job, job_line, stdin_taken)) < 0) {
                     /* A job's options: the line it starts on, reported before the next. */
-                    ret = line_error(ret, source, job_line, errors, &job, &w);
+                    ret = line_error(ret, source, job_line, f, &job, &w);
                 } else if (ret == VKFX_OK && !job.v) {
                     ret = cli_strv_add(&job, strdup("vkfx"));
                 }
@@ -429,22 +452,23 @@ int cli_run_main(int argc, char **argv)
         return cli_exit_code(ret);
     }
     job_file jobs = {0};
-    size_t errors = 0;
     char *json = NULL;
-    ret = parse_jobs(text, len, source, from_stdin, &jobs, &errors);
-    if (ret == VKFX_OK && jobs.n == 0 && !errors)
+    ret = parse_jobs(text, len, source, from_stdin, &jobs);
+    if (ret == VKFX_OK && jobs.n == 0 && !jobs.nerrors)
         ret = vkfx_fail(VKFX_E_USAGE, "%s: no jobs (every line is blank or a comment)", source);
     if (ret == VKFX_OK && !from_stdin)
         ret = enter_folder_of(path, &o, &json);
     int code;
     if (ret < 0) {
+        print_line_errors(&jobs);
         cli_print_error();
         code = cli_exit_code(ret);
     } else {
         cli_context_env(&o.ctx);
         /* In its folder now. */
         o.job_file = from_stdin ? path : strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-        o.line_errors = errors;
+        o.line_errors = jobs.errors;
+        o.nline_errors = jobs.nerrors;
         code = cli_batch_lines(&o, jobs.lines, jobs.n, source);
     }
     job_file_free(&jobs);
