@@ -167,8 +167,7 @@ static int add_job(job_file *f, cli_strv *job, size_t line, bool stdin_taken)
 /* A mistake on a line of the job file: kept in f with its line, to be reported among the
  * others in line order; the job being read is dropped. Out of memory ends the reading
  * (returned). */
-static int line_error(int ret, const char *source, size_t line, job_file *f, cli_strv *job,
-                      word *w)
+static int line_error(int ret, const char *source, size_t line, job_file *f, cli_strv *job, word *w)
 {
     if (ret == VKFX_E_NOMEM)
         return ret;

@@ -208,8 +208,8 @@ Test(jobs, errors_name_the_line)
 }
 
 /* Every mistake of a job file in one run, in line order, each with its line (a line a
- * backslash continues counted from where its job starts), before any job: the words, the options, the chain and
- * the templates of each line; the good lines around them are not run. */
+ * backslash continues counted from where its job starts), before any job: the words, the options,
+ * the chain and the templates of each line; the good lines around them are not run. */
 Test(jobs, every_mistake_is_reported_in_one_run)
 {
     make_png("in/a.png", 6, 5, 1);
