@@ -402,7 +402,8 @@ static bool names_folder(const char *output)
     size_t len = strlen(output);
     if (len && output[len - 1] == '/')
         return !strchr(output, '{');
-    return stat(output, &st) == 0 && S_ISDIR(st.st_mode);
+    /* '-' is standard output, even beside a folder of that name. */
+    return strcmp(output, "-") != 0 && stat(output, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* Every file written, as it stands: never a directory, a read-only file or

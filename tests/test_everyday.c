@@ -649,6 +649,13 @@ Test(everyday, an_output_folder_acts_as_outdir)
     HERE(&r, "a.png", "-o", "one/");
     cr_expect(r.status == 0 && exists("one/a.png"), "%s: exit %d: %s", r.cmd, r.status, r.err);
     run_free(&r);
+    /* '-' stays standard output beside a folder of that name. */
+    cr_assert_eq(mkdir(tc_tpath("-"), 0777), 0);
+    HERE(&r, "a.png", "-o", "-");
+    cr_expect(r.status == 0 && r.out_len > 8 && memcmp(r.out, "\x89PNG", 4) == 0 &&
+                  !exists("-/a.png"),
+              "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
 }
 
 /* {index:04} pads the input's number with zeros, as Python's format does; other widths and
