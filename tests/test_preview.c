@@ -7,6 +7,9 @@
  *   motorcycle with no filter within 1 code value of the reference at
  *   several widths, and dof with the map averaged the same way within 2
  *   (test_dof's budget);
+ * - a draft at a quarter of the width, every length in pixels of its chain
+ *   scaled, is near the view (the saved file scaled), for every kind of
+ *   length: gauss, box, bilateral, unsharp, satblur, dof, satdof;
  * - focus is the map's value under a pixel as the filter reads it (flipped
  *   for kind=disparity), for dof, satdof and bokeh; a filter without a depth map
  *   has none;
@@ -349,6 +352,53 @@ Test(preview, smaller_widths_are_the_area_average)
     ref_image_free(&full_map);
     vkfx_pixels_free(&in);
     vkfx_pixels_free(&map);
+    close_preview(&g, p);
+}
+
+/* The mean over every sample of |a - b|, in codes (a and b of one shape). */
+static double mean_codes(const vkfx_pixels *a, const vkfx_pixels *b)
+{
+    cr_assert(a->width == b->width && a->height == b->height && a->channels == b->channels);
+    size_t n = (size_t)a->width * a->height * a->channels;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += fabs((double)((const uint8_t *)a->data)[i] - ((const uint8_t *)b->data)[i]);
+    return sum / n;
+}
+
+/* A draft at a quarter of the width looks as the view does (the saved file, scaled): every
+ * length in pixels of the chain is scaled with the input. Left at the saved file's, each of
+ * these blurs four times as far, 13 to 20 codes off on average; scaled, 0.4 to 3.8 (a draft
+ * is near, not exact: a radius rounds to whole pixels, a diffusion or a sharpening on a
+ * coarser grid differs). */
+Test(preview, draft_scales_every_length_in_pixels)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    static const char *const chains[] = {
+        "gauss:sigma=6",          "box:radius=6",     "bilateral:sigma_s=5:sigma_r=0.5",
+        "unsharp:sigma=4:amount=2", "satblur:radius=9",
+        "dof:depth=" DEPTH ":kind=disparity:focus=0.8:range=0.3:maxcoc=24",
+        "gauss:sigma=2:radius=9,satdof:depth=" DEPTH ":kind=disparity:focus=0.9:maxcoc=20",
+    };
+    uint32_t w = 185;
+    for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+        vkfx_chain *chain = parse(chains[i]);
+        vkfx_pixels draft = {0}, view = {0};
+        double gpu_ms = 0;
+        cr_assert_eq(vkfx_preview_render(p, chain, w, &draft, &gpu_ms, NULL), VKFX_OK, "%s: %s",
+                     chains[i], vkfx_error_message());
+        cr_assert_eq(vkfx_preview_view(p, chain, w, &view, &gpu_ms, NULL), VKFX_OK, "%s: %s",
+                     chains[i], vkfx_error_message());
+        double mean = mean_codes(&draft, &view);
+        fprintf(stderr, "%s: the draft %u wide is %.3f codes from the view on average\n",
+                chains[i], w, mean);
+        cr_expect(mean <= 5, "%s: the draft %u wide is %.3f codes from the view on average",
+                  chains[i], w, mean);
+        vkfx_pixels_free(&draft);
+        vkfx_pixels_free(&view);
+        vkfx_chain_free(chain);
+    }
     close_preview(&g, p);
 }
 

@@ -73,6 +73,12 @@ static inline uint64_t vkfx_tile_side_least(uint64_t reach, vkfx_align align)
 int vkfx_option_parse(const vkfx_filter *f, const vkfx_option *o, const char *value, void *params);
 /* Fills params with every option's default. */
 void vkfx_options_defaults(const vkfx_filter *f, void *params);
+/* Whether option o of f is a length in the image's pixels (f->pixel_options names it). */
+bool vkfx_option_in_pixels(const vkfx_filter *f, const vkfx_option *o);
+/* Multiplies every option of f's params that is a length in pixels by scale, as the chain
+ * would be written for the image scaled by it: INT rounded (halves up), both kept in the
+ * option's range; a derived value left unset stays so (it follows the scaled ones). */
+void vkfx_params_scale_pixels(const vkfx_filter *f, void *params, double scale);
 
 /* Writes "name: help" option rows for --help-filter into buf. */
 int vkfx_filter_describe(const vkfx_filter *f, char *buf, size_t size);

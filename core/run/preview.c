@@ -254,10 +254,10 @@ static void free_draft(vkfx_chain *d, const vkfx_chain *chain)
     free(d);
 }
 
-/* A draft runs on a smaller input, so the circle of confusion's largest
- * radius (maxcoc, in pixels) shrinks with it: the draft's blur is the saved
- * file's, scaled. *out is chain with its own copies of the parameters that
- * change (the rest shared); free it with free_draft. */
+/* A draft runs on a smaller input, so every length in pixels of the chain
+ * (maxcoc, radii, sigmas: the filters' pixel_options) shrinks with it: the
+ * draft is the saved file, scaled. *out is chain with its own copies of the
+ * parameters that change (the rest shared); free it with free_draft. */
 static int draft_chain(const vkfx_chain *chain, double scale, vkfx_chain **out)
 {
     vkfx_chain *d = calloc(1, sizeof(*d));
@@ -270,7 +270,7 @@ static int draft_chain(const vkfx_chain *chain, double scale, vkfx_chain **out)
     for (size_t i = 0; i < chain->count; i++) {
         const vkfx_chain_link *l = &chain->links[i];
         d->links[i] = *l;
-        if (!vkfx_coc_of(l->filter, l->params))
+        if (!l->filter->pixel_options)
             continue;
         void *copy = malloc(l->filter->params_size);
         if (!copy) {
@@ -279,7 +279,7 @@ static int draft_chain(const vkfx_chain *chain, double scale, vkfx_chain **out)
             return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
         }
         memcpy(copy, l->params, l->filter->params_size);
-        ((vkfx_coc_params *)vkfx_coc_of(l->filter, copy))->maxcoc *= scale;
+        vkfx_params_scale_pixels(l->filter, copy, scale);
         d->links[i].params = copy;
     }
     *out = d;
