@@ -10,6 +10,7 @@
  * - a draft at a quarter of the width, every length in pixels of its chain
  *   scaled, is near the view (the saved file scaled), for every kind of
  *   length: gauss, box, bilateral, unsharp, satblur, dof, satdof;
+ * - an OpenEXR depth map in metres: its span, a pixel's focus, a draft with it;
  * - focus is the map's value under a pixel as the filter reads it (flipped
  *   for kind=disparity), for dof, satdof and bokeh; a filter without a depth map
  *   has none;
@@ -399,6 +400,78 @@ Test(preview, draft_scales_every_length_in_pixels)
         vkfx_pixels_free(&view);
         vkfx_chain_free(chain);
     }
+    close_preview(&g, p);
+}
+
+/* A depth map in metres, as a render writes it: an OpenEXR file (gray, its channel Y) made
+ * from the motorcycle's disparity, 1 m where it is largest, 10 m where it is 0. Its span is
+ * its own values (the page's focus and range), a pixel's focus is its metres there, and a
+ * draft with it is near the view as with an 8- or 16-bit map. */
+Test(preview, exr_depth_map_in_metres)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    cr_assert_eq(tc_tmpdir_make("preview"), 0);
+    vkfx_pixels disparity = {0}, metres = {0}, stored = {0};
+    cr_assert_eq(vkfx_file_load(DEPTH, &disparity), VKFX_OK);
+    cr_assert_eq(vkfx_pixels_alloc(&metres, disparity.width, disparity.height, 1, VKFX_SAMPLE_F32),
+                 VKFX_OK);
+    metres.linear = true;
+    size_t n = (size_t)disparity.width * disparity.height;
+    for (size_t i = 0; i < n; i++)
+        ((float *)metres.data)[i] =
+            (float)(1 + 9 * (1 - ((const uint16_t *)disparity.data)[i * disparity.channels] /
+                                     65535.0));
+    uint32_t channels = 0;
+    vkfx_sample sample = VKFX_SAMPLE_U8;
+    vkfx_file_output_layout(VKFX_FILE_EXR, 1, VKFX_SAMPLE_F32, &channels, &sample);
+    cr_assert(channels == 1 && sample == VKFX_SAMPLE_F32);
+    char *exr = strdup(tc_tpath("depth.exr"));
+    cr_assert_eq(vkfx_file_save(exr, VKFX_FILE_EXR, &metres, NULL), VKFX_OK, "%s",
+                 vkfx_error_message());
+    /* The values as the file holds them: what the filter reads. */
+    cr_assert_eq(vkfx_file_load(exr, &stored), VKFX_OK, "%s", vkfx_error_message());
+    const float *z = stored.data;
+    float lo = z[0], hi = z[0];
+    for (size_t i = 0; i < n; i++) {
+        lo = z[i * stored.channels] < lo ? z[i * stored.channels] : lo;
+        hi = z[i * stored.channels] > hi ? z[i * stored.channels] : hi;
+    }
+    cr_assert(lo >= 0.99f && hi <= 10.01f && hi - lo > 8, "%g..%g m", lo, hi);
+    char text[512];
+    snprintf(text, sizeof(text), "satdof:depth=%s#Y:focus=3:range=4:maxcoc=20", exr);
+    vkfx_chain *chain = parse(text);
+    bool has = false;
+    double min = 0, max = 0, focus = 0;
+    cr_assert_eq(vkfx_preview_depth_range(p, chain, 0, &has, &min, &max), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_expect(has && min == lo && max == hi, "the span %g..%g, the file's %g..%g", min, max, lo,
+              hi);
+    static const uint32_t at[][2] = {{0, 0}, {370, 300}, {250, 380}, {740, 499}};
+    for (size_t k = 0; k < 4; k++) {
+        uint32_t x = at[k][0], y = at[k][1];
+        cr_assert_eq(vkfx_preview_focus(p, chain, 0, x, y, &has, &focus), VKFX_OK);
+        float want = z[((size_t)y * stored.width + x) * stored.channels];
+        cr_expect(has && focus == want, "focus at (%u, %u): %.9g m, the map holds %.9g", x, y,
+                  focus, want);
+    }
+    vkfx_pixels draft = {0}, view = {0};
+    double gpu_ms = 0;
+    cr_assert_eq(vkfx_preview_render(p, chain, 185, &draft, &gpu_ms, NULL), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_assert_eq(vkfx_preview_view(p, chain, 185, &view, &gpu_ms, NULL), VKFX_OK, "%s",
+                 vkfx_error_message());
+    double mean = mean_codes(&draft, &view);
+    cr_expect(mean <= 5, "with the EXR map the draft is %.3f codes from the view on average",
+              mean);
+    vkfx_pixels_free(&draft);
+    vkfx_pixels_free(&view);
+    vkfx_chain_free(chain);
+    free(exr);
+    vkfx_pixels_free(&disparity);
+    vkfx_pixels_free(&metres);
+    vkfx_pixels_free(&stored);
+    tc_tmpdir_remove();
     close_preview(&g, p);
 }
 
