@@ -11,6 +11,7 @@
  *   scaled, is near the view (the saved file scaled), for every kind of
  *   length: gauss, box, bilateral, unsharp, satblur, dof, satdof;
  * - an OpenEXR depth map in metres: its span, a pixel's focus, a draft with it;
+ *   a chain with ripple, whose waves hang on the pixel grid, has no draft;
  * - focus is the map's value under a pixel as the filter reads it (flipped
  *   for kind=disparity), for dof, satdof and bokeh; a filter without a depth map
  *   has none;
@@ -367,6 +368,17 @@ static double mean_codes(const vkfx_pixels *a, const vkfx_pixels *b)
     return sum / n;
 }
 
+/* The draft (vkfx_preview_render) and the view of chain, width pixels wide. */
+static void draft_and_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                           vkfx_pixels *draft, vkfx_pixels *view)
+{
+    double gpu_ms = 0;
+    cr_assert_eq(vkfx_preview_render(p, chain, width, draft, &gpu_ms, NULL), VKFX_OK,
+                 "draft: %s", vkfx_error_message());
+    cr_assert_eq(vkfx_preview_view(p, chain, width, view, &gpu_ms, NULL), VKFX_OK, "view: %s",
+                 vkfx_error_message());
+}
+
 /* A draft at a quarter of the width looks as the view does (the saved file, scaled): every
  * length in pixels of the chain is scaled with the input. Left at the saved file's, each of
  * these blurs four times as far, 13 to 20 codes off on average; scaled, 0.4 to 3.8 (a draft
@@ -386,11 +398,7 @@ Test(preview, draft_scales_every_length_in_pixels)
     for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
         vkfx_chain *chain = parse(chains[i]);
         vkfx_pixels draft = {0}, view = {0};
-        double gpu_ms = 0;
-        cr_assert_eq(vkfx_preview_render(p, chain, w, &draft, &gpu_ms, NULL), VKFX_OK, "%s: %s",
-                     chains[i], vkfx_error_message());
-        cr_assert_eq(vkfx_preview_view(p, chain, w, &view, &gpu_ms, NULL), VKFX_OK, "%s: %s",
-                     chains[i], vkfx_error_message());
+        draft_and_view(p, chain, w, &draft, &view);
         double mean = mean_codes(&draft, &view);
         fprintf(stderr, "%s: the draft %u wide is %.3f codes from the view on average\n",
                 chains[i], w, mean);
@@ -400,6 +408,24 @@ Test(preview, draft_scales_every_length_in_pixels)
         vkfx_pixels_free(&view);
         vkfx_chain_free(chain);
     }
+    close_preview(&g, p);
+}
+
+/* Ripple's drops and waves live on the pixel grid: on a smaller one they fall elsewhere, so a
+ * chain with it has no draft, its draft is its view. */
+Test(preview, grid_bound_chains_have_no_draft)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_chain *chain = parse("gauss:sigma=2,ripple:drops=6:steps=40");
+    vkfx_pixels draft = {0}, view = {0};
+    draft_and_view(p, chain, 185, &draft, &view);
+    tc_diff d = tc_compare(&draft, &view, 0);
+    tc_report(&d, "ripple's draft against its view");
+    cr_expect(tc_diff_ok(&d), "ripple's draft is not its view");
+    vkfx_pixels_free(&draft);
+    vkfx_pixels_free(&view);
+    vkfx_chain_free(chain);
     close_preview(&g, p);
 }
 
@@ -456,11 +482,7 @@ Test(preview, exr_depth_map_in_metres)
                   focus, want);
     }
     vkfx_pixels draft = {0}, view = {0};
-    double gpu_ms = 0;
-    cr_assert_eq(vkfx_preview_render(p, chain, 185, &draft, &gpu_ms, NULL), VKFX_OK, "%s",
-                 vkfx_error_message());
-    cr_assert_eq(vkfx_preview_view(p, chain, 185, &view, &gpu_ms, NULL), VKFX_OK, "%s",
-                 vkfx_error_message());
+    draft_and_view(p, chain, 185, &draft, &view);
     double mean = mean_codes(&draft, &view);
     cr_expect(mean <= 5, "with the EXR map the draft is %.3f codes from the view on average",
               mean);

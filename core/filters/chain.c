@@ -597,6 +597,14 @@ bool vkfx_chain_reshapes(const vkfx_chain *chain)
     return false;
 }
 
+bool vkfx_chain_grid_bound(const vkfx_chain *chain)
+{
+    for (size_t i = 0; i < chain->count; i++)
+        if (chain->links[i].filter->grid_bound)
+            return true;
+    return false;
+}
+
 int vkfx_chain_parse(const char *text_in, vkfx_chain **out)
 {
     *out = NULL;

@@ -40,6 +40,8 @@ int vkfx_chain_size(const vkfx_chain *chain, uint32_t w, uint32_t h, uint32_t *o
                     uint32_t *out_h);
 /* Whether a filter of chain reshapes the image (has a size hook). */
 bool vkfx_chain_reshapes(const vkfx_chain *chain);
+/* Whether a filter of chain is grid_bound: the chain cannot be drafted at a smaller size. */
+bool vkfx_chain_grid_bound(const vkfx_chain *chain);
 
 /* What the tiler needs of chain, each filter's own declaration summed up: *reach, the pixels
  * around an output that it depends on (the filters' reaches added), and *align, the strides

@@ -114,6 +114,9 @@ typedef struct vkfx_filter {
      * sigmas, maxcoc), NULL terminated; NULL: none. The same chain on the image at a smaller
      * scale looks alike with them scaled too (vkfx_params_scale_pixels; the preview's draft). */
     const char *const *pixel_options;
+    /* The result hangs on the pixel grid itself (ripple's drops and waves live on it): on the
+     * image at a smaller scale the chain looks otherwise, whatever its options. */
+    bool grid_bound;
 } vkfx_filter;
 
 #define VKFX_REACH_ALL UINT32_MAX

@@ -302,6 +302,9 @@ static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, bool
     vkfx_chain *scaler = NULL, *draft = NULL;
     const vkfx_chain *asked = chain;
     uint32_t w = capped_width(p, width), h = vkfx_preview_height(p, width);
+    /* A chain that looks otherwise on a smaller grid (ripple) has no draft: its view. */
+    if (vkfx_chain_grid_bound(chain))
+        view = true;
     /* Sizes and offsets of a chain that reshapes the image (resize, crop) are in the input's
      * pixels: such a chain runs on the full-size input, and the page fits its result. A
      * view runs every chain there, so that its sizes are the saved file's. */

@@ -26,7 +26,8 @@ uint32_t vkfx_preview_height(const vkfx_preview *p, uint32_t width);
  * are area-averaged to that size first (each size is made once and kept), and
  * every length in pixels of the chain (maxcoc, radii, sigmas: the filters'
  * pixel_options) is scaled with them, so that the draft looks as the full
- * size does, scaled. Filters' finish hooks (files a filter writes) do not run. *gpu_ms is the
+ * size does, scaled; a chain that cannot look so (a grid_bound filter:
+ * ripple) is rendered as vkfx_preview_view renders it. Filters' finish hooks (files a filter writes) do not run. *gpu_ms is the
  * device time of the passes, or -1 where the device has no timestamps.
  * cancel (NULL: none) is asked between passes (VKFX_E_STOPPED). The map
  * files the chain names must be regular files, as for every call below:
