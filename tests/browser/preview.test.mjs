@@ -1,7 +1,8 @@
 // The preview page in a real browser: Debian's chromium, headless, driven by
 // puppeteer-core. Opens the page on the motorcycle with its disparity map,
-// moves a slider, clicks the motorcycle, saves, and checks each step; then
-// a slow chain: stopped at --time-limit with the page saying so, and giving
+// moves a slider, clicks the motorcycle, saves, and checks each step; undoes
+// and redoes every kind of change, one with an OpenEXR depth map in metres
+// that it writes itself; then a slow chain: stopped at --time-limit with the page saying so, and giving
 // way to a newer state without the page waiting for its end.
 // Usage: node preview.test.mjs VKFX SOURCE_ROOT OUT_DIR (the screenshot goes there).
 import {spawn, execFileSync} from 'node:child_process';
