@@ -82,7 +82,9 @@ static const char preview_usage[] =
     "                                 focus that makes pixel (X, Y) sharp\n"
     "  GET /span?chain=C              JSON: for each link with a depth map, the\n"
     "                                 smallest and largest value it holds (a\n"
-    "                                 hole of hole=V left out)\n"
+    "                                 hole of hole=V left out), and whether\n"
+    "                                 it holds floats (else 8/16-bit codes\n"
+    "                                 read as 0..1)\n"
     "  GET /band?chain=C&width=W      PNG: the in-focus band of C's first depth\n"
     "                                 filter (tint where its blur is under half\n"
     "                                 a pixel), W wide\n"
@@ -313,6 +315,13 @@ static const char *path_option(const vkfx_chain_link *l, const vkfx_option *o)
     return *(char *const *)((const char *)l->params + o->offset);
 }
 
+/* A depth map's span, for the page's focus and range: float maps are in scene units, the
+ * others' codes read as 0..1. */
+static void span_fields(FILE *f, double lo, double hi, bool is_float)
+{
+    fprintf(f, ",\"min\":%.9g,\"max\":%.9g,\"float\":%s", lo, hi, is_float ? "true" : "false");
+}
+
 static enum MHD_Result info(struct MHD_Connection *c, server *s)
 {
     membuf m = {0};
@@ -357,13 +366,13 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
                 fprintf(m.f, ",\"path\":");
                 cli_json_string(m.f, path);
                 /* The span of a depth map's values, for the page's focus and range. */
-                bool has = false;
+                bool has = false, is_float = false;
                 double lo = 0, hi = 0;
                 pthread_mutex_lock(&s->gpu);
-                int ret = vkfx_preview_depth_range(s->preview, chain, i, &has, &lo, &hi);
+                int ret = vkfx_preview_depth_range(s->preview, chain, i, &has, &lo, &hi, &is_float);
                 pthread_mutex_unlock(&s->gpu);
                 if (ret == VKFX_OK && has && strcmp(o->name, "depth") == 0)
-                    fprintf(m.f, ",\"min\":%.9g,\"max\":%.9g", lo, hi);
+                    span_fields(m.f, lo, hi, is_float);
                 fprintf(m.f, "}");
                 first = false;
             }
@@ -614,9 +623,13 @@ static int span_json(FILE *f, const char *sep, server *s, const vkfx_chain *chai
 {
     (void)user;
     double lo = 0, hi = 0;
-    int ret = vkfx_preview_depth_range(s->preview, chain, i, wrote, &lo, &hi);
-    if (ret == VKFX_OK && *wrote)
-        fprintf(f, "%s{\"index\":%zu,\"min\":%.9g,\"max\":%.9g}", sep, i, lo, hi);
+    bool is_float = false;
+    int ret = vkfx_preview_depth_range(s->preview, chain, i, wrote, &lo, &hi, &is_float);
+    if (ret == VKFX_OK && *wrote) {
+        fprintf(f, "%s{\"index\":%zu", sep, i);
+        span_fields(f, lo, hi, is_float);
+        fprintf(f, "}");
+    }
     return ret;
 }
 

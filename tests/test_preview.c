@@ -373,8 +373,8 @@ static void draft_and_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t wi
                            vkfx_pixels *draft, vkfx_pixels *view)
 {
     double gpu_ms = 0;
-    cr_assert_eq(vkfx_preview_render(p, chain, width, draft, &gpu_ms, NULL), VKFX_OK,
-                 "draft: %s", vkfx_error_message());
+    cr_assert_eq(vkfx_preview_render(p, chain, width, draft, &gpu_ms, NULL), VKFX_OK, "draft: %s",
+                 vkfx_error_message());
     cr_assert_eq(vkfx_preview_view(p, chain, width, view, &gpu_ms, NULL), VKFX_OK, "view: %s",
                  vkfx_error_message());
 }
@@ -389,8 +389,11 @@ Test(preview, draft_scales_every_length_in_pixels)
     th_gpu g;
     vkfx_preview *p = open_preview(&g);
     static const char *const chains[] = {
-        "gauss:sigma=6",          "box:radius=6",     "bilateral:sigma_s=5:sigma_r=0.5",
-        "unsharp:sigma=4:amount=2", "satblur:radius=9",
+        "gauss:sigma=6",
+        "box:radius=6",
+        "bilateral:sigma_s=5:sigma_r=0.5",
+        "unsharp:sigma=4:amount=2",
+        "satblur:radius=9",
         "dof:depth=" DEPTH ":kind=disparity:focus=0.8:range=0.3:maxcoc=24",
         "gauss:sigma=2:radius=9,satdof:depth=" DEPTH ":kind=disparity:focus=0.9:maxcoc=20",
     };
@@ -400,8 +403,8 @@ Test(preview, draft_scales_every_length_in_pixels)
         vkfx_pixels draft = {0}, view = {0};
         draft_and_view(p, chain, w, &draft, &view);
         double mean = mean_codes(&draft, &view);
-        fprintf(stderr, "%s: the draft %u wide is %.3f codes from the view on average\n",
-                chains[i], w, mean);
+        fprintf(stderr, "%s: the draft %u wide is %.3f codes from the view on average\n", chains[i],
+                w, mean);
         cr_expect(mean <= 5, "%s: the draft %u wide is %.3f codes from the view on average",
                   chains[i], w, mean);
         vkfx_pixels_free(&draft);
@@ -446,8 +449,8 @@ Test(preview, exr_depth_map_in_metres)
     size_t n = (size_t)disparity.width * disparity.height;
     for (size_t i = 0; i < n; i++)
         ((float *)metres.data)[i] =
-            (float)(1 + 9 * (1 - ((const uint16_t *)disparity.data)[i * disparity.channels] /
-                                     65535.0));
+            (float)(1 +
+                    9 * (1 - ((const uint16_t *)disparity.data)[i * disparity.channels] / 65535.0));
     uint32_t channels = 0;
     vkfx_sample sample = VKFX_SAMPLE_U8;
     vkfx_file_output_layout(VKFX_FILE_EXR, 1, VKFX_SAMPLE_F32, &channels, &sample);
@@ -467,12 +470,12 @@ Test(preview, exr_depth_map_in_metres)
     char text[512];
     snprintf(text, sizeof(text), "satdof:depth=%s#Y:focus=3:range=4:maxcoc=20", exr);
     vkfx_chain *chain = parse(text);
-    bool has = false;
+    bool has = false, is_float = false;
     double min = 0, max = 0, focus = 0;
-    cr_assert_eq(vkfx_preview_depth_range(p, chain, 0, &has, &min, &max), VKFX_OK, "%s",
+    cr_assert_eq(vkfx_preview_depth_range(p, chain, 0, &has, &min, &max, &is_float), VKFX_OK, "%s",
                  vkfx_error_message());
-    cr_expect(has && min == lo && max == hi, "the span %g..%g, the file's %g..%g", min, max, lo,
-              hi);
+    cr_expect(has && is_float && min == lo && max == hi, "the span %g..%g, the file's %g..%g", min,
+              max, lo, hi);
     static const uint32_t at[][2] = {{0, 0}, {370, 300}, {250, 380}, {740, 499}};
     for (size_t k = 0; k < 4; k++) {
         uint32_t x = at[k][0], y = at[k][1];
@@ -484,8 +487,7 @@ Test(preview, exr_depth_map_in_metres)
     vkfx_pixels draft = {0}, view = {0};
     draft_and_view(p, chain, 185, &draft, &view);
     double mean = mean_codes(&draft, &view);
-    cr_expect(mean <= 5, "with the EXR map the draft is %.3f codes from the view on average",
-              mean);
+    cr_expect(mean <= 5, "with the EXR map the draft is %.3f codes from the view on average", mean);
     vkfx_pixels_free(&draft);
     vkfx_pixels_free(&view);
     vkfx_chain_free(chain);

@@ -435,18 +435,24 @@ fail:
 }
 
 int vkfx_preview_depth_range(vkfx_preview *p, const vkfx_chain *chain, size_t i, bool *has,
-                             double *lo, double *hi)
+                             double *lo, double *hi, bool *is_float)
 {
     int ret = VKFX_OK;
     const float *map = NULL;
     const vkfx_chain_link *link = &chain->links[i];
     const vkfx_coc_params *coc = vkfx_coc_of(link->filter, link->params);
     *has = false;
+    *is_float = false;
     *lo = *hi = 0;
     if (!coc)
         return VKFX_OK;
     TRY(check_map_files(chain));
     TRY(vkfx_maps_full(p->maps, link->filter->name, "depth", coc->depth, &map));
+    /* Read already: the header answers without a second decode. */
+    vkfx_sample sample = VKFX_SAMPLE_F32;
+    if (strcmp(coc->depth, "self") != 0)
+        TRY(vkfx_file_map_sample(coc->depth, &sample));
+    *is_float = sample == VKFX_SAMPLE_F32;
     float hole = (float)coc->hole;
     for (size_t k = 0; k < (size_t)p->in.width * p->in.height; k++) {
         if ((coc->hole != VKFX_UNSET && map[k] == hole) || !isfinite(map[k]))

@@ -27,11 +27,12 @@ uint32_t vkfx_preview_height(const vkfx_preview *p, uint32_t width);
  * every length in pixels of the chain (maxcoc, radii, sigmas: the filters'
  * pixel_options) is scaled with them, so that the draft looks as the full
  * size does, scaled; a chain that cannot look so (a grid_bound filter:
- * ripple) is rendered as vkfx_preview_view renders it. Filters' finish hooks (files a filter writes) do not run. *gpu_ms is the
- * device time of the passes, or -1 where the device has no timestamps.
- * cancel (NULL: none) is asked between passes (VKFX_E_STOPPED). The map
- * files the chain names must be regular files, as for every call below:
- * a FIFO would block the caller and a device never ends. */
+ * ripple) is rendered as vkfx_preview_view renders it. Filters' finish
+ * hooks (files a filter writes) do not run. *gpu_ms is the device time of
+ * the passes, or -1 where the device has no timestamps. cancel (NULL:
+ * none) is asked between passes (VKFX_E_STOPPED). The map files the chain
+ * names must be regular files, as for every call below: a FIFO would block
+ * the caller and a device never ends. */
 int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
                         double *gpu_ms, const vkfx_cancel *cancel);
 
@@ -69,10 +70,12 @@ int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint3
                        bool *has, double *focus);
 
 /* The smallest and largest value of the depth map of link i of chain (the
- * filter reads it; a hole of hole=V left out), for controls that span it;
- * *has false where the link has no depth map. */
+ * filter reads it; a hole of hole=V left out), for controls that span it,
+ * and whether its samples are floats (*is_float: an OpenEXR, a float TIFF,
+ * depth=self; in scene units) or 8/16-bit codes read as 0..1; *has false
+ * where the link has no depth map. */
 int vkfx_preview_depth_range(vkfx_preview *p, const vkfx_chain *chain, size_t i, bool *has,
-                             double *lo, double *hi);
+                             double *lo, double *hi, bool *is_float);
 
 /* The in-focus band of the first link of chain with a depth map (dof,
  * satdof, bokeh; none: a usage error), width pixels wide (as
