@@ -446,6 +446,10 @@ try {
   await waitCurrent(s.renders);
   s = await shown();
   const [ex, ey] = [250, 380];
+  await page.mouse.move(...await clientNow(ex, ey));
+  await page.waitForFunction(() => / m at /.test(document.getElementById('readout').textContent));
+  check(true, 'the depth under the pointer in metres: ' +
+        await page.$eval('#readout', el => el.textContent));
   const focusBeforeExr = await page.evaluate(() => links[0].opts.focus);
   await page.mouse.click(...await clientNow(ex, ey));
   await page.waitForFunction(f => links[0].opts.focus !== f, {}, focusBeforeExr);
