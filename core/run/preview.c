@@ -448,7 +448,7 @@ int vkfx_preview_depth_range(vkfx_preview *p, const vkfx_chain *chain, size_t i,
         return VKFX_OK;
     TRY(check_map_files(chain));
     TRY(vkfx_maps_full(p->maps, link->filter->name, "depth", coc->depth, &map));
-    /* Read already: the header answers without a second decode. */
+    /* Its header says: no second decode. */
     vkfx_sample sample = VKFX_SAMPLE_F32;
     if (strcmp(coc->depth, "self") != 0)
         TRY(vkfx_file_map_sample(coc->depth, &sample));
