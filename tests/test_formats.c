@@ -423,3 +423,60 @@ Test(formats, other_writers_decode_as_their_references, .timeout = 300)
         vkfx_pixels_free(&got);
     }
 }
+
+/* --depth sets the output's bits where the format holds them: 16-bit to 8 (rounded, as
+ * v / 257), 8-bit to 16 (v * 257), in PNG and TIFF, on the command line and in a job file;
+ * 16 for JPEG or 8 for OpenEXR is a usage error that writes nothing. */
+Test(formats, depth_sets_the_output_bits, .timeout = 180)
+{
+    vkfx_pixels src16 = {0}, src8 = {0}, got = {0};
+    tc_random_pixels(&src16, 9, 7, 3, VKFX_SAMPLE_U16, 11);
+    tc_random_pixels(&src8, 9, 7, 4, VKFX_SAMPLE_U8, 12);
+    save_ok(tc_tpath("in16.png"), VKFX_FILE_PNG, &src16);
+    save_ok(tc_tpath("in8.png"), VKFX_FILE_PNG, &src8);
+    cli_run r = {0};
+    VKFX(&r, tc_tpath("in16.png"), "-f", "box:radius=0", "-o", tc_tpath("out8.png"), "--depth",
+         "8");
+    expect_ok(&r);
+    run_free(&r);
+    load_ok(tc_tpath("out8.png"), &got);
+    cr_assert_eq(got.sample, VKFX_SAMPLE_U8, "--depth 8 wrote sample type %d", got.sample);
+    for (size_t i = 0; i < 9 * 7 * 3; i++) {
+        unsigned want = (((uint16_t *)src16.data)[i] * 255u + 32767u) / 65535u;
+        cr_assert_eq(((unsigned char *)got.data)[i], want, "sample %zu", i);
+    }
+    vkfx_pixels_free(&got);
+
+    FILE *f = fopen(tc_tpath("jobs"), "w");
+    cr_assert(f);
+    fprintf(f, "%s -o %s --depth 16\n", tc_tpath("in8.png"), tc_tpath("out16.tif"));
+    cr_assert_eq(fclose(f), 0);
+    VKFX(&r, "run", tc_tpath("jobs"));
+    expect_ok(&r);
+    run_free(&r);
+    load_ok(tc_tpath("out16.tif"), &got);
+    cr_assert_eq(got.sample, VKFX_SAMPLE_U16, "--depth 16 wrote sample type %d", got.sample);
+    for (size_t i = 0; i < 9 * 7 * 4; i++) {
+        const unsigned char *s8 = src8.data;
+        if (s8[i | 3] == 0)
+            continue; /* no colour under alpha 0 */
+        cr_assert_eq(((uint16_t *)got.data)[i], s8[i] * 257u, "sample %zu: %u, want %u", i,
+                     ((uint16_t *)got.data)[i], s8[i] * 257u);
+    }
+    vkfx_pixels_free(&got);
+
+    const char *const bad[][3] = {{"x.jpg", "16", "JPEG cannot hold 16-bit samples (PNG, TIFF can)"},
+                                  {"x.exr", "8", "OpenEXR cannot hold 8-bit samples"},
+                                  {"x.png", "12", "--depth '12' must be 8 or 16"}};
+    for (int i = 0; i < 3; i++) {
+        VKFX(&r, tc_tpath("in8.png"), "-o", tc_tpath(bad[i][0]), "--depth", bad[i][1]);
+        cr_assert_eq(r.status, 2, "--depth %s to %s: exit %d; stderr:\n%s", bad[i][1], bad[i][0],
+                     r.status, r.err);
+        cr_assert(strstr(r.err, bad[i][2]), "stderr:\n%s", r.err);
+        run_free(&r);
+        struct stat st;
+        cr_assert_neq(stat(tc_tpath(bad[i][0]), &st), 0, "%s was written", bad[i][0]);
+    }
+    vkfx_pixels_free(&src16);
+    vkfx_pixels_free(&src8);
+}

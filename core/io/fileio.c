@@ -65,6 +65,49 @@ void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sa
     vkfx_codec_png.layout(in_channels, in_sample, channels, sample);
 }
 
+static vkfx_sample depth_sample(int depth)
+{
+    return depth == 16 ? VKFX_SAMPLE_U16 : VKFX_SAMPLE_U8;
+}
+
+/* Whether the format writes samples of depth bits: its layout keeps them. */
+static bool holds_depth(vkfx_file_format fmt, int depth)
+{
+    uint32_t channels;
+    vkfx_sample sample;
+    if (!fmt->layout)
+        return false;
+    fmt->layout(3, depth_sample(depth), &channels, &sample);
+    return sample == depth_sample(depth);
+}
+
+void vkfx_file_output_layout_depth(vkfx_file_format fmt, uint32_t in_channels,
+                                   vkfx_sample in_sample, int depth, uint32_t *channels,
+                                   vkfx_sample *sample)
+{
+    vkfx_file_output_layout(fmt, in_channels, in_sample, channels, sample);
+    if ((depth == 8 || depth == 16) && holds_depth(fmt, depth))
+        *sample = depth_sample(depth);
+}
+
+int vkfx_file_check_depth(const char *path, vkfx_file_format fmt, int depth)
+{
+    if (depth == 0 || holds_depth(fmt, depth))
+        return VKFX_OK;
+    char list[160] = "";
+    size_t len = 0;
+    for (const vkfx_codec *const *c = vkfx_codecs; *c; c++) {
+        if (!(*c)->encode || !holds_depth(*c, depth))
+            continue;
+        int n = snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", (*c)->name);
+        if (n < 0 || (size_t)n >= sizeof(list) - len)
+            break;
+        len += (size_t)n;
+    }
+    return vkfx_fail(VKFX_E_USAGE, "%s: --depth %d: %s cannot hold %d-bit samples (%s can)", path,
+                     depth, vkfx_file_format_name(fmt), depth, list);
+}
+
 static const char *sample_name(vkfx_sample s)
 {
     switch (s) {
