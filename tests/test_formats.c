@@ -364,6 +364,7 @@ Test(formats, other_writers_decode_as_their_references, .timeout = 300)
         "psd_magick_raw.psd",           "psd_magick_rgb.psd",
         "psd_magick_rgba.psd",          "tga_hand_right_to_left.tga",
         "tga_hand_top_right.tga",       "tga_pillow_rle.tga",
+        "png_magick_text_exif6.png",    "png_pillow_xmp_orientation8.png",
     };
     enum { N = sizeof(names) / sizeof(names[0]) };
     static char in[N][256];

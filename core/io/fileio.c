@@ -160,6 +160,15 @@ void vkfx_file_set_autorotate(bool on)
     autorotate = on;
 }
 
+/* A resolution kept in EXIF alone (no JFIF density, pHYs or TIFF tags) is the file's, as
+ * Pillow reads it, so that outputs holding a resolution of their own keep it. */
+static void res_from_exif(vkfx_meta *meta)
+{
+    if (!meta->has_res)
+        meta->has_res = vkfx_exif_resolution(meta->exif.data, meta->exif.size, &meta->res_x,
+                                             &meta->res_y, &meta->res_unit);
+}
+
 /* The file's metadata into meta, and its pixels turned upright as its
  * orientation says (unless --no-autorotate), the kept EXIF then saying 1. */
 static int read_meta(const vkfx_codec *codec, const void *data, size_t size, const char *name,
@@ -170,8 +179,8 @@ static int read_meta(const vkfx_codec *codec, const void *data, size_t size, con
     int ret = codec->read_meta(data, size, name, meta);
     if (ret < 0)
         return ret;
-    int o = meta->exif.data ? vkfx_exif_orientation(meta->exif.data, meta->exif.size)
-                            : meta->stored_orientation;
+    res_from_exif(meta);
+    int o = vkfx_meta_orientation(meta);
     meta->stored_orientation = o;
     meta->applied_orientation = 1;
     if (!autorotate || o <= 1)
@@ -182,6 +191,7 @@ static int read_meta(const vkfx_codec *codec, const void *data, size_t size, con
     meta->applied_orientation = o;
     if (meta->exif.data)
         vkfx_exif_set_orientation(meta->exif.data, meta->exif.size, 1);
+    vkfx_meta_xmp_upright(meta);
     return VKFX_OK;
 }
 
@@ -202,8 +212,7 @@ static int upright_info(const vkfx_codec *codec, const void *data, size_t size, 
     vkfx_meta meta = {0};
     if (ret == VKFX_OK && autorotate && codec->read_meta &&
         codec->read_meta(data, size, name, &meta) == VKFX_OK) {
-        int o = meta.exif.data ? vkfx_exif_orientation(meta.exif.data, meta.exif.size)
-                               : meta.stored_orientation;
+        int o = vkfx_meta_orientation(&meta);
         vkfx_orient_size(o, info->width, info->height, &info->width, &info->height);
     }
     vkfx_meta_free(&meta);
@@ -668,8 +677,8 @@ int vkfx_file_load_jpeg_input(const char *path, vkfx_pixels *shape, vkfx_meta *m
                           size) < 0 ||
         VKFX_FILE_JPEG->read_meta(buf, size, path, meta) != VKFX_OK)
         goto fail;
-    int o = meta->exif.data ? vkfx_exif_orientation(meta->exif.data, meta->exif.size)
-                            : meta->stored_orientation;
+    res_from_exif(meta);
+    int o = vkfx_meta_orientation(meta);
     /* Pixels to turn are turned on the host: that file is libjpeg-turbo's. */
     if (meta->cmyk || (autorotate && o > 1))
         goto fail;
@@ -719,8 +728,8 @@ int vkfx_file_load_shrunk(const char *path, vkfx_shrink_fn shrink, const void *p
          * turns by 90 degrees swaps the stored sides. */
         vkfx_meta peek = {0};
         if (autorotate && VKFX_FILE_JPEG->read_meta &&
-            VKFX_FILE_JPEG->read_meta(buf, size, path, &peek) == VKFX_OK && peek.exif.data &&
-            vkfx_exif_orientation(peek.exif.data, peek.exif.size) >= 5) {
+            VKFX_FILE_JPEG->read_meta(buf, size, path, &peek) == VKFX_OK &&
+            vkfx_meta_orientation(&peek) >= 5) {
             uint32_t t = info.width;
             info.width = info.height;
             info.height = t;

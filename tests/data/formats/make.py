@@ -180,3 +180,34 @@ subprocess.run(['convert', '/tmp/vkfx-formats-rgba.png', 'psd_magick_rgba.psd'],
 # ImageMagick writes a transparent composite unmatted (colour darker than a white matte
 # allows), and Pillow reads it so.
 golden_pillow('psd_magick_rgba.psd')
+
+# ---- PNG orientation outside eXIf ----
+from PIL import ImageOps, PngImagePlugin
+# EXIF of orientation 6 as ImageMagick keeps it in a text chunk (its older releases; 6.9.11
+# writes eXIf), hex after a line "exif" and a line of its length.
+exif = Image.Exif()
+exif[0x0112] = 6
+raw = exif.tobytes()  # starts 'Exif\0\0', as ImageMagick's block does
+hx = raw.hex()
+info = PngImagePlugin.PngInfo()
+info.add_text('Raw profile type exif', '\nexif\n%8d\n' % len(raw) +
+              '\n'.join(hx[i:i + 72] for i in range(0, len(hx), 72)) + '\n', zip=True)
+src.save('png_magick_text_exif6.png', pnginfo=info)
+# XMP's tiff:Orientation alone, as Pillow reads it when EXIF has none.
+info = PngImagePlugin.PngInfo()
+info.add_itxt('XML:com.adobe.xmp',
+              '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF '
+              'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description '
+              'xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="8"/></rdf:RDF>'
+              '</x:xmpmeta>')
+src.save('png_pillow_xmp_orientation8.png', pnginfo=info)
+for n in ('png_magick_text_exif6.png', 'png_pillow_xmp_orientation8.png'):
+    ImageOps.exif_transpose(Image.open(n)).convert('RGB').save(n + '.png')
+
+# ---- A resolution kept in EXIF alone ----
+# JFIF says only "square pixels" (unit 0, 1:1): the 300 dpi is in EXIF's IFD0.
+exif = Image.Exif()
+exif[0x011A] = 300.0
+exif[0x011B] = 300.0
+exif[0x0128] = 2
+src.save('jpeg_pillow_dpi_in_exif.jpg', quality=95, exif=exif.tobytes())
