@@ -714,7 +714,7 @@ Test(fileio, jpeg_truncated_fails_cleanly, .timeout = 30)
     free(jpg);
 }
 
-/* stb reads zeros past the end of BMP, TGA and HDR data; the loader must
+/* stb reads zeros past the end of TGA and HDR data (and read BMP's); the loader must
  * notice instead of inventing the missing pixels. */
 Test(fileio, stb_formats_truncated_fail_cleanly, .timeout = 30)
 {
@@ -733,7 +733,10 @@ Test(fileio, stb_formats_truncated_fail_cleanly, .timeout = 30)
         size_t size;
         unsigned char *data = saved_bytes(fmts[f], &px, &size);
         vkfx_pixels_free(&px);
-        const size_t cuts[] = {5, 30, size / 2, size - 7, size - 1};
+        /* A BMP's last byte is its last row's padding (21 pixels of 3 bytes in 64): one
+         * pixel byte less is the first cut that loses a pixel. */
+        const size_t last = fmts[f] == VKFX_FILE_BMP ? size - 2 : size - 1;
+        const size_t cuts[] = {5, 30, size / 2, size - 7, last};
         for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
             char what[64];
             snprintf(what, sizeof(what), "%s cut to %zu of %zu bytes",
@@ -1505,4 +1508,24 @@ Test(fileio, pixel_limit_checked_from_the_header)
     cr_assert_eq(vkfx_file_load(pngpath, &px), VKFX_OK);
     vkfx_pixels_free(&px);
     tc_tmpdir_remove();
+}
+
+/* A BMP whose last row lacks only its padding holds every pixel (Pillow reads such files);
+ * one byte fewer is a truncated BMP. */
+Test(fileio, bmp_without_the_last_rows_padding)
+{
+    char p[512];
+    vkfx_pixels px = random_for(VKFX_FILE_BMP, 3, 2, 3), got;
+    save_ok(tpath(p, "pad.bmp"), VKFX_FILE_BMP, &px);
+    size_t size;
+    unsigned char *bmp = slurp(tpath(p, "pad.bmp"), &size);
+    cr_assert_eq(size, 54 + 2 * 12u); /* rows of 9 bytes and 3 of padding */
+    cr_assert_eq(vkfx_file_load_memory(bmp, size - 3, "short.bmp", &got), 0, "%s",
+                 vkfx_error_message());
+    cr_assert(got.width == 3 && got.height == 2 && !memcmp(got.data, px.data, 18));
+    vkfx_pixels_free(&got);
+    expect_format_error_memory(bmp, size - 4, "a BMP one pixel byte short");
+    cr_assert(strstr(vkfx_error_message(), "truncated BMP"), "%s", vkfx_error_message());
+    free(bmp);
+    vkfx_pixels_free(&px);
 }

@@ -373,13 +373,15 @@ static int decode_bmp(const unsigned char *data, size_t size, const char *name, 
                                    size)) < 0)
             return ret;
     } else {
-        uint64_t stride = ((uint64_t)b.width * b.bpp + 31) / 32 * 4;
-        if (stride * b.height > size - b.pixels)
+        /* The last row's padding may be missing: no pixel is. */
+        uint64_t stride = ((uint64_t)b.width * b.bpp + 31) / 32 * 4,
+                 need = stride * (b.height - 1) + ((uint64_t)b.width * b.bpp + 7) / 8;
+        if (need > size - b.pixels)
             return vkfx_fail(VKFX_E_FORMAT,
                              "%s: truncated BMP (%ux%u pixels of %u bits need %llu bytes after "
                              "byte %zu; the file has %zu)",
-                             name, b.width, b.height, b.bpp,
-                             (unsigned long long)(stride * b.height), b.pixels, size - b.pixels);
+                             name, b.width, b.height, b.bpp, (unsigned long long)need, b.pixels,
+                             size - b.pixels);
     }
     if ((ret = vkfx_pixels_alloc(&px, b.width, b.height, bmp_channels(&b), VKFX_SAMPLE_U8)) < 0)
         return ret;
