@@ -154,7 +154,7 @@ golden('bmp_hand_rle8_delta.bmp', im)
 # ---- TGA ----
 src.save('tga_pillow_rle.tga', compression='tga_rle')
 golden_pillow('tga_pillow_rle.tga')
-# Right-to-left origins (descriptor bit 4), which Pillow refuses: each row stored mirrored.
+# Right-to-left origins (descriptor bit 4): each row stored mirrored.
 for name, top in (('tga_hand_right_to_left.tga', False), ('tga_hand_top_right.tga', True)):
     img = src.transpose(Image.FLIP_LEFT_RIGHT)
     if not top:
@@ -164,7 +164,7 @@ for name, top in (('tga_hand_right_to_left.tga', False), ('tga_hand_top_right.tg
     with open(name, 'wb') as f:
         f.write(bytes((0, 0, 2)) + b'\0' * 5 + le('HHHH', 0, 0, W, H) +
                 bytes((24, 0x10 | (0x20 if top else 0))) + data)
-    golden(name, src)
+    golden_pillow(name)
 
 # ---- PSD ----
 magick([], 'psd_magick_rgb.psd')
