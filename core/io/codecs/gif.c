@@ -73,8 +73,18 @@ static int gif_to_image(GifFileType *gif, const char *name, struct gif_frame *fr
                 if (DGifGetExtensionNext(gif, &ext) == GIF_ERROR)
                     return gif_error(name, gif->Error);
         } else if (type == IMAGE_DESC_RECORD_TYPE) {
-            if (DGifGetImageDesc(gif) == GIF_ERROR)
+            if (DGifGetImageDesc(gif) == GIF_ERROR) {
+                /* The descriptor ends with the LZW minimum code size, which giflib refuses
+                 * above 8 bits as a read failure: say so rather than "truncated". */
+                const struct gif_src *s = gif->UserData;
+                if (gif->Error == D_GIF_ERR_READ_FAILED && s->pos > 0 && s->pos < s->size &&
+                    s->data[s->pos - 1] > 8)
+                    return vkfx_fail(VKFX_E_FORMAT,
+                                     "%s: GIF whose LZW minimum code size is %u, more than the 8 "
+                                     "bits of a GIF pixel, is not supported",
+                                     name, s->data[s->pos - 1]);
                 return gif_error(name, gif->Error);
+            }
             *found = true;
             return VKFX_OK;
         }
