@@ -750,7 +750,7 @@ static void decode(batch *b, job *j)
     snprintf(j->note, sizeof(j->note), "%s", note ? note : "");
     /* 16-bit samples written from 8-bit ones need float precision: half floats are a few
      * 16-bit codes off. */
-    j->precision = j->opts->precision      ? j->opts->precision
+    j->precision = j->opts->precision          ? j->opts->precision
                    : j->opts->save.depth == 16 ? 32
                                                : vkfx_auto_precision(j->chain, &j->in);
 }
@@ -1101,8 +1101,8 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             run.input_path = strcmp(j->input, "-") == 0 ? NULL : j->input;
             run.source_width = j->source_w;
             run.source_height = j->source_h;
-            vkfx_file_output_layout_depth(j->fmt, j->in.channels, j->in.sample,
-                                          j->opts->save.depth, &j->out.channels, &j->out.sample);
+            vkfx_file_output_layout_depth(j->fmt, j->in.channels, j->in.sample, j->opts->save.depth,
+                                          &j->out.channels, &j->out.sample);
             /* Transparency into a format without alpha: flattened over --background, white
              * by default. Opaque images keep their bytes. */
             run.flatten = (j->out.channels == 1 || j->out.channels == 3) && translucent(&j->in);

@@ -1264,7 +1264,7 @@ Test(fileio, psd_with_alpha_unmatted)
     uint16_t rgba[2 * 3 * 4];
     for (int depth = 8; depth <= 16; depth += 8) {
         const double max = depth == 16 ? 65535.0 : 255.0;
-        const double want[6][4] = {{0.2, 0.4, 0.6, 0.5}, {1, 0, 0.5, 1},     {0.3, 0.3, 0.3, 0},
+        const double want[6][4] = {{0.2, 0.4, 0.6, 0.5}, {1, 0, 0.5, 1},      {0.3, 0.3, 0.3, 0},
                                    {0, 1, 1, 0.25},      {0.9, 0.1, 0, 0.75}, {0, 0, 0, 0.5}};
         for (int matted = 1; matted >= 0; matted--) {
             for (int i = 0; i < 6; i++) {
@@ -1534,9 +1534,9 @@ Test(fileio, bmp_without_the_last_rows_padding)
  * failed read: the message names the code size, not a truncation. */
 Test(fileio, gif_code_size_above_8_is_named)
 {
-    const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 1, 0, 1, 0, 0x80, 0, 0,
-                                 0, 0, 0, 255, 255, 255, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0,
-                                 11, 2, 0, 0, 0, 0x3B};
+    const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 1,   0,    1, 0, 0x80, 0,
+                                 0,   0,   0,   0,   255, 255, 255, 0x2C, 0, 0, 0,    0,
+                                 1,   0,   1,   0,   0,   11,  2,   0,    0, 0, 0x3B};
     expect_format_error_memory(gif, sizeof(gif), "a GIF of LZW code size 11");
     cr_assert(strstr(vkfx_error_message(), "LZW minimum code size is 11"), "%s",
               vkfx_error_message());

@@ -351,20 +351,34 @@ Test(formats, folder_scan_by_content, .timeout = 120)
 Test(formats, other_writers_decode_as_their_references, .timeout = 300)
 {
     static const char *const names[] = {
-        "bmp_hand_24_with_palette.bmp", "bmp_hand_os2_v2.bmp",
-        "bmp_hand_rle8_delta.bmp",      "bmp_hand_short_palette.bmp",
-        "bmp_hand_v3_alpha_top_down.bmp", "bmp_magick_555.bmp",
-        "bmp_magick_565.bmp",           "bmp_magick_argb4444.bmp",
-        "bmp_magick_os2_v1.bmp",        "bmp_magick_rgba.bmp",
-        "bmp_magick_rle4.bmp",          "bmp_magick_rle8.bmp",
-        "gif_gifbuild_background.gif",  "gif_gifbuild_transparent.gif",
-        "gif_magick_interlaced.gif",    "gif_pillow_animated.gif",
-        "gif_pillow_palette.gif",       "gif_pillow_transparent.gif",
-        "psd_magick_16.psd",            "psd_magick_gray.psd",
-        "psd_magick_raw.psd",           "psd_magick_rgb.psd",
-        "psd_magick_rgba.psd",          "tga_hand_right_to_left.tga",
-        "tga_hand_top_right.tga",       "tga_pillow_rle.tga",
-        "png_magick_text_exif6.png",    "png_pillow_xmp_orientation8.png",
+        "bmp_hand_24_with_palette.bmp",
+        "bmp_hand_os2_v2.bmp",
+        "bmp_hand_rle8_delta.bmp",
+        "bmp_hand_short_palette.bmp",
+        "bmp_hand_v3_alpha_top_down.bmp",
+        "bmp_magick_555.bmp",
+        "bmp_magick_565.bmp",
+        "bmp_magick_argb4444.bmp",
+        "bmp_magick_os2_v1.bmp",
+        "bmp_magick_rgba.bmp",
+        "bmp_magick_rle4.bmp",
+        "bmp_magick_rle8.bmp",
+        "gif_gifbuild_background.gif",
+        "gif_gifbuild_transparent.gif",
+        "gif_magick_interlaced.gif",
+        "gif_pillow_animated.gif",
+        "gif_pillow_palette.gif",
+        "gif_pillow_transparent.gif",
+        "psd_magick_16.psd",
+        "psd_magick_gray.psd",
+        "psd_magick_raw.psd",
+        "psd_magick_rgb.psd",
+        "psd_magick_rgba.psd",
+        "tga_hand_right_to_left.tga",
+        "tga_hand_top_right.tga",
+        "tga_pillow_rle.tga",
+        "png_magick_text_exif6.png",
+        "png_pillow_xmp_orientation8.png",
     };
     enum { N = sizeof(names) / sizeof(names[0]) };
     static char in[N][256];
@@ -466,9 +480,10 @@ Test(formats, depth_sets_the_output_bits, .timeout = 180)
     }
     vkfx_pixels_free(&got);
 
-    const char *const bad[][3] = {{"x.jpg", "16", "JPEG cannot hold 16-bit samples (PNG, TIFF can)"},
-                                  {"x.exr", "8", "OpenEXR cannot hold 8-bit samples"},
-                                  {"x.png", "12", "--depth '12' must be 8 or 16"}};
+    const char *const bad[][3] = {
+        {"x.jpg", "16", "JPEG cannot hold 16-bit samples (PNG, TIFF can)"},
+        {"x.exr", "8", "OpenEXR cannot hold 8-bit samples"},
+        {"x.png", "12", "--depth '12' must be 8 or 16"}};
     for (int i = 0; i < 3; i++) {
         VKFX(&r, tc_tpath("in8.png"), "-o", tc_tpath(bad[i][0]), "--depth", bad[i][1]);
         cr_assert_eq(r.status, 2, "--depth %s to %s: exit %d; stderr:\n%s", bad[i][1], bad[i][0],

@@ -236,9 +236,8 @@ bool vkfx_exif_resolution(const uint8_t *exif, size_t size, double *x, double *y
     size_t n;
     const uint8_t *e = find_entry(exif, size, 0x0128, &big, &t, &n);
     /* ResolutionUnit: 2 inch (the default where absent), 3 centimetre, 1 none */
-    uint32_t u = e && get16(e + 2, big) == TYPE_SHORT && get32(e + 4, big) == 1
-                     ? get16(e + 8, big)
-                     : 2;
+    uint32_t u =
+        e && get16(e + 2, big) == TYPE_SHORT && get32(e + 4, big) == 1 ? get16(e + 8, big) : 2;
     *unit = u == 3 ? VKFX_RES_PER_CM : u == 1 ? VKFX_RES_NONE : VKFX_RES_PER_INCH;
     return *x > 0 && *y > 0;
 }

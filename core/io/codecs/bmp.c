@@ -39,12 +39,12 @@ struct bmp {
     uint32_t width, height;
     bool top_down;
     uint32_t bpp, compression;
-    bool os2;                /* an OS/2 header: 3-byte palette entries (1.x) or OS/2 codes */
-    uint32_t entry;          /* bytes of a palette entry */
-    uint32_t colors;         /* palette entries in the file */
+    bool os2;                  /* an OS/2 header: 3-byte palette entries (1.x) or OS/2 codes */
+    uint32_t entry;            /* bytes of a palette entry */
+    uint32_t colors;           /* palette entries in the file */
     unsigned char pal[256][3]; /* RGB; entries the file lacks are black */
-    struct bmp_mask m[4];    /* R, G, B, A */
-    size_t pixels;           /* offset of the pixel data */
+    struct bmp_mask m[4];      /* R, G, B, A */
+    size_t pixels;             /* offset of the pixel data */
 };
 
 static bool sniff_bmp(const unsigned char *data, size_t size)
@@ -85,8 +85,9 @@ static unsigned char bmp_field(const struct bmp_mask *m, uint32_t v)
 
 static int bmp_unsupported(const char *name, const char *what)
 {
-    return vkfx_fail(VKFX_E_FORMAT, "%s: %s is not supported (vkfx reads BMP palettes, RLE4, "
-                                    "RLE8 and 16, 24 and 32-bit pixels)",
+    return vkfx_fail(VKFX_E_FORMAT,
+                     "%s: %s is not supported (vkfx reads BMP palettes, RLE4, "
+                     "RLE8 and 16, 24 and 32-bit pixels)",
                      name, what);
 }
 
@@ -199,8 +200,8 @@ static int bmp_header(const unsigned char *d, size_t size, const char *name, str
         bmp_mask(&b->m[1], b->bpp == 16 ? 0x03E0 : 0xFF00, b->bpp, name);
         bmp_mask(&b->m[2], b->bpp == 16 ? 0x001F : 0xFF, b->bpp, name);
     }
-    if (b->bpp != 1 && b->bpp != 2 && b->bpp != 4 && b->bpp != 8 && b->bpp != 16 &&
-        b->bpp != 24 && b->bpp != 32) {
+    if (b->bpp != 1 && b->bpp != 2 && b->bpp != 4 && b->bpp != 8 && b->bpp != 16 && b->bpp != 24 &&
+        b->bpp != 32) {
         if (b->bpp == 64)
             return bmp_unsupported(name, "a 64-bit BMP");
         return vkfx_fail(VKFX_E_FORMAT, "%s: corrupt BMP (%u bits a pixel)", name, b->bpp);

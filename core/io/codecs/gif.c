@@ -51,8 +51,7 @@ struct gif_frame {
 
 /* Reads records up to the first image's descriptor (read into gif->Image); false at the
  * trailer before any image. */
-static int gif_to_image(GifFileType *gif, const char *name, struct gif_frame *frame,
-                        bool *found)
+static int gif_to_image(GifFileType *gif, const char *name, struct gif_frame *frame, bool *found)
 {
     GifRecordType type;
     *found = false;
@@ -122,8 +121,7 @@ static GifFileType *gif_begin(struct gif_src *src, const char *name, struct gif_
         return NULL;
     }
     if ((*ret = gif_to_image(gif, name, frame, &found)) == VKFX_OK && !found)
-        *ret = vkfx_fail(VKFX_E_FORMAT, "%s: GIF without an image (no frame before its end)",
-                         name);
+        *ret = vkfx_fail(VKFX_E_FORMAT, "%s: GIF without an image (no frame before its end)", name);
     if (*ret == VKFX_OK) {
         gif_canvas(gif, w, h);
         if (gif->Image.Width <= 0 || gif->Image.Height <= 0)

@@ -104,7 +104,7 @@ static int read_text(vkfx_meta *m, const char *type, const unsigned char *d, siz
 
 static int hex_digit(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0'
+    return c >= '0' && c <= '9'   ? c - '0'
            : c >= 'a' && c <= 'f' ? c - 'a' + 10
            : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                   : -1;
@@ -139,8 +139,8 @@ static int exif_from_text(vkfx_meta *m, const char *name)
             }
         }
         size_t skip = n >= 6 && !memcmp(bin, "Exif\0\0", 6) ? 6 : 0;
-        int ret = ok && n > skip ? vkfx_blob_set(&m->exif, bin + skip, n - skip, name, "EXIF")
-                                 : VKFX_OK;
+        int ret =
+            ok && n > skip ? vkfx_blob_set(&m->exif, bin + skip, n - skip, name, "EXIF") : VKFX_OK;
         free(bin);
         if (ret < 0)
             return ret;

@@ -22,9 +22,9 @@ enum { PSD_GRAY = 1, PSD_INDEXED = 2, PSD_RGB = 3 };
 
 struct psd {
     uint32_t width, height, channels, depth, mode;
-    uint32_t planes;      /* the channels decoded: colour, then alpha where there is one */
+    uint32_t planes;              /* the channels decoded: colour, then alpha where there is one */
     const unsigned char *palette; /* 768 bytes: 256 reds, greens, blues (indexed only) */
-    size_t data;          /* offset of the compression code before the image data */
+    size_t data;                  /* offset of the compression code before the image data */
 };
 
 static bool sniff_psd(const unsigned char *data, size_t size)
@@ -34,8 +34,8 @@ static bool sniff_psd(const unsigned char *data, size_t size)
 
 static const char *psd_mode_name(uint32_t mode)
 {
-    static const char *const names[] = {"bitmap", "gray", "indexed", "RGB", "CMYK", "?",
-                                        "?",      "multichannel", "duotone", "Lab"};
+    static const char *const names[] = {"bitmap", "gray", "indexed",      "RGB",     "CMYK",
+                                        "?",      "?",    "multichannel", "duotone", "Lab"};
     return mode < sizeof(names) / sizeof(names[0]) ? names[mode] : "?";
 }
 
@@ -59,8 +59,9 @@ static int psd_header(const unsigned char *d, size_t size, const char *name, str
         return vkfx_fail(VKFX_E_FORMAT, "%s: truncated PSD (its %zu bytes end inside the header)",
                          name, size);
     if (d[5] == 2)
-        return vkfx_fail(VKFX_E_FORMAT, "%s: PSB (Photoshop's large document format) is not "
-                                        "supported; vkfx reads PSD",
+        return vkfx_fail(VKFX_E_FORMAT,
+                         "%s: PSB (Photoshop's large document format) is not "
+                         "supported; vkfx reads PSD",
                          name);
     p->channels = be16(d + 12);
     p->height = be32(d + 14);
@@ -218,10 +219,10 @@ static int decode_psd(const unsigned char *data, size_t size, const char *name, 
         if (rows * 2 > size - at ||
             (ret = vkfx_check_stored(name, "PSD", p.width, p.height,
                                      (uint64_t)row * p.height * p.planes, 64, size)) < 0)
-            return ret < 0 ? ret
-                           : vkfx_fail(VKFX_E_FORMAT,
-                                       "%s: truncated PSD (the file ends inside its row sizes)",
-                                       name);
+            return ret < 0
+                       ? ret
+                       : vkfx_fail(VKFX_E_FORMAT,
+                                   "%s: truncated PSD (the file ends inside its row sizes)", name);
     } else {
         return vkfx_fail(VKFX_E_FORMAT,
                          "%s: PSD image data with %s (compression %u) is not supported; vkfx "
