@@ -625,9 +625,11 @@ static int plan_line(plan *p, const cli_job_line *l)
                                 list);
                 goto fail;
             }
+            TRY(vkfx_file_check_depth(j->output, j->fmt, o->save.depth));
             continue;
         }
         TRY(vkfx_file_format_for_output(j->output, &j->fmt));
+        TRY(vkfx_file_check_depth(j->output, j->fmt, o->save.depth));
     }
     TRY(check_side_outputs(&p->jobs[p->n - n], n));
 fail:
@@ -746,7 +748,11 @@ static void decode(batch *b, job *j)
     }
     const char *note = vkfx_file_note();
     snprintf(j->note, sizeof(j->note), "%s", note ? note : "");
-    j->precision = j->opts->precision ? j->opts->precision : vkfx_auto_precision(j->chain, &j->in);
+    /* 16-bit samples written from 8-bit ones need float precision: half floats are a few
+     * 16-bit codes off. */
+    j->precision = j->opts->precision          ? j->opts->precision
+                   : j->opts->save.depth == 16 ? 32
+                                               : vkfx_auto_precision(j->chain, &j->in);
 }
 
 static void encode(batch *b, job *j)
@@ -1095,8 +1101,8 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             run.input_path = strcmp(j->input, "-") == 0 ? NULL : j->input;
             run.source_width = j->source_w;
             run.source_height = j->source_h;
-            vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
-                                    &j->out.sample);
+            vkfx_file_output_layout_depth(j->fmt, j->in.channels, j->in.sample, j->opts->save.depth,
+                                          &j->out.channels, &j->out.sample);
             /* Transparency into a format without alpha: flattened over --background, white
              * by default. Opaque images keep their bytes. */
             run.flatten = (j->out.channels == 1 || j->out.channels == 3) && translucent(&j->in);

@@ -22,9 +22,9 @@ static const char run_usage[] =
     "Job options: -f, -o, --outdir, --format, --precision, --no-linearize\n"
     "(--linear), --strip, --to-srgb, --no-shrink-on-load, --background, and the\n"
     "encoders' -q, --jpeg-subsampling, --jpeg-progressive, --jpeg-optimize,\n"
-    "--png-level, --tiff-compression, --lossless, --exr-float (as for a single\n"
-    "run; templates and {index} count within the line); each input's metadata\n"
-    "goes to its output.\n"
+    "--png-level, --depth, --tiff-compression, --lossless, --exr-float (as for a\n"
+    "single run; templates and {index} count within the line); each input's\n"
+    "metadata goes to its output.\n"
     "Words are split as a POSIX shell splits them: spaces and tabs separate\n"
     "words; '...' keeps everything literally; \"...\" keeps everything but \\\\,\n"
     "\\\", \\$ and \\` (a backslash before any other character stays); outside\n"
@@ -144,11 +144,15 @@ static int add_job(job_file *f, cli_strv *job, size_t line, bool stdin_taken)
     *job = (cli_strv){0};
     cli_job_line *l = &f->lines[f->n++];
     cli_strv *w = &f->argvs[f->n - 1];
-    cli_batch_opts o = {.job = {.precision = 16}};
+    /* -1: no --precision on the line, which means rgba16f, or rgba32f where the line asks
+     * for 16-bit output (half floats are a few 16-bit codes off). */
+    cli_batch_opts o = {.job = {.precision = -1}};
     cli_info info;
     const char *info_arg = NULL;
     int first = (int)w->n;
     int ret = cli_parse_options((int)w->n, w->v, CLI_SCOPE_JOB, &o, &first, &info, &info_arg);
+    if (o.job.precision < 0)
+        o.job.precision = o.job.save.depth == 16 ? 32 : 16;
     if (ret == VKFX_OK)
         ret = cli_check_job(&o.job, (int)w->n - first);
     for (int i = first; ret == VKFX_OK && stdin_taken && i < (int)w->n; i++)
