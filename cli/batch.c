@@ -247,10 +247,10 @@ static void fields_of(const char *input, size_t index, fields *f)
         copy_str(f->dir, sizeof(f->dir), input, (size_t)(slash - input));
 }
 
-/* Fills {stem} {name} {ext} {dir} {index} into text; {{ and }} are literal
- * braces. In a chain (escape true) the values get a backslash before each
- * character the chain syntax uses, so a file name with , : = or \ stays one
- * option value. what names the text in messages. */
+/* Fills {stem} {name} {ext} {dir} {index} ({index:0N}: N digits at least)
+ * into text; {{ and }} are literal braces. In a chain (escape true) the values get a backslash
+ * before each character the chain syntax uses, so a file name with , : = or \ stays one option
+ * value. what names the text in messages. */
 static int expand(const char *text, const fields *f, bool escape, const char *what, char **out)
 {
     static const char *const names[] = {"stem", "name", "ext", "dir", "index", NULL};
@@ -273,10 +273,16 @@ static int expand(const char *text, const fields *f, bool escape, const char *wh
         }
         const char *end = strchr(s, '}');
         size_t len = end ? (size_t)(end - s - 1) : 0;
-        int which = -1;
+        int which = -1, width = 0;
         for (int i = 0; end && names[i]; i++)
             if (strlen(names[i]) == len && strncmp(s + 1, names[i], len) == 0)
                 which = i;
+        /* {index:04}, as Python's format writes it: zeros up to that many digits. */
+        if (end && which < 0 && len >= 8 && len <= 9 && strncmp(s + 1, "index:0", 7) == 0 &&
+            strspn(s + 8, "0123456789") == len - 7) {
+            width = atoi(s + 8);
+            which = width >= 1 && width <= 20 ? 4 : -1;
+        }
         if (which < 0) {
             free(b.p);
             if (!end)
@@ -285,11 +291,11 @@ static int expand(const char *text, const fields *f, bool escape, const char *wh
                                  text);
             return vkfx_fail(VKFX_E_USAGE,
                              "%s '%s': unknown field {%.*s}; the fields are {stem}, {name}, "
-                             "{ext}, {dir} and {index}",
+                             "{ext}, {dir} and {index} ({index:04}: zeros up to 4 digits)",
                              what, text, (int)len, s + 1);
         }
         char num[32];
-        snprintf(num, sizeof(num), "%zu", f->index);
+        snprintf(num, sizeof(num), "%0*zu", width, f->index);
         const char *value = which == 0   ? f->stem
                             : which == 1 ? f->name
                             : which == 2 ? f->ext
@@ -371,6 +377,35 @@ static bool folder_exists(const char *path)
     return ok;
 }
 
+/* Whether path is a character device (char_only) or also a FIFO: written straight through,
+ * in the format --format names unless its name has an extension. */
+static bool is_device(const char *path, bool char_only)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || (!char_only && S_ISFIFO(st.st_mode)));
+}
+
+/* Whether path is a terminal, which an image's bytes would garble. */
+static bool is_terminal(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    bool tty = fd >= 0 && isatty(fd);
+    if (fd >= 0)
+        close(fd);
+    return tty;
+}
+
+/* Whether -o names a folder: one that exists, or a name ending in '/' (made as needed). */
+static bool names_folder(const char *output)
+{
+    struct stat st;
+    size_t len = strlen(output);
+    if (len && output[len - 1] == '/')
+        return !strchr(output, '{');
+    /* '-' is standard output, even beside a folder of that name. */
+    return strcmp(output, "-") != 0 && stat(output, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* Every file written, as it stands: never a directory, a read-only file or
  * (--no-clobber) an existing file; every one of those is named at once.
  * Outputs of -o and --outdir may be in folders still to be created. */
@@ -382,9 +417,14 @@ static int check_targets(const cli_paths *paths)
     for (size_t i = 0; i < paths->n; i++) {
         const cli_path *p = &paths->v[i];
         vkfx_target_kind kind;
-        if (!p->writes || p->stream ||
-            (strncmp(p->label, "output", 6) == 0 && !folder_exists(p->resolved)))
+        if (!p->writes || p->stream)
             continue;
+        /* Its folders are made before the work, in one this user must be able to write. */
+        if (strncmp(p->label, "output", 6) == 0 && !folder_exists(p->resolved)) {
+            if ((ret = vkfx_safefile_check_folder(p->path)) < 0)
+                return ret;
+            continue;
+        }
         /* "new/../out.png" reaches out.png only once new is made. */
         int r = vkfx_safefile_target(folder_exists(p->path) ? p->path : p->resolved, &kind);
         if (r < 0 && strstr(vkfx_error_message(), "--no-clobber")) {
@@ -512,16 +552,36 @@ static int plan_line(plan *p, const cli_job_line *l)
             TRY(cli_strv_add(&p->inputs, strdup(l->inputs[i])));
     }
     size_t n = p->inputs.n - first;
-    if (o->output && strcmp(o->output, "-") == 0 && n > 1) {
+    /* -o DIR/ and -o naming an existing folder are --outdir DIR. */
+    const char *outdir = o->outdir, *output = o->output;
+    if (output && names_folder(output)) {
+        outdir = output;
+        output = NULL;
+    }
+    bool device = output && is_device(output, false);
+    if (device && is_device(output, true) && is_terminal(output)) {
+        ret = vkfx_fail(VKFX_E_USAGE,
+                        "-o %s: a terminal, which would show the image's bytes; name a file "
+                        "(-o out.png) or a pipe (-o - | display)",
+                        output);
+        goto fail;
+    }
+    if (o->format && !device && !(output && strcmp(output, "-") == 0)) {
+        ret = vkfx_fail(VKFX_E_USAGE, "--format is for -o - (standard output) and -o naming a "
+                                      "device or FIFO; files take the format of their extension");
+        goto fail;
+    }
+    if (output && strcmp(output, "-") == 0 && n > 1) {
         ret =
             vkfx_fail(VKFX_E_USAGE, "-o - writes one image to standard output; got %zu inputs", n);
         goto fail;
     }
-    if (o->output && n > 1 && !strchr(o->output, '{')) {
+    /* A character device takes them all: -o /dev/null times a batch without its writes. */
+    if (output && n > 1 && !strchr(output, '{') && !is_device(output, true)) {
         ret = vkfx_fail(VKFX_E_USAGE,
                         "%zu inputs would all be written to '%s': use a template such as "
                         "'out/{stem}.png', or --outdir DIR",
-                        n, o->output);
+                        n, output);
         goto fail;
     }
     if (p->n + n > p->cap) {
@@ -541,10 +601,10 @@ static int plan_line(plan *p, const cli_job_line *l)
         *j = (job){.input = p->inputs.v[first + i], .opts = o, .line = l->line, .index = p->n};
         fields f;
         fields_of(j->input, i + 1, &f);
-        if (o->outdir)
-            TRY(outdir_name(o->outdir, &f, &j->output));
+        if (outdir)
+            TRY(outdir_name(outdir, &f, &j->output));
         else
-            TRY(expand(o->output, &f, false, "-o", &j->output));
+            TRY(expand(output, &f, false, "-o", &j->output));
         if (o->chain_text)
             TRY(expand(o->chain_text, &f, true, "-f", &j->chain_text));
         if ((ret = vkfx_chain_parse(j->chain_text, &j->chain)) < 0) {
@@ -552,7 +612,9 @@ static int plan_line(plan *p, const cli_job_line *l)
                 vkfx_fail_context(ret, "%s", j->input);
             goto fail;
         }
-        if (strcmp(j->output, "-") == 0) {
+        /* Standard output, or a device or FIFO without an extension (/dev/null). */
+        const char *base = strrchr(j->output, '/') ? strrchr(j->output, '/') + 1 : j->output;
+        if (strcmp(j->output, "-") == 0 || (device && !*extension(base))) {
             const char *fmt = o->format ? o->format : "png";
             char name[64];
             snprintf(name, sizeof(name), "stdout.%s", fmt);
@@ -563,9 +625,11 @@ static int plan_line(plan *p, const cli_job_line *l)
                                 list);
                 goto fail;
             }
+            TRY(vkfx_file_check_depth(j->output, j->fmt, o->save.depth));
             continue;
         }
         TRY(vkfx_file_format_for_output(j->output, &j->fmt));
+        TRY(vkfx_file_check_depth(j->output, j->fmt, o->save.depth));
     }
     TRY(check_side_outputs(&p->jobs[p->n - n], n));
 fail:
@@ -604,6 +668,14 @@ static int check_plan(const plan *p, const cli_batch_opts *o)
         if (o->json && strcmp(o->json, "-") == 0) {
             ret = vkfx_fail(VKFX_E_USAGE,
                             "%s-o - and --json both want standard output; give --json=FILE",
+                            where);
+            goto fail;
+        }
+        if (isatty(STDOUT_FILENO)) {
+            ret = vkfx_fail(VKFX_E_USAGE,
+                            "%s-o -: standard output is a terminal, which would show the "
+                            "image's bytes; redirect it (-o - > out.png, -o - | display) or "
+                            "name a file (-o out.png)",
                             where);
             goto fail;
         }
@@ -676,7 +748,11 @@ static void decode(batch *b, job *j)
     }
     const char *note = vkfx_file_note();
     snprintf(j->note, sizeof(j->note), "%s", note ? note : j->meta.note);
-    j->precision = j->opts->precision ? j->opts->precision : vkfx_auto_precision(j->chain, &j->in);
+    /* 16-bit samples written from 8-bit ones need float precision: half floats are a few
+     * 16-bit codes off. */
+    j->precision = j->opts->precision          ? j->opts->precision
+                   : j->opts->save.depth == 16 ? 32
+                                               : vkfx_auto_precision(j->chain, &j->in);
 }
 
 static void encode(batch *b, job *j)
@@ -1027,8 +1103,8 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             run.input_path = strcmp(j->input, "-") == 0 ? NULL : j->input;
             run.source_width = j->source_w;
             run.source_height = j->source_h;
-            vkfx_file_output_layout(j->fmt, j->in.channels, j->in.sample, &j->out.channels,
-                                    &j->out.sample);
+            vkfx_file_output_layout_depth(j->fmt, j->in.channels, j->in.sample, j->opts->save.depth,
+                                          &j->out.channels, &j->out.sample);
             /* Transparency into a format without alpha: flattened over --background, white
              * by default. Opaque images keep their bytes. */
             run.flatten = (j->out.channels == 1 || j->out.channels == 3) && translucent(&j->in);
@@ -1214,8 +1290,32 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     cli_wall wall = {0};
     bool printed = false; /* status's message */
     cli_signals_graceful(true);
-    for (size_t i = 0; i < nlines && status == VKFX_OK; i++)
-        status = plan_line(&p, &lines[i]);
+    /* Every line of a job file is planned, each mistake reported with its line, before the
+     * checks across jobs: one run names them all. */
+    size_t errors = 0, e = 0;
+    for (size_t i = 0; i < nlines; i++) {
+        for (; e < o->nline_errors && o->line_errors[e].line < lines[i].line; e++, errors++)
+            cli_message("vkfx: %s", o->line_errors[e].message);
+        int ret = plan_line(&p, &lines[i]);
+        if (ret < 0 && (!source || ret == VKFX_E_NOMEM)) {
+            status = ret;
+            break;
+        }
+        if (ret < 0) {
+            cli_print_error();
+            status = errors++ ? status : ret;
+        }
+    }
+    for (; status != VKFX_E_NOMEM && e < o->nline_errors; e++, errors++)
+        cli_message("vkfx: %s", o->line_errors[e].message);
+    if (errors && status == VKFX_OK)
+        status = VKFX_E_USAGE;
+    if (errors) {
+        printed = true;
+        if (errors > 1)
+            cli_message("vkfx: %s: %zu lines have mistakes; no job was run", source, errors);
+        goto done;
+    }
     if (status < 0 || (status = check_plan(&p, o)) < 0)
         goto done;
     if (o->json && strcmp(o->json, "-") != 0) {

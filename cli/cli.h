@@ -92,6 +92,12 @@ typedef struct cli_job_opts {
     vkfx_save_opts save;
 } cli_job_opts;
 
+/* A job-file line refused as it was read: its line and its message ("jobs.txt:3: ..."). */
+typedef struct cli_line_error {
+    size_t line;
+    char *message;
+} cli_line_error;
+
 /* What applies to the whole run, whatever the jobs. */
 typedef struct cli_batch_opts {
     cli_job_opts job;   /* the command line's job (a batch; unused by vkfx run) */
@@ -105,6 +111,10 @@ typedef struct cli_batch_opts {
     bool init_only;     /* --init-only: create the GPU context, then exit */
     vkfx_jpeg_codec jpeg_codec; /* --jpeg-codec: where JPEG files are decoded and encoded */
     const char *job_file; /* vkfx run's job file ("-": standard input), or NULL: never written */
+    /* vkfx run: its lines refused as they were read, in line order, reported among the
+     * planning's mistakes; then no job runs. */
+    const cli_line_error *line_errors;
+    size_t nline_errors;
     vkfx_context_opts ctx;
 } cli_batch_opts;
 
@@ -140,7 +150,7 @@ int cli_jpeg_codec(const char *word, const char *what, vkfx_jpeg_codec *out);
 /* The default of --jpeg-codec: VKFX_JPEG_CODEC where set, else auto. */
 int cli_jpeg_codec_default(vkfx_jpeg_codec *out);
 /* The checks a job needs once its options are read: inputs, one
- * way to name outputs, --format only with -o -. */
+ * way to name outputs, --format only with -o. */
 int cli_check_job(const cli_job_opts *j, int ninputs);
 
 /* One job line: its options and operands (inputs, directories, "-"). */

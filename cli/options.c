@@ -35,6 +35,7 @@ enum {
     OPT_JPEG_PROGRESSIVE,
     OPT_JPEG_OPTIMIZE,
     OPT_PNG_LEVEL,
+    OPT_DEPTH,
     OPT_TIFF_COMPRESSION,
     OPT_LOSSLESS,
     OPT_STRIP,
@@ -81,6 +82,7 @@ const struct option cli_longopts[] = {
     {"jpeg-progressive", no_argument, NULL, OPT_JPEG_PROGRESSIVE},
     {"jpeg-optimize", no_argument, NULL, OPT_JPEG_OPTIMIZE},
     {"png-level", required_argument, NULL, OPT_PNG_LEVEL},
+    {"depth", required_argument, NULL, OPT_DEPTH},
     {"tiff-compression", required_argument, NULL, OPT_TIFF_COMPRESSION},
     {"lossless", no_argument, NULL, OPT_LOSSLESS},
     {"no-shrink-on-load", no_argument, NULL, OPT_NO_SHRINK_ON_LOAD},
@@ -105,6 +107,7 @@ static cli_scope scope_of(int c)
     case OPT_JPEG_PROGRESSIVE:
     case OPT_JPEG_OPTIMIZE:
     case OPT_PNG_LEVEL:
+    case OPT_DEPTH:
     case OPT_TIFF_COMPRESSION:
     case OPT_LOSSLESS:
     case OPT_NO_SHRINK_ON_LOAD:
@@ -336,6 +339,11 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             o->job.save.png_level_set = true;
             o->job.save.png_level = (int)v;
             break;
+        case OPT_DEPTH:
+            if (!parse_long(optarg, 8, 16, &v) || (v != 8 && v != 16))
+                return vkfx_fail(VKFX_E_USAGE, "--depth '%s' must be 8 or 16", optarg);
+            o->job.save.depth = (int)v;
+            break;
         case OPT_TIFF_COMPRESSION:
             if ((k = choice(optarg, tiff_compressions)) < 0)
                 return vkfx_fail(VKFX_E_USAGE,
@@ -430,8 +438,8 @@ int cli_check_job(const cli_job_opts *j, int ninputs)
         return vkfx_fail(VKFX_E_USAGE, "no output given (-o FILE or TEMPLATE, or --outdir DIR)");
     if (j->output && j->outdir)
         return vkfx_fail(VKFX_E_USAGE, "-o and --outdir both name the outputs; give one of them");
-    if (j->format && !(j->output && strcmp(j->output, "-") == 0))
-        return vkfx_fail(VKFX_E_USAGE, "--format is for -o - (standard output); files take the "
-                                       "format of their extension");
+    if (j->format && !j->output)
+        return vkfx_fail(VKFX_E_USAGE, "--format is for -o - (standard output) and -o naming a "
+                                       "device or FIFO; --outdir keeps each input's format");
     return VKFX_OK;
 }

@@ -67,15 +67,24 @@ static const char preview_usage[] =
     "                                 at most the input's): what Save writes,\n"
     "                                 rendered at full size and box-scaled to W;\n"
     "                                 with &draft=1 the chain runs on the input\n"
-    "                                 scaled to W, maxcoc scaled with it (faster,\n"
-    "                                 near); &format=png for a PNG; Server-Timing:\n"
-    "                                 gpu, render (GPU, read-back, encode)\n"
-    "                                 and wait, in ms. 409 when a newer render\n"
-    "                                 arrived before it ended, 503 when it took\n"
-    "                                 longer than --time-limit; a render whose\n"
-    "                                 client left is stopped too\n"
+    "                                 scaled to W, every size in pixels of the\n"
+    "                                 chain (maxcoc, radius, sigma) scaled with\n"
+    "                                 it (faster, near; with ripple, whose\n"
+    "                                 waves live on the pixel grid, exact);\n"
+    "                                 &format=png for a\n"
+    "                                 PNG; Server-Timing: gpu, render (GPU,\n"
+    "                                 read-back, encode) and wait, in ms. 409\n"
+    "                                 when a newer render arrived before it\n"
+    "                                 ended, 503 when it took longer than\n"
+    "                                 --time-limit; a render whose client left\n"
+    "                                 is stopped too\n"
     "  GET /focus?chain=C&x=X&y=Y     JSON: for each link with a depth map, the\n"
     "                                 focus that makes pixel (X, Y) sharp\n"
+    "  GET /span?chain=C              JSON: for each link with a depth map, the\n"
+    "                                 smallest and largest value it holds (a\n"
+    "                                 hole of hole=V left out), and whether\n"
+    "                                 it holds floats (else 8/16-bit codes\n"
+    "                                 read as 0..1)\n"
     "  GET /band?chain=C&width=W      PNG: the in-focus band of C's first depth\n"
     "                                 filter (tint where its blur is under half\n"
     "                                 a pixel), W wide\n"
@@ -267,8 +276,9 @@ static const char *type_name(vkfx_opt_type t)
     return "?";
 }
 
-/* One option row of the registry, as --help-filter shows it. */
-static void option_json(FILE *f, const vkfx_option *o)
+/* One option row of the registry, as --help-filter shows it; pixels: a length in the image's
+ * pixels. */
+static void option_json(FILE *f, const vkfx_filter *filter, const vkfx_option *o)
 {
     fprintf(f, "{\"name\":");
     cli_json_string(f, o->name);
@@ -290,6 +300,8 @@ static void option_json(FILE *f, const vkfx_option *o)
         }
         fprintf(f, "]");
     }
+    if (vkfx_option_in_pixels(filter, o))
+        fprintf(f, ",\"pixels\":true");
     fprintf(f, ",\"help\":");
     cli_json_string(f, o->help ? o->help : "");
     fprintf(f, "}");
@@ -301,6 +313,13 @@ static const char *path_option(const vkfx_chain_link *l, const vkfx_option *o)
     if (o->type != VKFX_OPT_PATH)
         return NULL;
     return *(char *const *)((const char *)l->params + o->offset);
+}
+
+/* A depth map's span, for the page's focus and range: float maps are in scene units, the
+ * others' codes read as 0..1. */
+static void span_fields(FILE *f, double lo, double hi, bool is_float)
+{
+    fprintf(f, ",\"min\":%.9g,\"max\":%.9g,\"float\":%s", lo, hi, is_float ? "true" : "false");
 }
 
 static enum MHD_Result info(struct MHD_Connection *c, server *s)
@@ -347,13 +366,13 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
                 fprintf(m.f, ",\"path\":");
                 cli_json_string(m.f, path);
                 /* The span of a depth map's values, for the page's focus and range. */
-                bool has = false;
+                bool has = false, is_float = false;
                 double lo = 0, hi = 0;
                 pthread_mutex_lock(&s->gpu);
-                int ret = vkfx_preview_depth_range(s->preview, chain, i, &has, &lo, &hi);
+                int ret = vkfx_preview_depth_range(s->preview, chain, i, &has, &lo, &hi, &is_float);
                 pthread_mutex_unlock(&s->gpu);
                 if (ret == VKFX_OK && has && strcmp(o->name, "depth") == 0)
-                    fprintf(m.f, ",\"min\":%.9g,\"max\":%.9g", lo, hi);
+                    span_fields(m.f, lo, hi, is_float);
                 fprintf(m.f, "}");
                 first = false;
             }
@@ -372,7 +391,7 @@ static enum MHD_Result info(struct MHD_Connection *c, server *s)
         fprintf(m.f, ",\"options\":[");
         for (const vkfx_option *o = (*f)->options; o && o->name; o++) {
             fprintf(m.f, o == (*f)->options ? "" : ",");
-            option_json(m.f, o);
+            option_json(m.f, *f, o);
         }
         fprintf(m.f, "]}");
     }
@@ -532,16 +551,16 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
                        png ? free : free_jpeg, timing);
 }
 
-static enum MHD_Result focus(struct MHD_Connection *c, server *s)
+/* Writes link i of chain's object into f (after sep) where it has one to write (*wrote). */
+typedef int (*link_json_fn)(FILE *f, const char *sep, server *s, const vkfx_chain *chain, size_t i,
+                            const void *user, bool *wrote);
+
+/* JSON {HEAD"links":[...]}: an object for each link of ?chain= that fn writes one for, the
+ * device's lock held (the maps are the session's); or the error of the first that fails. */
+static enum MHD_Result send_links(struct MHD_Connection *c, server *s, const char *head,
+                                  link_json_fn fn, const void *user)
 {
-    uint32_t x = 0, y = 0, w = 0, h = 0;
     vkfx_chain *chain = NULL;
-    vkfx_preview_size(s->preview, &w, &h);
-    if (!parse_u32(arg(c, "x"), w - 1, &x) || !parse_u32(arg(c, "y"), h - 1, &y)) {
-        char line[160];
-        snprintf(line, sizeof(line), "vkfx: x and y must be a pixel of the %ux%u image\n", w, h);
-        return send_text(c, MHD_HTTP_BAD_REQUEST, line);
-    }
     int ret = request_chain(c, &chain);
     if (ret < 0)
         return send_error(c, ret);
@@ -551,20 +570,13 @@ static enum MHD_Result focus(struct MHD_Connection *c, server *s)
         vkfx_chain_free(chain);
         return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "vkfx: out of host memory\n");
     }
-    fprintf(m.f, "{\"x\":%u,\"y\":%u,\"links\":[", x, y);
+    fprintf(m.f, "{%s\"links\":[", head);
     bool first = true;
     pthread_mutex_lock(&s->gpu);
     for (size_t i = 0; i < chain->count && ret == VKFX_OK; i++) {
-        bool has = false;
-        double value = 0;
-        ret = vkfx_preview_focus(s->preview, chain, i, x, y, &has, &value);
-        if (ret < 0 || !has)
-            continue;
-        /* Nine digits bring the float the filter compares with back exactly. */
-        fprintf(m.f, "%s{\"index\":%zu,\"filter\":", first ? "" : ",", i);
-        cli_json_string(m.f, chain->links[i].filter->name);
-        fprintf(m.f, ",\"focus\":\"%.9g\"}", value);
-        first = false;
+        bool wrote = false;
+        ret = fn(m.f, first ? "" : ",", s, chain, i, user, &wrote);
+        first = first && !wrote;
     }
     pthread_mutex_unlock(&s->gpu);
     vkfx_chain_free(chain);
@@ -575,6 +587,57 @@ static enum MHD_Result focus(struct MHD_Connection *c, server *s)
     }
     fprintf(m.f, "]}\n");
     return send_stream(c, &m, "application/json");
+}
+
+static int focus_json(FILE *f, const char *sep, server *s, const vkfx_chain *chain, size_t i,
+                      const void *user, bool *wrote)
+{
+    const uint32_t *xy = user;
+    double value = 0;
+    int ret = vkfx_preview_focus(s->preview, chain, i, xy[0], xy[1], wrote, &value);
+    if (ret < 0 || !*wrote)
+        return ret;
+    /* Nine digits bring the float the filter compares with back exactly. */
+    fprintf(f, "%s{\"index\":%zu,\"filter\":", sep, i);
+    cli_json_string(f, chain->links[i].filter->name);
+    fprintf(f, ",\"focus\":\"%.9g\"}", value);
+    return VKFX_OK;
+}
+
+static enum MHD_Result focus(struct MHD_Connection *c, server *s)
+{
+    uint32_t xy[2] = {0, 0}, w = 0, h = 0;
+    vkfx_preview_size(s->preview, &w, &h);
+    if (!parse_u32(arg(c, "x"), w - 1, &xy[0]) || !parse_u32(arg(c, "y"), h - 1, &xy[1])) {
+        char line[160];
+        snprintf(line, sizeof(line), "vkfx: x and y must be a pixel of the %ux%u image\n", w, h);
+        return send_text(c, MHD_HTTP_BAD_REQUEST, line);
+    }
+    char head[64];
+    snprintf(head, sizeof(head), "\"x\":%u,\"y\":%u,", xy[0], xy[1]);
+    return send_links(c, s, head, focus_json, xy);
+}
+
+static int span_json(FILE *f, const char *sep, server *s, const vkfx_chain *chain, size_t i,
+                     const void *user, bool *wrote)
+{
+    (void)user;
+    double lo = 0, hi = 0;
+    bool is_float = false;
+    int ret = vkfx_preview_depth_range(s->preview, chain, i, wrote, &lo, &hi, &is_float);
+    if (ret == VKFX_OK && *wrote) {
+        fprintf(f, "%s{\"index\":%zu", sep, i);
+        span_fields(f, lo, hi, is_float);
+        fprintf(f, "}");
+    }
+    return ret;
+}
+
+/* The span of each depth map of the chain, for the page's focus and range
+ * controls of a map it has not seen (the starting chain's are in /info). */
+static enum MHD_Result span(struct MHD_Connection *c, server *s)
+{
+    return send_links(c, s, "", span_json, NULL);
 }
 
 /* The in-focus band of the chain's first depth filter, as a PNG the page lays over the picture. */
@@ -752,9 +815,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return check(c);
     if (get && strcmp(url, "/band") == 0)
         return band(c, s);
+    if (get && strcmp(url, "/span") == 0)
+        return span(c, s);
     if (strcmp(url, "/") == 0 || strcmp(url, "/info") == 0 || strcmp(url, "/render") == 0 ||
         strcmp(url, "/focus") == 0 || strcmp(url, "/save") == 0 || strcmp(url, "/check") == 0 ||
-        strcmp(url, "/band") == 0)
+        strcmp(url, "/band") == 0 || strcmp(url, "/span") == 0)
         return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "vkfx: method not allowed\n");
     return send_text(c, MHD_HTTP_NOT_FOUND, "vkfx: not found\n");
 }

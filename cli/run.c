@@ -3,9 +3,11 @@
  * shell), each line's options read by the command line's parser, then the
  * whole file planned and run as one batch (cli/batch.c). */
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -20,9 +22,9 @@ static const char run_usage[] =
     "Job options: -f, -o, --outdir, --format, --precision, --no-linearize\n"
     "(--linear), --strip, --to-srgb, --no-shrink-on-load, --background, and the\n"
     "encoders' -q, --jpeg-subsampling, --jpeg-progressive, --jpeg-optimize,\n"
-    "--png-level, --tiff-compression, --lossless, --exr-float (as for a single\n"
-    "run; templates and {index} count within the line); each input's metadata\n"
-    "goes to its output.\n"
+    "--png-level, --depth, --tiff-compression, --lossless, --exr-float (as for a\n"
+    "single run; templates and {index} count within the line); each input's\n"
+    "metadata goes to its output.\n"
     "Words are split as a POSIX shell splits them: spaces and tabs separate\n"
     "words; '...' keeps everything literally; \"...\" keeps everything but \\\\,\n"
     "\\\", \\$ and \\` (a backslash before any other character stays); outside\n"
@@ -31,9 +33,17 @@ static const char run_usage[] =
     "end of the line; blank lines are ignored. Nothing is expanded: an unquoted\n"
     "$ ` * ? [ ~ or shell operator (| & ; < > ( )) is an error, as is a quote\n"
     "left open at the end of a line. A job, with the lines joined to it, is at most\n"
-    "128 KiB: split a long list of inputs over several lines. Every line is read and\n"
-    "every job planned and checked before any work (outputs that two jobs would\n"
-    "write, or that are another job's input, are refused); errors name the line.\n"
+    "128 KiB: split a long list of inputs over several lines.\n"
+    "\n"
+    "Relative paths in FILE (inputs, -o, --outdir, files the chain names) are\n"
+    "taken from FILE's folder, wherever the run starts; from the current folder\n"
+    "when the jobs come on standard input. --json=FILE is the command line's, from\n"
+    "where the run starts.\n"
+    "\n"
+    "Every line is read and every job planned before any work, and all their\n"
+    "mistakes are reported in one run, each with its line; nothing runs then.\n"
+    "Once every line is right, the jobs are checked against each other (outputs\n"
+    "that two jobs would write, or that are another job's input, are refused).\n"
     "\n"
     "A job that fails is reported with its line and the others complete; the exit\n"
     "status is then 1. With --json each object also has the job's \"line\".\n"
@@ -89,6 +99,8 @@ typedef struct job_file {
     cli_job_line *lines;
     size_t n, cap;
     cli_strv *argvs; /* one per line: "vkfx" then its words */
+    cli_line_error *errors; /* the lines refused, in order */
+    size_t nerrors, errors_cap;
 } job_file;
 
 static void job_file_free(job_file *f)
@@ -100,6 +112,16 @@ static void job_file_free(job_file *f)
     }
     free(f->argvs);
     free(f->lines);
+    for (size_t i = 0; i < f->nerrors; i++)
+        free(f->errors[i].message);
+    free(f->errors);
+}
+
+/* The lines refused as the file was read, on stderr. */
+static void print_line_errors(const job_file *f)
+{
+    for (size_t i = 0; i < f->nerrors; i++)
+        cli_message("vkfx: %s", f->errors[i].message);
 }
 
 /* Reads one job's options (job is "vkfx" and its words) into a line. */
@@ -122,11 +144,15 @@ static int add_job(job_file *f, cli_strv *job, size_t line, bool stdin_taken)
     *job = (cli_strv){0};
     cli_job_line *l = &f->lines[f->n++];
     cli_strv *w = &f->argvs[f->n - 1];
-    cli_batch_opts o = {.job = {.precision = 16}};
+    /* -1: no --precision on the line, which means rgba16f, or rgba32f where the line asks
+     * for 16-bit output (half floats are a few 16-bit codes off). */
+    cli_batch_opts o = {.job = {.precision = -1}};
     cli_info info;
     const char *info_arg = NULL;
     int first = (int)w->n;
     int ret = cli_parse_options((int)w->n, w->v, CLI_SCOPE_JOB, &o, &first, &info, &info_arg);
+    if (o.job.precision < 0)
+        o.job.precision = o.job.save.depth == 16 ? 32 : 16;
     if (ret == VKFX_OK)
         ret = cli_check_job(&o.job, (int)w->n - first);
     for (int i = first; ret == VKFX_OK && stdin_taken && i < (int)w->n; i++)
@@ -134,11 +160,44 @@ static int add_job(job_file *f, cli_strv *job, size_t line, bool stdin_taken)
             ret = vkfx_fail(VKFX_E_USAGE, "the job file is standard input; no job can read it");
     *l = (cli_job_line){
         .o = o.job, .inputs = w->v + first, .ninputs = (int)w->n - first, .line = line};
+    if (ret < 0) {
+        /* Reported by the caller; the lines after it are still read for their own mistakes. */
+        cli_strv_free(w);
+        f->n--;
+    }
     return ret;
 }
 
-/* Splits text (len bytes, no NUL: read_all refuses one) into jobs. On an
- * error the message names the line. */
+/* A mistake on a line of the job file: kept in f with its line, to be reported among the
+ * others in line order; the job being read is dropped. Out of memory ends the reading
+ * (returned). */
+static int line_error(int ret, const char *source, size_t line, job_file *f, cli_strv *job, word *w)
+{
+    if (ret == VKFX_E_NOMEM)
+        return ret;
+    vkfx_fail_context(ret, "%s:%zu", source, line);
+    if (f->nerrors == f->errors_cap) {
+        size_t cap = f->errors_cap ? 2 * f->errors_cap : 8;
+        cli_line_error *e = realloc(f->errors, cap * sizeof(*e));
+        if (!e)
+            return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        f->errors = e;
+        f->errors_cap = cap;
+    }
+    char *message = strdup(vkfx_error_message());
+    if (!message)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    f->errors[f->nerrors++] = (cli_line_error){line, message};
+    cli_strv_free(job);
+    *job = (cli_strv){0};
+    w->len = 0;
+    w->started = false;
+    return cli_strv_add(job, strdup("vkfx"));
+}
+
+/* Splits text (len bytes, no NUL: read_all refuses one) into jobs. Each
+ * line's mistake is kept in f, naming the line; the lines after it are read
+ * on. */
 static int parse_jobs(const char *text, size_t len, const char *source, bool stdin_taken,
                       job_file *f)
 {
@@ -148,17 +207,33 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
     size_t line = 1, job_line = 0, err_line = 0;
     size_t i = 0;
     ret = cli_strv_add(&job, strdup("vkfx"));
-    while (ret == VKFX_OK && i <= len) {
+    while (i <= len) {
+        if (ret < 0) {
+            if ((ret = line_error(ret, source, err_line ? err_line : line, f, &job, &w)) < 0)
+                break;
+            err_line = 0;
+            /* The rest of the line, and of the lines a backslash joins to it. */
+            while (i < len && text[i] != '\n') {
+                if (text[i] == '\\' && i + 1 < len && text[i + 1] == '\n')
+                    line++, i++;
+                i++;
+            }
+            if (i == len)
+                break;
+            continue;
+        }
         char c = i < len ? text[i] : '\n'; /* the last line may lack its newline */
         bool at_end = i == len;
         i++;
         if (c == '\n' || c == ' ' || c == '\t' || c == '\r') {
             ret = word_end(&w, &job);
             if (ret == VKFX_OK && c == '\n') {
-                if (job.n > 1 && (ret = add_job(f, &job, job_line, stdin_taken)) < 0)
-                    err_line = job_line; /* a job's options: the line it starts on */
-                if (ret == VKFX_OK && !job.v)
+                if (job.n > 1 && (ret = add_job(f, &job, job_line, stdin_taken)) < 0) {
+                    /* A job's options: the line it starts on, reported before the next. */
+                    ret = line_error(ret, source, job_line, f, &job, &w);
+                } else if (ret == VKFX_OK && !job.v) {
                     ret = cli_strv_add(&job, strdup("vkfx"));
+                }
                 line++;
             }
             if (at_end)
@@ -214,15 +289,11 @@ static int parse_jobs(const char *text, size_t len, const char *source, bool std
         }
         if (strchr("$`*?[|&;<>()", c) || (c == '~' && !w.started)) {
             ret = not_expanded(c);
-            break;
+            continue;
         }
         ret = word_put(&w, c);
     }
-    if (ret < 0)
-        vkfx_fail_context(ret, "%s:%zu", source, err_line ? err_line : line);
-    for (size_t k = 0; k < job.n; k++)
-        free(job.v[k]);
-    free(job.v);
+    cli_strv_free(&job);
     free(w.p);
     return ret;
 }
@@ -307,6 +378,42 @@ static int read_all(FILE *f, const char *name, char **out, size_t *len)
     return VKFX_OK;
 }
 
+/* Relative paths in a job file are taken from its folder, wherever the run starts: the run
+ * works from there. --json's relative FILE, given on the command line, is made absolute
+ * first (*json, the caller frees it). */
+static int enter_folder_of(const char *path, cli_batch_opts *o, char **json)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+    const char *dir = dirname(copy);
+    int ret = VKFX_OK;
+    if (strcmp(dir, ".") == 0)
+        goto done;
+    if (o->json && strcmp(o->json, "-") != 0 && o->json[0] != '/') {
+        char *cwd = getcwd(NULL, 0);
+        size_t n = (cwd ? strlen(cwd) : 0) + strlen(o->json) + 2;
+        *json = cwd ? malloc(n) : NULL;
+        if (!*json) {
+            ret = vkfx_fail(cwd ? VKFX_E_NOMEM : VKFX_E_IO, "--json=%s: %s", o->json,
+                            cwd ? "out of host memory" : strerror(errno));
+            free(cwd);
+            goto done;
+        }
+        snprintf(*json, n, "%s/%s", cwd, o->json);
+        o->json = *json;
+        free(cwd);
+    }
+    if (chdir(dir) != 0)
+        ret = vkfx_fail(VKFX_E_IO,
+                        "%s: cannot enter its folder %s, which relative paths in it "
+                        "start from: %s",
+                        path, dir, strerror(errno));
+done:
+    free(copy);
+    return ret;
+}
+
 int cli_run_main(int argc, char **argv)
 {
     cli_batch_opts o = {0};
@@ -348,19 +455,27 @@ int cli_run_main(int argc, char **argv)
         return cli_exit_code(ret);
     }
     job_file jobs = {0};
+    char *json = NULL;
     ret = parse_jobs(text, len, source, from_stdin, &jobs);
-    if (ret == VKFX_OK && jobs.n == 0)
+    if (ret == VKFX_OK && jobs.n == 0 && !jobs.nerrors)
         ret = vkfx_fail(VKFX_E_USAGE, "%s: no jobs (every line is blank or a comment)", source);
+    if (ret == VKFX_OK && !from_stdin)
+        ret = enter_folder_of(path, &o, &json);
     int code;
     if (ret < 0) {
+        print_line_errors(&jobs);
         cli_print_error();
         code = cli_exit_code(ret);
     } else {
         cli_context_env(&o.ctx);
-        o.job_file = path;
+        /* In its folder now. */
+        o.job_file = from_stdin ? path : strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        o.line_errors = jobs.errors;
+        o.nline_errors = jobs.nerrors;
         code = cli_batch_lines(&o, jobs.lines, jobs.n, source);
     }
     job_file_free(&jobs);
+    free(json);
     free(text);
     return code;
 }

@@ -1,7 +1,9 @@
 /* Loaded into vkfx with LD_PRELOAD by tests/test_files.c: appends a line to
  * the file $VKFX_SYNC_TRACE for every fsync ("fsync PATH", the path of the
- * file synced) and every rename ("rename FROM"), then does the call, so the
- * test sees whether each file was on disk before it was renamed into place. */
+ * file synced), every rename ("rename FROM") and every memory file
+ * ("memfd NAME"), then does the call, so the test sees whether each file was
+ * on disk before it was renamed into place, and what was written through
+ * memory first. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 int fsync(int fd);
 int rename(const char *from, const char *to);
 int renameat2(int fromdir, const char *from, int todir, const char *to, unsigned int flags);
+int memfd_create(const char *name, unsigned int flags);
 
 static void trace(const char *what, const char *path)
 {
@@ -53,4 +56,10 @@ int renameat2(int fromdir, const char *from, int todir, const char *to, unsigned
     trace("rename", from);
     return ((int (*)(int, const char *, int, const char *, unsigned int))next("renameat2"))(
         fromdir, from, todir, to, flags);
+}
+
+int memfd_create(const char *name, unsigned int flags)
+{
+    trace("memfd", name);
+    return ((int (*)(const char *, unsigned int))next("memfd_create"))(name, flags);
 }

@@ -564,3 +564,51 @@ TEST(describe, too_small_buffer)
     cr_expect_lt(strlen(buf), sizeof(buf), "truncated text stays terminated");
     cr_expect_eq(vkfx_filter_describe(find("gauss"), NULL, 0), VKFX_E_USAGE);
 }
+
+/* Every option a filter names as a length in pixels is one of its number options: a typo in
+ * pixel_options would leave that length unscaled in the preview's draft. */
+TEST(pixels, every_pixel_option_is_a_number_option)
+{
+    int named = 0;
+    for (const vkfx_filter *const *f = vkfx_filters; *f; f++)
+        for (const char *const *n = (*f)->pixel_options; n && *n; n++) {
+            const vkfx_option *o = row(*f, *n);
+            cr_expect(o->type == VKFX_OPT_INT || o->type == VKFX_OPT_FLOAT,
+                      "%s:%s is a length in pixels but not a number", (*f)->name, *n);
+            cr_expect(vkfx_option_in_pixels(*f, o), "%s:%s", (*f)->name, *n);
+            named++;
+        }
+    cr_expect_geq(named, 12, "only %d options are lengths in pixels", named);
+    cr_expect_not(vkfx_option_in_pixels(find("dof"), row(find("dof"), "focus")));
+    cr_expect_not(vkfx_option_in_pixels(find("bokeh"), row(find("bokeh"), "threshold")));
+}
+
+/* Scaled as the chain would be written for the image scaled: lengths only, integers rounded
+ * halves up, both kept in range, a derived value left to follow. */
+TEST(pixels, scaling_lengths)
+{
+    vkfx_chain *c = parse_ok("gauss:sigma=3:radius=5,gauss:sigma=0.2,box:radius=1,bilateral:"
+                             "sigma_s=8:sigma_r=0.3,satblur:radius=7:scale=40,"
+                             "dof:depth=d.png:focus=0.7:range=0.2:maxcoc=12,sobel:gain=3");
+    for (size_t i = 0; i < c->count; i++)
+        vkfx_params_scale_pixels(c->links[i].filter, c->links[i].params, 0.3);
+    cr_expect_float_eq(get_float(&c->links[0], "sigma"), 0.9, 1e-12);
+    cr_expect_eq(get_int(&c->links[0], "radius"), 2); /* 1.5, halves up */
+    cr_expect_float_eq(get_float(&c->links[1], "sigma"), 0.1, 1e-12, "kept at its least");
+    cr_expect_eq(get_int(&c->links[1], "radius"), VKFX_UNSET, "derived from the scaled sigma");
+    cr_expect_eq(get_int(&c->links[2], "radius"), 0);
+    cr_expect_float_eq(get_float(&c->links[3], "sigma_s"), 2.4, 1e-12);
+    cr_expect_float_eq(get_float(&c->links[3], "sigma_r"), 0.3, 1e-12, "not a length");
+    cr_expect_eq(get_int(&c->links[4], "radius"), 2);
+    cr_expect_float_eq(get_float(&c->links[4], "scale"), 12, 1e-12);
+    cr_expect_float_eq(get_float(&c->links[5], "maxcoc"), 3.6, 1e-12);
+    cr_expect_float_eq(get_float(&c->links[5], "focus"), 0.7, 1e-12, "not a length");
+    cr_expect_float_eq(get_float(&c->links[5], "range"), 0.2, 1e-12, "not a length");
+    cr_expect_float_eq(get_float(&c->links[6], "gain"), 3, 1e-12, "not a length");
+    vkfx_chain_free(c);
+    c = parse_ok("bilateral:sigma_s=30:radius=60");
+    vkfx_params_scale_pixels(c->links[0].filter, c->links[0].params, 4);
+    cr_expect_float_eq(get_float(&c->links[0], "sigma_s"), 32, 1e-12, "kept at its greatest");
+    cr_expect_eq(get_int(&c->links[0], "radius"), 64, "kept at its greatest");
+    vkfx_chain_free(c);
+}

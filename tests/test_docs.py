@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """What `meson install` installs besides the binary, as built: bash's completion run on a few
-prefixes (through the function the generated file registers, as bash calls it on Tab), and the
+prefixes (through the function the generated file registers, as bash calls it on Tab), zsh's
+(an interactive zsh in a pseudo-terminal, tests/zsh_complete.zsh) and fish's (`complete -C`)
+on the same kind of prefixes, and the
 man page holding the text of `vkfx --help` and of `vkfx --help-filter` for every filter. And
 the README's CI example as written, against goldens of which two differ: every golden is
 compared, each failure reported and its heat map written, and the job fails. And the README's
@@ -8,7 +10,7 @@ first command installing what running needs only: the packages only tests need (
 the validation layer, Chromium, Node.js, Slurm, munge) come with the second, and .ci/run
 installs both lists.
 
-usage: test_docs.py VKFX BASH_COMPLETION MAN_PAGE README
+usage: test_docs.py VKFX BASH_COMPLETION MAN_PAGE README ZSH_COMPLETION FISH_COMPLETION
 """
 import os
 import re
@@ -16,7 +18,8 @@ import subprocess
 import sys
 import tempfile
 
-vkfx, completion, man, readme = (os.path.abspath(a) for a in sys.argv[1:5])
+vkfx, completion, man, readme, zsh_completion, fish_completion = (
+    os.path.abspath(a) for a in sys.argv[1:7])
 failures = []
 
 
@@ -51,6 +54,51 @@ for line, want in cases:
     got = complete(line)
     if got != want:
         failures.append("%r completes to %r, not %r" % (line, got, want))
+
+
+
+def shell_words(argv, what):
+    """The output of argv, a shell asked for completions; a failure noted under what."""
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, errors="replace", cwd="/",
+                           timeout=30)
+    except FileNotFoundError:
+        failures.append("%s: %s is not installed (.ci/packages-test.txt)" % (what, argv[0]))
+        return None
+    except subprocess.TimeoutExpired:
+        failures.append("%s: no answer within 30 s" % what)
+        return None
+    if r.returncode != 0:
+        failures.append("%s: %s exited %d: %s" % (what, argv[0], r.returncode, r.stderr))
+        return None
+    return r.stdout
+
+
+# zsh adds what a match completes after the prefix it keeps ("sob" after "gauss:sigma=2,");
+# fish gives the whole word.
+zsh_driver = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zsh_complete.zsh")
+other_cases = [
+    ("vkfx inf", ["info"], ["info"]),
+    ("vkfx a.png -f gau", ["gauss"], ["gauss"]),
+    ("vkfx a.png -f gauss:sigma=2,sob", ["sobel"], ["gauss:sigma=2,sobel"]),
+    ("vkfx a.png -f resize:kernel=mi", ["mitchell"], ["resize:kernel=mitchell"]),
+    ("vkfx a.png --qui", ["--quiet"], ["--quiet"]),
+    ("vkfx --help-filter bok", ["bokeh"], ["bokeh"]),
+]
+for line, zsh_want, fish_want in other_cases:
+    out = shell_words(["zsh", "-f", zsh_driver, os.path.dirname(zsh_completion), line],
+                      "zsh %r" % line)
+    if out is not None:
+        got = sorted({w for group in re.findall(r"<<([^<>]*)>>", out) for w in group.split()})
+        if got != zsh_want:
+            failures.append("zsh: %r completes to %r, not %r" % (line, got, zsh_want))
+    out = shell_words(["fish", "--no-config", "-c",
+                       "source $argv[1]; and complete -C $argv[2]", fish_completion, line],
+                      "fish %r" % line)
+    if out is not None:
+        got = [l.split("\t")[0] for l in out.splitlines() if l]
+        if got != fish_want:
+            failures.append("fish: %r completes to %r, not %r" % (line, got, fish_want))
 
 page = open(man).read()
 help_text = subprocess.run([vkfx, "--help"], capture_output=True, text=True, check=True).stdout

@@ -4,11 +4,16 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pty.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "error.h"
@@ -501,4 +506,177 @@ Test(everyday, exif_says_the_size_written_and_drops_a_stale_thumbnail)
     vkfx_meta_free(&got);
     vkfx_pixels_free(&px);
     run_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fail before the work: what a run cannot do is found before any file is decoded. */
+
+/* As another user (nobody), outputs in a read-only folder, in root's folder, or in folders to be
+ * made in either, are a usage error naming the folder before any decoding: the damaged input
+ * among the good ones is never read (its message would say so), nothing is written. */
+Test(everyday, an_output_folder_this_user_cannot_write_is_refused_before_decoding)
+{
+    if (geteuid() != 0)
+        cr_skip_test("running vkfx as another user needs root");
+    struct passwd *pw = getpwnam("nobody");
+    cr_assert(pw && pw->pw_uid != 0);
+    cr_assert_eq(chmod(tc_tmpdir, 0755), 0);
+    make_image("a.png", VKFX_FILE_PNG, 9, 7, 3, NULL, 1, NULL);
+    make_image("c.png", VKFX_FILE_PNG, 9, 7, 3, NULL, 2, NULL);
+    write_text("b.png", "\x89PNG\r\n\x1a\n damaged");
+    cr_assert_eq(mkdir(tc_tpath("ro"), 0555), 0);
+    cr_assert_eq(mkdir(tc_tpath("roots"), 0755), 0);
+    static const char *const outs[][3] = {
+        {"-o", "ro/{stem}.png", "folder ro:"},
+        {"-o", "roots/{stem}.jpg", "folder roots:"},
+        {"--outdir", "ro", "folder ro:"},
+        {"--outdir", "roots/new/deeper", "folder roots:"},
+        {"-o", "ro/new/{stem}.png", "folder ro:"},
+    };
+    run_opts o = {.cwd = tc_tmpdir, .uid = pw->pw_uid};
+    for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+        cli_run r;
+        VKFX_OPTS(&r, &o, "a.png", "b.png", "c.png", "-f", "box3", outs[i][0], outs[i][1]);
+        cr_expect(r.status == 2 && strstr(r.err, outs[i][2]) &&
+                      strstr(r.err, "Permission denied") && !strstr(r.err, "b.png"),
+                  "%s: exit %d: %s", r.cmd, r.status, r.err);
+        run_free(&r);
+    }
+    char names[256];
+    cr_expect_eq(tc_list_dir(tc_tpath("ro"), true, names, sizeof(names)), 0, "in ro: %s", names);
+    cr_expect_eq(tc_list_dir(tc_tpath("roots"), true, names, sizeof(names)), 0, "in roots: %s",
+                 names);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output paths as shell users write them. */
+
+/* vkfx run with args (NULL-terminated, argv[1] on; "TTY" stands for the terminal's own
+ * name) in the test's directory, its standard output a terminal (a pseudo-terminal this test
+ * reads) and its standard error captured; the exit code, with stderr in err and what reached
+ * the terminal in out. */
+static int run_on_a_terminal(const char *const *args, char *err, size_t err_size, char *out,
+                             size_t out_size)
+{
+    int master, slave;
+    char tty[256];
+    cr_assert_eq(openpty(&master, &slave, tty, NULL, NULL), 0, "openpty: %s", strerror(errno));
+    char log[1024];
+    snprintf(log, sizeof(log), "%s", tc_tpath("stderr.txt"));
+    const char *argv[32] = {VKFX_BINARY};
+    for (size_t i = 0; args[i] && i + 2 < 32; i++)
+        argv[i + 1] = strcmp(args[i], "TTY") == 0 ? tty : args[i];
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int e = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (e < 0 || chdir(tc_tmpdir) != 0 || dup2(slave, STDOUT_FILENO) < 0 ||
+            dup2(e, STDERR_FILENO) < 0)
+            _exit(126);
+        close(master);
+        execv(VKFX_BINARY, (char *const *)argv);
+        _exit(127);
+    }
+    close(slave);
+    size_t got = 0;
+    for (;;) {
+        ssize_t n = read(master, out + got, out_size - 1 - got);
+        if (n <= 0 || (got += (size_t)n) + 1 >= out_size)
+            break; /* EIO once the child closed the terminal */
+    }
+    out[got] = 0;
+    close(master);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    size_t size;
+    char *text = tc_slurp(log, &size);
+    snprintf(err, err_size, "%s", text ? text : "");
+    free(text);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* -o - onto a terminal, or -o naming one, is refused with a hint before any work (the bytes
+ * of an image would garble it), in a job file with the job's line; the same run into a pipe writes
+ * the PNG. */
+Test(everyday, an_image_onto_a_terminal_is_refused_with_a_hint)
+{
+    make_image("a.png", VKFX_FILE_PNG, 9, 7, 3, NULL, 1, NULL);
+    char err[4096], out[4096];
+    int code = run_on_a_terminal((const char *const[]){"a.png", "-f", "box3", "-o", "-", NULL}, err,
+                                 sizeof(err), out, sizeof(out));
+    cr_expect(code == 2 && strstr(err, "standard output is a terminal") &&
+                  strstr(err, "-o - > out.png") && !strstr(out, "PNG"),
+              "exit %d: %s (the terminal got %zu bytes)", code, err, strlen(out));
+    /* The terminal by its name: the same. */
+    code = run_on_a_terminal((const char *const[]){"a.png", "-f", "box3", "-o", "TTY", NULL}, err,
+                             sizeof(err), out, sizeof(out));
+    cr_expect(code == 2 && strstr(err, "a terminal, which would show the image's bytes") &&
+                  !strstr(out, "PNG"),
+              "exit %d: %s (the terminal got %zu bytes)", code, err, strlen(out));
+    write_text("jobs.txt", "a.png -f box3 -o x.png\na.png -f box3 -o -\n");
+    code = run_on_a_terminal((const char *const[]){"run", "jobs.txt", NULL}, err, sizeof(err), out,
+                             sizeof(out));
+    cr_expect(code == 2 && strstr(err, "jobs.txt:2: -o -: standard output is a terminal") &&
+                  !exists("x.png"),
+              "exit %d: %s", code, err);
+    cli_run r;
+    HERE(&r, "a.png", "-f", "box3", "-o", "-");
+    cr_expect(r.status == 0 && r.out_len > 8 && memcmp(r.out, "\x89PNG", 4) == 0, "%s: exit %d: %s",
+              r.cmd, r.status, r.err);
+    run_free(&r);
+}
+
+/* -o DIR/ and -o naming an existing folder act as --outdir DIR: each output under its input's
+ * name (GIF as PNG), the folder made where it ends in '/'. */
+Test(everyday, an_output_folder_acts_as_outdir)
+{
+    make_image("a.png", VKFX_FILE_PNG, 9, 7, 3, NULL, 1, NULL);
+    make_image("b.jpg", VKFX_FILE_JPEG, 7, 9, 3, NULL, 2, NULL);
+    cr_assert_eq(mkdir(tc_tpath("old"), 0777), 0);
+    static const char *const dirs[][2] = {{"old/", "old"}, {"old", "old"}, {"new/sub/", "new/sub"}};
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        cli_run r;
+        HERE(&r, "a.png", "b.jpg", "-f", "box3", "-o", dirs[i][0], "--skip-existing");
+        cr_expect_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+        run_free(&r);
+        char names[256], want[256];
+        tc_list_dir(tc_tpath(dirs[i][1]), true, names, sizeof(names));
+        snprintf(want, sizeof(want), "a.png b.jpg");
+        cr_expect_str_eq(names, want, "-o %s wrote", dirs[i][0]);
+    }
+    /* One input into a folder too. */
+    cli_run r;
+    HERE(&r, "a.png", "-o", "one/");
+    cr_expect(r.status == 0 && exists("one/a.png"), "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+    /* '-' stays standard output beside a folder of that name. */
+    cr_assert_eq(mkdir(tc_tpath("-"), 0777), 0);
+    HERE(&r, "a.png", "-o", "-");
+    cr_expect(r.status == 0 && r.out_len > 8 && memcmp(r.out, "\x89PNG", 4) == 0 &&
+                  !exists("-/a.png"),
+              "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+}
+
+/* {index:04} pads the input's number with zeros, as Python's format does; other widths and
+ * forms are refused naming the fields. */
+Test(everyday, index_pads_with_zeros)
+{
+    make_image("a.png", VKFX_FILE_PNG, 9, 7, 3, NULL, 1, NULL);
+    make_image("b.png", VKFX_FILE_PNG, 7, 9, 3, NULL, 2, NULL);
+    cli_run r;
+    HERE(&r, "a.png", "b.png", "-o", "out/{index:04}-{stem}.png");
+    cr_expect_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    char names[256];
+    tc_list_dir(tc_tpath("out"), true, names, sizeof(names));
+    cr_expect_str_eq(names, "0001-a.png 0002-b.png");
+    HERE(&r, "a.png", "b.png", "-o", "n/{index:2}.png");
+    cr_expect(r.status == 2 && strstr(r.err, "{index:2}") && strstr(r.err, "{index:04}"),
+              "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+    HERE(&r, "a.png", "b.png", "-o", "n/{index:x4}.png");
+    cr_expect_eq(r.status, 2, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    cr_expect(!exists("n"), "a refused template wrote");
 }

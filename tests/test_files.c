@@ -285,6 +285,71 @@ static void free_lines(char **lines, size_t n)
     free(lines);
 }
 
+/* -o /dev/null times a run without its write: the encoder writes to the device itself, with no
+ * temporary beside it and no copy in a memory file (the trace shows neither), a batch of
+ * several inputs included; the format is --format's (PNG without it). A device that fails the
+ * write (/dev/full) says why; a FIFO without an extension gets --format's bytes whole. */
+Test(files, dev_null_as_the_output_is_written_directly)
+{
+    write_png(tc_tpath("in/a.png"), 24, 16, 3);
+    write_png(tc_tpath("in/b.png"), 16, 24, 4);
+    char a[1024], b[1024];
+    snprintf(a, sizeof(a), "%s", tc_tpath("in/a.png"));
+    snprintf(b, sizeof(b), "%s", tc_tpath("in/b.png"));
+    struct stat before, after;
+    cr_assert_eq(stat("/dev/null", &before), 0);
+    /* The report's rename shows that the trace works. */
+    char json[1100];
+    snprintf(json, sizeof(json), "--json=%s", tc_tpath("r.json"));
+    static const char *const formats[] = {NULL, "jpg", "tif", "exr"};
+    for (size_t f = 0; f < sizeof(formats) / sizeof(formats[0]); f++) {
+        const char *const args[] = {a,          b,    "-f",        "box3",
+                                    json,       "-o", "/dev/null", formats[f] ? "--format" : NULL,
+                                    formats[f], NULL};
+        size_t n;
+        char **lines = traced_run(args, 0, &n);
+        bool report = false;
+        for (size_t i = 0; i < n; i++) {
+            report |= strncmp(lines[i], "rename", 6) == 0 && strstr(lines[i], "r.json.vkfx-");
+            cr_expect(!(strncmp(lines[i], "memfd", 5) == 0 && strstr(lines[i], "vkfx")) &&
+                          !(strncmp(lines[i], "rename", 6) == 0 && strstr(lines[i], "/dev/")),
+                      "-o /dev/null --format %s: %s", formats[f] ? formats[f] : "(png)", lines[i]);
+        }
+        cr_expect(report, "the trace lacks the report's rename");
+        free_lines(lines, n);
+    }
+    cr_assert_eq(stat("/dev/null", &after), 0);
+    cr_assert(S_ISCHR(after.st_mode) && after.st_ino == before.st_ino, "/dev/null was replaced");
+    cli_run r;
+    VKFX(&r, a, "-f", "box3", "-o", "/dev/full");
+    EXPECT_EXIT(&r, 1);
+    expect_in_err(&r, "/dev/full");
+    expect_in_err(&r, "No space left on device");
+    run_free(&r);
+    cr_assert_eq(mkfifo(tc_tpath("pipe"), 0600), 0);
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "cat '%s' > '%s'", tc_tpath("pipe"), tc_tpath("got"));
+    FILE *reader = popen(cmd, "r");
+    cr_assert(reader);
+    VKFX(&r, a, "-f", "box3", "-o", tc_tpath("pipe"), "--format", "jpg");
+    EXPECT_EXIT(&r, 0);
+    run_free(&r);
+    cr_assert_eq(pclose(reader), 0);
+    vkfx_pixels px;
+    cr_assert_eq(vkfx_file_load(tc_tpath("got"), &px), VKFX_OK, "%s", vkfx_error_message());
+    cr_expect(px.width == 24 && px.height == 16, "%ux%u", px.width, px.height);
+    vkfx_pixels_free(&px);
+    size_t size;
+    unsigned char *bytes = (unsigned char *)tc_slurp(tc_tpath("got"), &size);
+    cr_expect(bytes && size > 3 && bytes[0] == 0xff && bytes[1] == 0xd8, "not a JPEG");
+    free(bytes);
+    /* A file's format is its extension's; --format is for the others. */
+    VKFX(&r, a, "-f", "box3", "-o", tc_tpath("x.png"), "--format", "jpg");
+    EXPECT_EXIT(&r, 2);
+    expect_in_err(&r, "--format is for");
+    run_free(&r);
+}
+
 /* issue 22 point 1: each temporary is flushed to disk, then renamed; the
  * output, a side output and the pipeline cache alike. --no-fsync renames
  * without flushing. */

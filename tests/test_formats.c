@@ -343,3 +343,156 @@ Test(formats, folder_scan_by_content, .timeout = 120)
     cr_assert_neq(stat(tc_tpath("out/notes.png"), &st), 0, "notes.txt was taken for an image");
     vkfx_pixels_free(&px);
 }
+
+/* The files of other writers in tests/data/formats (README.md there says how each was
+ * made), through the identity chain: each must come out as FILE.png beside it, Pillow's
+ * decode of FILE (or, where Pillow does not read it right, the pixels FILE was made from
+ * or ImageMagick's decode). Colour under alpha 0 is not compared. */
+Test(formats, other_writers_decode_as_their_references, .timeout = 300)
+{
+    static const char *const names[] = {
+        "bmp_hand_24_with_palette.bmp",
+        "bmp_hand_os2_v2.bmp",
+        "bmp_hand_rle8_delta.bmp",
+        "bmp_hand_short_palette.bmp",
+        "bmp_hand_v3_alpha_top_down.bmp",
+        "bmp_magick_555.bmp",
+        "bmp_magick_565.bmp",
+        "bmp_magick_argb4444.bmp",
+        "bmp_magick_os2_v1.bmp",
+        "bmp_magick_rgba.bmp",
+        "bmp_magick_rle4.bmp",
+        "bmp_magick_rle8.bmp",
+        "gif_gifbuild_background.gif",
+        "gif_gifbuild_transparent.gif",
+        "gif_magick_interlaced.gif",
+        "gif_pillow_animated.gif",
+        "gif_pillow_palette.gif",
+        "gif_pillow_transparent.gif",
+        "psd_magick_16.psd",
+        "psd_magick_gray.psd",
+        "psd_magick_raw.psd",
+        "psd_magick_rgb.psd",
+        "psd_magick_rgba.psd",
+        "tga_hand_right_to_left.tga",
+        "tga_hand_top_right.tga",
+        "tga_pillow_rle.tga",
+        "png_magick_text_exif6.png",
+        "png_pillow_xmp_orientation8.png",
+    };
+    enum { N = sizeof(names) / sizeof(names[0]) };
+    static char in[N][256];
+    const char *args[N + 8];
+    size_t k = 0;
+    for (size_t i = 0; i < N; i++) {
+        snprintf(in[i], sizeof(in[i]), "%s/tests/data/formats/%s", VKFX_SOURCE_ROOT, names[i]);
+        args[k++] = in[i];
+    }
+    args[k++] = "-f";
+    args[k++] = "box:radius=0";
+    args[k++] = "-o";
+    args[k++] = tc_tpath("{name}.png");
+    args[k++] = "-j";
+    args[k++] = "1";
+    args[k] = NULL;
+    cli_run r = {0};
+    run_with(&r, NULL, args);
+    cr_assert_eq(r.status, 0, "%s: exit %d; stderr:\n%s", r.cmd, r.status, r.err);
+    run_free(&r);
+    for (size_t i = 0; i < N; i++) {
+        char want_path[600], got_path[700];
+        snprintf(want_path, sizeof(want_path), "%s/tests/data/formats/%s.png", VKFX_SOURCE_ROOT,
+                 names[i]);
+        snprintf(got_path, sizeof(got_path), "%s/%s.png", tc_tmpdir, names[i]);
+        vkfx_pixels want = {0}, got = {0};
+        load_ok(want_path, &want);
+        load_ok(got_path, &got);
+        cr_assert(want.width == got.width && want.height == got.height && want.sample == got.sample,
+                  "%s: %ux%u of sample %d, want %ux%u of %d", names[i], got.width, got.height,
+                  got.sample, want.width, want.height, want.sample);
+        const bool want_alpha = !(want.channels & 1), got_alpha = !(got.channels & 1);
+        cr_assert_eq(got_alpha, want_alpha, "%s: %u channels, want %u", names[i], got.channels,
+                     want.channels);
+        for (size_t p = 0; p < (size_t)want.width * want.height; p++) {
+            uint32_t a[4], b[4];
+            for (int c = 0; c < 4; c++) {
+                /* gray is one sample for R, G and B; a missing alpha is opaque */
+                uint32_t wc = c == 3 ? want.channels - 1 : want.channels < 3 ? 0 : (uint32_t)c;
+                uint32_t gc = c == 3 ? got.channels - 1 : got.channels < 3 ? 0 : (uint32_t)c;
+                size_t wi = p * want.channels + wc, gi = p * got.channels + gc;
+                a[c] = want.sample == VKFX_SAMPLE_U16 ? ((uint16_t *)want.data)[wi]
+                                                      : ((unsigned char *)want.data)[wi];
+                b[c] = got.sample == VKFX_SAMPLE_U16 ? ((uint16_t *)got.data)[gi]
+                                                     : ((unsigned char *)got.data)[gi];
+                if (c == 3 && !want_alpha)
+                    a[c] = b[c] = 1;
+            }
+            if (a[3] == 0 && b[3] == 0)
+                continue;
+            cr_assert(!memcmp(a, b, sizeof(a)),
+                      "%s: pixel (%zu, %zu) is %u %u %u %u, want %u %u %u %u", names[i],
+                      p % want.width, p / want.width, b[0], b[1], b[2], b[3], a[0], a[1], a[2],
+                      a[3]);
+        }
+        vkfx_pixels_free(&want);
+        vkfx_pixels_free(&got);
+    }
+}
+
+/* --depth sets the output's bits where the format holds them: 16-bit to 8 (rounded, as
+ * v / 257), 8-bit to 16 (v * 257), in PNG and TIFF, on the command line and in a job file;
+ * 16 for JPEG or 8 for OpenEXR is a usage error that writes nothing. */
+Test(formats, depth_sets_the_output_bits, .timeout = 180)
+{
+    vkfx_pixels src16 = {0}, src8 = {0}, got = {0};
+    tc_random_pixels(&src16, 9, 7, 3, VKFX_SAMPLE_U16, 11);
+    tc_random_pixels(&src8, 9, 7, 4, VKFX_SAMPLE_U8, 12);
+    save_ok(tc_tpath("in16.png"), VKFX_FILE_PNG, &src16);
+    save_ok(tc_tpath("in8.png"), VKFX_FILE_PNG, &src8);
+    cli_run r = {0};
+    VKFX(&r, tc_tpath("in16.png"), "-f", "box:radius=0", "-o", tc_tpath("out8.png"), "--depth",
+         "8");
+    expect_ok(&r);
+    run_free(&r);
+    load_ok(tc_tpath("out8.png"), &got);
+    cr_assert_eq(got.sample, VKFX_SAMPLE_U8, "--depth 8 wrote sample type %d", got.sample);
+    for (size_t i = 0; i < 9 * 7 * 3; i++) {
+        unsigned want = (((uint16_t *)src16.data)[i] * 255u + 32767u) / 65535u;
+        cr_assert_eq(((unsigned char *)got.data)[i], want, "sample %zu", i);
+    }
+    vkfx_pixels_free(&got);
+
+    FILE *f = fopen(tc_tpath("jobs"), "w");
+    cr_assert(f);
+    fprintf(f, "%s -o %s --depth 16\n", tc_tpath("in8.png"), tc_tpath("out16.tif"));
+    cr_assert_eq(fclose(f), 0);
+    VKFX(&r, "run", tc_tpath("jobs"));
+    expect_ok(&r);
+    run_free(&r);
+    load_ok(tc_tpath("out16.tif"), &got);
+    cr_assert_eq(got.sample, VKFX_SAMPLE_U16, "--depth 16 wrote sample type %d", got.sample);
+    for (size_t i = 0; i < 9 * 7 * 4; i++) {
+        const unsigned char *s8 = src8.data;
+        if (s8[i | 3] == 0)
+            continue; /* no colour under alpha 0 */
+        cr_assert_eq(((uint16_t *)got.data)[i], s8[i] * 257u, "sample %zu: %u, want %u", i,
+                     ((uint16_t *)got.data)[i], s8[i] * 257u);
+    }
+    vkfx_pixels_free(&got);
+
+    const char *const bad[][3] = {
+        {"x.jpg", "16", "JPEG cannot hold 16-bit samples (PNG, TIFF can)"},
+        {"x.exr", "8", "OpenEXR cannot hold 8-bit samples"},
+        {"x.png", "12", "--depth '12' must be 8 or 16"}};
+    for (int i = 0; i < 3; i++) {
+        VKFX(&r, tc_tpath("in8.png"), "-o", tc_tpath(bad[i][0]), "--depth", bad[i][1]);
+        cr_assert_eq(r.status, 2, "--depth %s to %s: exit %d; stderr:\n%s", bad[i][1], bad[i][0],
+                     r.status, r.err);
+        cr_assert(strstr(r.err, bad[i][2]), "stderr:\n%s", r.err);
+        run_free(&r);
+        struct stat st;
+        cr_assert_neq(stat(tc_tpath(bad[i][0]), &st), 0, "%s was written", bad[i][0]);
+    }
+    vkfx_pixels_free(&src16);
+    vkfx_pixels_free(&src8);
+}

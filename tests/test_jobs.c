@@ -207,6 +207,75 @@ Test(jobs, errors_name_the_line)
     run_free(&r);
 }
 
+/* Every mistake of a job file in one run, in line order, each with its line (a line a
+ * backslash continues counted from where its job starts), before any job: the words, the options,
+ * the chain and the templates of each line; the good lines around them are not run. */
+Test(jobs, every_mistake_is_reported_in_one_run)
+{
+    make_png("in/a.png", 6, 5, 1);
+    write_text("jobs.txt", "in/a.png -f box:radius=1 -o out/good.png\n"      /* 1 */
+                           "in/a.png -f sobl -o out/b.png\n"                 /* 2 */
+                           "in/a.png -f sobel -o $HOME/x.png\n"              /* 3 */
+                           "# a comment\n"                                   /* 4 */
+                           "in/a.png -f sobel \\\n"                          /* 5 */
+                           "  -o out/c.png -q 101\n"                         /* 6 */
+                           "in/a.png -f sobel -o \"out/open.png\n"           /* 7 */
+                           "in/a.png -f sobel -o 'out/{nope}.png'\n"         /* 8 */
+                           "in/a.png -o out/good2.png\n"                     /* 9 */
+                           "in/a.png -f sobel -o out/d.png --frobnicate\n"); /* 10 */
+    cli_run r;
+    HERE(&r, "run", "jobs.txt");
+    static const char *const want[] = {
+        "jobs.txt:2: unknown filter 'sobl'",     "jobs.txt:3: '$'",
+        "jobs.txt:5: --quality '101'",           "jobs.txt:7: \" quote left open",
+        "jobs.txt:8: -o 'out/{nope}.png'",       "jobs.txt:10:",
+        "6 lines have mistakes; no job was run",
+    };
+    cr_expect_eq(r.status, 2, "%s: exit %d: %s", r.cmd, r.status, r.err);
+    /* In the order of the lines, the summary last. */
+    const char *at = r.err;
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const char *found = strstr(r.err, want[i]);
+        cr_expect(found && found >= at, "stderr lacks '%s' after the lines before: %s", want[i],
+                  r.err);
+        at = found ? found : at;
+    }
+    cr_expect(!strstr(r.err, "jobs.txt:1:") && !strstr(r.err, "jobs.txt:9:") &&
+                  !strstr(r.err, "jobs.txt:6:"),
+              "a good line was reported: %s", r.err);
+    run_free(&r);
+    cr_expect(!exists("out/good.png") && !exists("out/good2.png"), "a job ran");
+}
+
+/* Relative paths in a job file are taken from its folder, wherever the run starts: inputs,
+ * outputs, --outdir, a depth map in the chain; --json's relative FILE is the command line's,
+ * from where the run starts. */
+Test(jobs, relative_paths_are_taken_from_the_job_files_folder)
+{
+    cr_assert_eq(mkdir(tc_tpath("proj"), 0777), 0);
+    cr_assert_eq(mkdir(tc_tpath("proj/in"), 0777), 0);
+    make_png("proj/in/a.png", 9, 7, 1);
+    make_png("proj/in/depth.png", 9, 7, 2);
+    write_text("proj/jobs.txt", "in/a.png -f box:radius=1 -o out/a.png\n"
+                                "in/a.png -f 'satdof:depth=in/depth.png' -o out/dof.png\n"
+                                "in/ --outdir copies\n");
+    cli_run r;
+    HERE(&r, "run", "proj/jobs.txt", "--json=report.json");
+    cr_expect_eq(r.status, 0, "%s: exit %d: %s", r.cmd, r.status, r.err);
+    run_free(&r);
+    static const char *const written[] = {"proj/out/a.png", "proj/out/dof.png", "proj/copies/a.png",
+                                          "proj/copies/depth.png", "report.json"};
+    for (size_t i = 0; i < sizeof(written) / sizeof(written[0]); i++)
+        cr_expect(exists(written[i]), "%s was not written", written[i]);
+    cr_expect(!exists("out/a.png") && !exists("copies"), "written from where the run started");
+    /* The job file is still never written, named from its folder. */
+    write_text("proj/more.png", "in/a.png -o more.png\n");
+    HERE(&r, "run", "proj/more.png");
+    cr_expect(r.status == 2 && strstr(r.err, "(the job file)"), "%s: exit %d: %s", r.cmd, r.status,
+              r.err);
+    run_free(&r);
+}
+
 /* The batches' checks across all jobs of the file, before any work. */
 Test(jobs, clashes_across_jobs)
 {

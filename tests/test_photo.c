@@ -63,6 +63,7 @@ typedef struct tmeta {
     bool res;
     unsigned res_x, res_y; /* dots per inch */
     int tiff_orientation;  /* TIFF's own tag; 0 none */
+    bool exif_text;        /* a PNG text "Raw profile type exif" (ImageMagick's EXIF) */
 } tmeta;
 
 static void tmeta_free(tmeta *m)
@@ -350,6 +351,7 @@ static void read_png(const char *path, tmeta *m, vkfx_pixels *px)
             snprintf(m->description, sizeof(m->description), "%s", texts[i].text);
         else if (!strcmp(texts[i].key, "Creation Time"))
             snprintf(m->date, sizeof(m->date), "%s", texts[i].text);
+        m->exif_text |= !strcmp(texts[i].key, "Raw profile type exif");
     }
     m->facts = exif_read(&m->exif);
     if (px) {
@@ -1739,4 +1741,58 @@ Test(photo, openexr_standard_attributes)
     exr_finish(&ctxt);
     tmeta_free(&m);
     vkfx_pixels_free(&px);
+}
+
+/* Orientation and resolution from the places other writers keep them (tests/data/formats):
+ * a PNG's XMP tiff:Orientation alone and ImageMagick's EXIF text chunk turn the pixels as
+ * Pillow turns them, the XMP then saying 1 as the EXIF does, the text become one eXIf; a
+ * JPEG's 300 dpi in EXIF alone reaches PNG's pHYs and TIFF's tags. Outputs read back with
+ * libpng and libtiff. */
+Test(photo, orientation_and_resolution_outside_their_usual_places)
+{
+    char in[3][256];
+    const char *const names[3] = {"png_pillow_xmp_orientation8.png", "png_magick_text_exif6.png",
+                                  "jpeg_pillow_dpi_in_exif.jpg"};
+    for (int i = 0; i < 3; i++)
+        snprintf(in[i], sizeof(in[i]), "%s/tests/data/formats/%s", VKFX_SOURCE_ROOT, names[i]);
+    cli_run r;
+    VKFX(&r, in[0], in[1], in[2], "-o", tc_tpath("{stem}.png"));
+    expect_ok(&r);
+    run_free(&r);
+    VKFX(&r, in[0], in[2], "-o", tc_tpath("{stem}.tif"));
+    expect_ok(&r);
+    run_free(&r);
+
+    tmeta m;
+    vkfx_pixels px = {0};
+    read_png(tc_tpath("png_pillow_xmp_orientation8.png"), &m, &px);
+    cr_expect(px.width == 20 && px.height == 30, "XMP orientation 8: %ux%u, want 20x30", px.width,
+              px.height);
+    cr_expect(m.xmp.data && strstr((const char *)m.xmp.data, "tiff:Orientation=\"1\""),
+              "the PNG's XMP: %.*s", (int)m.xmp.size, m.xmp.data);
+    vkfx_pixels_free(&px);
+    tmeta_free(&m);
+    read_tiff(tc_tpath("png_pillow_xmp_orientation8.tif"), &m);
+    cr_expect(m.tiff_orientation == 1, "TIFF orientation %d", m.tiff_orientation);
+    cr_expect(m.xmp.data && strstr((const char *)m.xmp.data, "tiff:Orientation=\"1\""),
+              "the TIFF's XMP: %.*s", (int)m.xmp.size, m.xmp.data);
+    tmeta_free(&m);
+
+    read_png(tc_tpath("png_magick_text_exif6.png"), &m, &px);
+    cr_expect(px.width == 20 && px.height == 30, "EXIF text orientation 6: %ux%u, want 20x30",
+              px.width, px.height);
+    cr_expect(m.exif.data && m.facts.orientation == 1, "eXIf of %zu bytes, orientation %d",
+              m.exif.size, m.facts.orientation);
+    cr_expect(!m.exif_text, "the EXIF text chunk was kept beside the eXIf");
+    vkfx_pixels_free(&px);
+    tmeta_free(&m);
+
+    read_png(tc_tpath("jpeg_pillow_dpi_in_exif.png"), &m, NULL);
+    cr_expect(m.res && m.res_x == 300 && m.res_y == 300, "PNG resolution %u x %u", m.res_x,
+              m.res_y);
+    tmeta_free(&m);
+    read_tiff(tc_tpath("jpeg_pillow_dpi_in_exif.tif"), &m);
+    cr_expect(m.res && m.res_x == 300 && m.res_y == 300, "TIFF resolution %u x %u", m.res_x,
+              m.res_y);
+    tmeta_free(&m);
 }

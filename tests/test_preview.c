@@ -7,6 +7,11 @@
  *   motorcycle with no filter within 1 code value of the reference at
  *   several widths, and dof with the map averaged the same way within 2
  *   (test_dof's budget);
+ * - a draft at a quarter of the width, every length in pixels of its chain
+ *   scaled, is near the view (the saved file scaled), for every kind of
+ *   length: gauss, box, bilateral, unsharp, satblur, dof, satdof;
+ * - an OpenEXR depth map in metres: its span, a pixel's focus, a draft with it;
+ *   a chain with ripple, whose waves hang on the pixel grid, has no draft;
  * - focus is the map's value under a pixel as the filter reads it (flipped
  *   for kind=disparity), for dof, satdof and bokeh; a filter without a depth map
  *   has none;
@@ -349,6 +354,148 @@ Test(preview, smaller_widths_are_the_area_average)
     ref_image_free(&full_map);
     vkfx_pixels_free(&in);
     vkfx_pixels_free(&map);
+    close_preview(&g, p);
+}
+
+/* The mean over every sample of |a - b|, in codes (a and b of one shape). */
+static double mean_codes(const vkfx_pixels *a, const vkfx_pixels *b)
+{
+    cr_assert(a->width == b->width && a->height == b->height && a->channels == b->channels);
+    size_t n = (size_t)a->width * a->height * a->channels;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += fabs((double)((const uint8_t *)a->data)[i] - ((const uint8_t *)b->data)[i]);
+    return sum / n;
+}
+
+/* The draft (vkfx_preview_render) and the view of chain, width pixels wide. */
+static void draft_and_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width,
+                           vkfx_pixels *draft, vkfx_pixels *view)
+{
+    double gpu_ms = 0;
+    cr_assert_eq(vkfx_preview_render(p, chain, width, draft, &gpu_ms, NULL), VKFX_OK, "draft: %s",
+                 vkfx_error_message());
+    cr_assert_eq(vkfx_preview_view(p, chain, width, view, &gpu_ms, NULL), VKFX_OK, "view: %s",
+                 vkfx_error_message());
+}
+
+/* A draft at a quarter of the width looks as the view does (the saved file, scaled): every
+ * length in pixels of the chain is scaled with the input. Left at the saved file's, each of
+ * these blurs four times as far, 13 to 20 codes off on average; scaled, 0.4 to 3.8 (a draft
+ * is near, not exact: a radius rounds to whole pixels, a diffusion or a sharpening on a
+ * coarser grid differs). */
+Test(preview, draft_scales_every_length_in_pixels)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    static const char *const chains[] = {
+        "gauss:sigma=6",
+        "box:radius=6",
+        "bilateral:sigma_s=5:sigma_r=0.5",
+        "unsharp:sigma=4:amount=2",
+        "satblur:radius=9",
+        "dof:depth=" DEPTH ":kind=disparity:focus=0.8:range=0.3:maxcoc=24",
+        "gauss:sigma=2:radius=9,satdof:depth=" DEPTH ":kind=disparity:focus=0.9:maxcoc=20",
+    };
+    uint32_t w = 185;
+    for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+        vkfx_chain *chain = parse(chains[i]);
+        vkfx_pixels draft = {0}, view = {0};
+        draft_and_view(p, chain, w, &draft, &view);
+        double mean = mean_codes(&draft, &view);
+        fprintf(stderr, "%s: the draft %u wide is %.3f codes from the view on average\n", chains[i],
+                w, mean);
+        cr_expect(mean <= 5, "%s: the draft %u wide is %.3f codes from the view on average",
+                  chains[i], w, mean);
+        vkfx_pixels_free(&draft);
+        vkfx_pixels_free(&view);
+        vkfx_chain_free(chain);
+    }
+    close_preview(&g, p);
+}
+
+/* Ripple's drops and waves live on the pixel grid: on a smaller one they fall elsewhere, so a
+ * chain with it has no draft, its draft is its view. */
+Test(preview, grid_bound_chains_have_no_draft)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    vkfx_chain *chain = parse("gauss:sigma=2,ripple:drops=6:steps=40");
+    vkfx_pixels draft = {0}, view = {0};
+    draft_and_view(p, chain, 185, &draft, &view);
+    tc_diff d = tc_compare(&draft, &view, 0);
+    tc_report(&d, "ripple's draft against its view");
+    cr_expect(tc_diff_ok(&d), "ripple's draft is not its view");
+    vkfx_pixels_free(&draft);
+    vkfx_pixels_free(&view);
+    vkfx_chain_free(chain);
+    close_preview(&g, p);
+}
+
+/* A depth map in metres, as a render writes it: an OpenEXR file (gray, its channel Y) made
+ * from the motorcycle's disparity, 1 m where it is largest, 10 m where it is 0. Its span is
+ * its own values (the page's focus and range), a pixel's focus is its metres there, and a
+ * draft with it is near the view as with an 8- or 16-bit map. */
+Test(preview, exr_depth_map_in_metres)
+{
+    th_gpu g;
+    vkfx_preview *p = open_preview(&g);
+    cr_assert_eq(tc_tmpdir_make("preview"), 0);
+    vkfx_pixels disparity = {0}, metres = {0}, stored = {0};
+    cr_assert_eq(vkfx_file_load(DEPTH, &disparity), VKFX_OK);
+    cr_assert_eq(vkfx_pixels_alloc(&metres, disparity.width, disparity.height, 1, VKFX_SAMPLE_F32),
+                 VKFX_OK);
+    metres.linear = true;
+    size_t n = (size_t)disparity.width * disparity.height;
+    for (size_t i = 0; i < n; i++)
+        ((float *)metres.data)[i] =
+            (float)(1 +
+                    9 * (1 - ((const uint16_t *)disparity.data)[i * disparity.channels] / 65535.0));
+    uint32_t channels = 0;
+    vkfx_sample sample = VKFX_SAMPLE_U8;
+    vkfx_file_output_layout(VKFX_FILE_EXR, 1, VKFX_SAMPLE_F32, &channels, &sample);
+    cr_assert(channels == 1 && sample == VKFX_SAMPLE_F32);
+    char *exr = strdup(tc_tpath("depth.exr"));
+    cr_assert_eq(vkfx_file_save(exr, VKFX_FILE_EXR, &metres, NULL), VKFX_OK, "%s",
+                 vkfx_error_message());
+    /* The values as the file holds them: what the filter reads. */
+    cr_assert_eq(vkfx_file_load(exr, &stored), VKFX_OK, "%s", vkfx_error_message());
+    const float *z = stored.data;
+    float lo = z[0], hi = z[0];
+    for (size_t i = 0; i < n; i++) {
+        lo = z[i * stored.channels] < lo ? z[i * stored.channels] : lo;
+        hi = z[i * stored.channels] > hi ? z[i * stored.channels] : hi;
+    }
+    cr_assert(lo >= 0.99f && hi <= 10.01f && hi - lo > 8, "%g..%g m", lo, hi);
+    char text[512];
+    snprintf(text, sizeof(text), "satdof:depth=%s#Y:focus=3:range=4:maxcoc=20", exr);
+    vkfx_chain *chain = parse(text);
+    bool has = false, is_float = false;
+    double min = 0, max = 0, focus = 0;
+    cr_assert_eq(vkfx_preview_depth_range(p, chain, 0, &has, &min, &max, &is_float), VKFX_OK, "%s",
+                 vkfx_error_message());
+    cr_expect(has && is_float && min == lo && max == hi, "the span %g..%g, the file's %g..%g", min,
+              max, lo, hi);
+    static const uint32_t at[][2] = {{0, 0}, {370, 300}, {250, 380}, {740, 499}};
+    for (size_t k = 0; k < 4; k++) {
+        uint32_t x = at[k][0], y = at[k][1];
+        cr_assert_eq(vkfx_preview_focus(p, chain, 0, x, y, &has, &focus), VKFX_OK);
+        float want = z[((size_t)y * stored.width + x) * stored.channels];
+        cr_expect(has && focus == want, "focus at (%u, %u): %.9g m, the map holds %.9g", x, y,
+                  focus, want);
+    }
+    vkfx_pixels draft = {0}, view = {0};
+    draft_and_view(p, chain, 185, &draft, &view);
+    double mean = mean_codes(&draft, &view);
+    cr_expect(mean <= 5, "with the EXR map the draft is %.3f codes from the view on average", mean);
+    vkfx_pixels_free(&draft);
+    vkfx_pixels_free(&view);
+    vkfx_chain_free(chain);
+    free(exr);
+    vkfx_pixels_free(&disparity);
+    vkfx_pixels_free(&metres);
+    vkfx_pixels_free(&stored);
+    tc_tmpdir_remove();
     close_preview(&g, p);
 }
 

@@ -155,12 +155,31 @@ def run(tmp):
         _, _, _, _, rows = read_png(depth)
         values = [struct.unpack('>H', r[i:i + 2])[0] for r in rows for i in range(0, len(r), 2)]
         span = {'min': float('%.9g' % (min(values) / 65535)),
-                'max': float('%.9g' % (max(values) / 65535))}
+                'max': float('%.9g' % (max(values) / 65535)), 'float': False}
         check(info['maps'] == [dict(filter='dof', option='depth', path=depth, **span)],
               '/info lists the map with its span %r: %r' % (span, info['maps']))
         dof = next(f for f in info['filters'] if f['name'] == 'dof')
         focus = next(o for o in dof['options'] if o['name'] == 'focus')
         check(focus['type'] == 'float' and focus['default'] == 0.5, '/info has dof focus')
+        # Lengths in pixels are marked: the page's px unit, what a draft scales.
+        gauss = next(f for f in info['filters'] if f['name'] == 'gauss')
+        check(next(o for o in dof['options'] if o['name'] == 'maxcoc').get('pixels') is True and
+              'pixels' not in focus and
+              all(o.get('pixels') is True for o in gauss['options']),
+              '/info marks maxcoc, gauss sigma and radius as pixels, not focus')
+        # /span: the span of a map the chain names, for maps set on the page.
+        st, _, body = s.request('GET', '/span', {'chain': 'gauss,' + chain})
+        check(st == 200 and json.loads(body) == {'links': [dict(index=1, **span)]},
+              '/span gives the map\'s span for its link: %d %r' % (st, body))
+        # A float map (Radiance HDR, as vkfx writes it) is in scene units, not 0..1.
+        hdr = os.path.join(tmp, 'depth.hdr')
+        subprocess.run([VKFX, depth, '-o', hdr], check=True)
+        st, _, body = s.request('GET', '/span', {'chain': 'dof:depth=' + hdr})
+        got = json.loads(body)['links'] if st == 200 else []
+        check(len(got) == 1 and got[0]['float'] is True and got[0]['max'] > got[0]['min'],
+              '/span of a float map says so: %d %r' % (st, body))
+        st, _, body = s.request('GET', '/span', {'chain': 'dof:depth=%s/missing.png' % tmp})
+        check(st == 400 and b'missing.png' in body, '/span of a missing map: 400 naming it')
         help_text = subprocess.run([VKFX, '--help-filter', 'dof'], capture_output=True,
                                    text=True).stdout
         check(dof['describe'] == help_text, '/info describes dof as --help-filter does')

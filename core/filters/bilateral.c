@@ -97,4 +97,5 @@ const vkfx_filter vkfx_filter_bilateral = {
     .params_size = sizeof(bilateral_params),
     .record = bilateral_record,
     .reach = bilateral_reach,
+    .pixel_options = (const char *const[]){"sigma_s", "radius", NULL},
 };

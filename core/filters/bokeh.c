@@ -350,4 +350,5 @@ const vkfx_filter vkfx_filter_bokeh = {
     .record = bokeh_record,
     .destroy = bokeh_destroy,
     .finish = bokeh_finish,
+    .pixel_options = (const char *const[]){"maxcoc", NULL},
 };

@@ -254,4 +254,5 @@ const vkfx_filter vkfx_filter_box = {
     .reach = box_reach,
     .align = box_align,
     .variants = (const vkfx_variants *const[]){&box_variants, NULL},
+    .pixel_options = (const char *const[]){"radius", NULL},
 };

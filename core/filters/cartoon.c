@@ -80,4 +80,5 @@ const vkfx_filter vkfx_filter_cartoon = {
     .reach = cartoon_reach,
     .align = cartoon_align,
     .variants = (const vkfx_variants *const[]){&vkfx_gauss_variants, NULL},
+    .pixel_options = (const char *const[]){"sigma", NULL},
 };

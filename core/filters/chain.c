@@ -120,6 +120,40 @@ void vkfx_options_defaults(const vkfx_filter *f, void *params)
     }
 }
 
+bool vkfx_option_in_pixels(const vkfx_filter *f, const vkfx_option *o)
+{
+    for (const char *const *n = f->pixel_options; n && *n; n++)
+        if (strcmp(*n, o->name) == 0)
+            return o->type == VKFX_OPT_INT || o->type == VKFX_OPT_FLOAT;
+    return false;
+}
+
+void vkfx_params_scale_pixels(const vkfx_filter *f, void *params, double scale)
+{
+    for (const vkfx_option *o = f->options; o && o->name; o++) {
+        if (!vkfx_option_in_pixels(f, o))
+            continue;
+        double v;
+        if (o->type == VKFX_OPT_INT) {
+            int32_t i;
+            memcpy(&i, field(params, o), sizeof(i));
+            v = i;
+        } else {
+            memcpy(&v, field(params, o), sizeof(v));
+        }
+        if (o->unset_default && v == VKFX_UNSET)
+            continue;
+        v *= scale;
+        if (o->type == VKFX_OPT_INT)
+            v = floor(v + 0.5);
+        v = v < o->min ? o->min : v > o->max ? o->max : v;
+        if (o->type == VKFX_OPT_INT)
+            put_int(params, o, (int32_t)v);
+        else
+            put_double(params, o, v);
+    }
+}
+
 /* ---- values ---- */
 
 /* Appends to a fixed buffer, remembering whether anything was cut off, so a
@@ -559,6 +593,14 @@ bool vkfx_chain_reshapes(const vkfx_chain *chain)
 {
     for (size_t i = 0; i < chain->count; i++)
         if (chain->links[i].filter->size)
+            return true;
+    return false;
+}
+
+bool vkfx_chain_grid_bound(const vkfx_chain *chain)
+{
+    for (size_t i = 0; i < chain->count; i++)
+        if (chain->links[i].filter->grid_bound)
             return true;
     return false;
 }

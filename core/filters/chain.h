@@ -40,6 +40,8 @@ int vkfx_chain_size(const vkfx_chain *chain, uint32_t w, uint32_t h, uint32_t *o
                     uint32_t *out_h);
 /* Whether a filter of chain reshapes the image (has a size hook). */
 bool vkfx_chain_reshapes(const vkfx_chain *chain);
+/* Whether a filter of chain is grid_bound: the chain cannot be drafted at a smaller size. */
+bool vkfx_chain_grid_bound(const vkfx_chain *chain);
 
 /* What the tiler needs of chain, each filter's own declaration summed up: *reach, the pixels
  * around an output that it depends on (the filters' reaches added), and *align, the strides
@@ -73,6 +75,12 @@ static inline uint64_t vkfx_tile_side_least(uint64_t reach, vkfx_align align)
 int vkfx_option_parse(const vkfx_filter *f, const vkfx_option *o, const char *value, void *params);
 /* Fills params with every option's default. */
 void vkfx_options_defaults(const vkfx_filter *f, void *params);
+/* Whether option o of f is a length in the image's pixels (f->pixel_options names it). */
+bool vkfx_option_in_pixels(const vkfx_filter *f, const vkfx_option *o);
+/* Multiplies every option of f's params that is a length in pixels by scale, as the chain
+ * would be written for the image scaled by it: INT rounded (halves up), both kept in the
+ * option's range; a derived value left unset stays so (it follows the scaled ones). */
+void vkfx_params_scale_pixels(const vkfx_filter *f, void *params, double scale);
 
 /* Writes "name: help" option rows for --help-filter into buf. */
 int vkfx_filter_describe(const vkfx_filter *f, char *buf, size_t size);

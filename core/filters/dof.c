@@ -126,4 +126,5 @@ const vkfx_filter vkfx_filter_dof = {
     .options = dof_options,
     .params_size = sizeof(dof_params),
     .record = dof_record,
+    .pixel_options = (const char *const[]){"maxcoc", NULL},
 };

@@ -110,6 +110,13 @@ typedef struct vkfx_filter {
     /* The output is the input unchanged (histogram): record only reads src,
      * and the chain hands src itself to the next filter instead of a copy. */
     bool passes_through;
+    /* The names of the INT and FLOAT options that are lengths in the image's pixels (radii,
+     * sigmas, maxcoc), NULL terminated; NULL: none. The same chain on the image at a smaller
+     * scale looks alike with them scaled too (vkfx_params_scale_pixels; the preview's draft). */
+    const char *const *pixel_options;
+    /* The result hangs on the pixel grid itself (ripple's drops and waves live on it): on the
+     * image at a smaller scale the chain looks otherwise, whatever its options. */
+    bool grid_bound;
 } vkfx_filter;
 
 #define VKFX_REACH_ALL UINT32_MAX

@@ -361,4 +361,5 @@ const vkfx_filter vkfx_filter_gauss = {
     .reach = gauss_reach,
     .align = gauss_align,
     .variants = (const vkfx_variants *const[]){&vkfx_gauss_variants, NULL},
+    .pixel_options = (const char *const[]){"sigma", "radius", NULL},
 };

@@ -226,4 +226,5 @@ const vkfx_filter vkfx_filter_ripple = {
     .options = ripple_options,
     .params_size = sizeof(ripple_params),
     .record = ripple_record,
+    .grid_bound = true,
 };

@@ -200,6 +200,7 @@ const vkfx_filter vkfx_filter_satblur = {
     .record = satblur_record,
     .reach = satblur_reach,
     .variants = (const vkfx_variants *const[]){&vkfx_sat_variants, NULL},
+    .pixel_options = (const char *const[]){"radius", "scale", NULL},
 };
 
 const vkfx_filter vkfx_filter_satdof = {
@@ -220,4 +221,5 @@ const vkfx_filter vkfx_filter_satdof = {
     .params_size = sizeof(satdof_params),
     .record = satdof_record,
     .variants = (const vkfx_variants *const[]){&vkfx_sat_variants, NULL},
+    .pixel_options = (const char *const[]){"maxcoc", NULL},
 };

@@ -103,4 +103,5 @@ const vkfx_filter vkfx_filter_unsharp = {
     .reach = unsharp_reach,
     .align = unsharp_align,
     .variants = (const vkfx_variants *const[]){&vkfx_gauss_variants, NULL},
+    .pixel_options = (const char *const[]){"sigma", NULL},
 };

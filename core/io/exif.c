@@ -212,6 +212,36 @@ const char *vkfx_exif_ascii(const uint8_t *exif, size_t size, uint32_t tag, size
     return (const char *)v;
 }
 
+/* IFD0's RATIONAL entry tag as a number; 0 where there is none or it is not positive. */
+static double exif_rational(const uint8_t *exif, size_t size, uint32_t tag)
+{
+    bool big = false;
+    const uint8_t *t;
+    size_t n, bytes;
+    const uint8_t *e = find_entry(exif, size, tag, &big, &t, &n);
+    const uint8_t *v = e && get16(e + 2, big) == 5 /* RATIONAL */ && get32(e + 4, big) == 1
+                           ? entry_values(t, n, e, big, &bytes)
+                           : NULL;
+    uint32_t num = v ? get32(v, big) : 0, den = v ? get32(v + 4, big) : 0;
+    return num && den ? (double)num / den : 0.0;
+}
+
+bool vkfx_exif_resolution(const uint8_t *exif, size_t size, double *x, double *y,
+                          vkfx_res_unit *unit)
+{
+    *x = exif_rational(exif, size, 0x011A);
+    *y = exif_rational(exif, size, 0x011B);
+    bool big = false;
+    const uint8_t *t;
+    size_t n;
+    const uint8_t *e = find_entry(exif, size, 0x0128, &big, &t, &n);
+    /* ResolutionUnit: 2 inch (the default where absent), 3 centimetre, 1 none */
+    uint32_t u =
+        e && get16(e + 2, big) == TYPE_SHORT && get32(e + 4, big) == 1 ? get16(e + 8, big) : 2;
+    *unit = u == 3 ? VKFX_RES_PER_CM : u == 1 ? VKFX_RES_NONE : VKFX_RES_PER_INCH;
+    return *x > 0 && *y > 0;
+}
+
 /* IFD0's pointer entry tag (a LONG or IFD of count 1), or NULL. */
 static const uint8_t *find_pointer(const uint8_t *exif, size_t size, uint32_t tag, bool *big,
                                    const uint8_t **t, size_t *n)

@@ -29,6 +29,11 @@ void vkfx_exif_set_size(uint8_t *exif, size_t size, uint32_t width, uint32_t hei
  * that no longer matches the image; true where there was one. */
 bool vkfx_exif_drop_thumbnail(uint8_t *exif, size_t size);
 
+/* IFD0's XResolution, YResolution and ResolutionUnit (inch where absent): true where both
+ * resolutions are there and positive. */
+bool vkfx_exif_resolution(const uint8_t *exif, size_t size, double *x, double *y,
+                          vkfx_res_unit *unit);
+
 /* IFD0 tags that point to the directories EXIF adds to a TIFF file. */
 #define VKFX_EXIF_IFD_TAG 0x8769
 #define VKFX_EXIF_GPS_TAG 0x8825

@@ -65,6 +65,49 @@ void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sa
     vkfx_codec_png.layout(in_channels, in_sample, channels, sample);
 }
 
+static vkfx_sample depth_sample(int depth)
+{
+    return depth == 16 ? VKFX_SAMPLE_U16 : VKFX_SAMPLE_U8;
+}
+
+/* Whether the format writes samples of depth bits: its layout keeps them. */
+static bool holds_depth(vkfx_file_format fmt, int depth)
+{
+    uint32_t channels;
+    vkfx_sample sample;
+    if (!fmt->layout)
+        return false;
+    fmt->layout(3, depth_sample(depth), &channels, &sample);
+    return sample == depth_sample(depth);
+}
+
+void vkfx_file_output_layout_depth(vkfx_file_format fmt, uint32_t in_channels,
+                                   vkfx_sample in_sample, int depth, uint32_t *channels,
+                                   vkfx_sample *sample)
+{
+    vkfx_file_output_layout(fmt, in_channels, in_sample, channels, sample);
+    if ((depth == 8 || depth == 16) && holds_depth(fmt, depth))
+        *sample = depth_sample(depth);
+}
+
+int vkfx_file_check_depth(const char *path, vkfx_file_format fmt, int depth)
+{
+    if (depth == 0 || holds_depth(fmt, depth))
+        return VKFX_OK;
+    char list[160] = "";
+    size_t len = 0;
+    for (const vkfx_codec *const *c = vkfx_codecs; *c; c++) {
+        if (!(*c)->encode || !holds_depth(*c, depth))
+            continue;
+        int n = snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", (*c)->name);
+        if (n < 0 || (size_t)n >= sizeof(list) - len)
+            break;
+        len += (size_t)n;
+    }
+    return vkfx_fail(VKFX_E_USAGE, "%s: --depth %d: %s cannot hold %d-bit samples (%s can)", path,
+                     depth, vkfx_file_format_name(fmt), depth, list);
+}
+
 static const char *sample_name(vkfx_sample s)
 {
     switch (s) {
@@ -117,6 +160,15 @@ void vkfx_file_set_autorotate(bool on)
     autorotate = on;
 }
 
+/* A resolution kept in EXIF alone (no JFIF density, pHYs or TIFF tags) is the file's, as
+ * Pillow reads it, so that outputs holding a resolution of their own keep it. */
+static void res_from_exif(vkfx_meta *meta)
+{
+    if (!meta->has_res)
+        meta->has_res = vkfx_exif_resolution(meta->exif.data, meta->exif.size, &meta->res_x,
+                                             &meta->res_y, &meta->res_unit);
+}
+
 /* The file's metadata into meta, and its pixels turned upright as its
  * orientation says (unless --no-autorotate), the kept EXIF then saying 1. */
 static int read_meta(const vkfx_codec *codec, const void *data, size_t size, const char *name,
@@ -127,8 +179,8 @@ static int read_meta(const vkfx_codec *codec, const void *data, size_t size, con
     int ret = codec->read_meta(data, size, name, meta);
     if (ret < 0)
         return ret;
-    int o = meta->exif.data ? vkfx_exif_orientation(meta->exif.data, meta->exif.size)
-                            : meta->stored_orientation;
+    res_from_exif(meta);
+    int o = vkfx_meta_orientation(meta);
     meta->stored_orientation = o;
     meta->applied_orientation = 1;
     if (!autorotate || o <= 1)
@@ -139,6 +191,7 @@ static int read_meta(const vkfx_codec *codec, const void *data, size_t size, con
     meta->applied_orientation = o;
     if (meta->exif.data)
         vkfx_exif_set_orientation(meta->exif.data, meta->exif.size, 1);
+    vkfx_meta_xmp_upright(meta);
     return VKFX_OK;
 }
 
@@ -159,8 +212,7 @@ static int upright_info(const vkfx_codec *codec, const void *data, size_t size, 
     vkfx_meta meta = {0};
     if (ret == VKFX_OK && autorotate && codec->read_meta &&
         codec->read_meta(data, size, name, &meta) == VKFX_OK) {
-        int o = meta.exif.data ? vkfx_exif_orientation(meta.exif.data, meta.exif.size)
-                               : meta.stored_orientation;
+        int o = vkfx_meta_orientation(&meta);
         vkfx_orient_size(o, info->width, info->height, &info->width, &info->height);
     }
     vkfx_meta_free(&meta);
@@ -625,8 +677,8 @@ int vkfx_file_load_jpeg_input(const char *path, vkfx_pixels *shape, vkfx_meta *m
                           size) < 0 ||
         VKFX_FILE_JPEG->read_meta(buf, size, path, meta) != VKFX_OK)
         goto fail;
-    int o = meta->exif.data ? vkfx_exif_orientation(meta->exif.data, meta->exif.size)
-                            : meta->stored_orientation;
+    res_from_exif(meta);
+    int o = vkfx_meta_orientation(meta);
     /* Pixels to turn are turned on the host: that file is libjpeg-turbo's. */
     if (meta->cmyk || (autorotate && o > 1))
         goto fail;
@@ -676,8 +728,8 @@ int vkfx_file_load_shrunk(const char *path, vkfx_shrink_fn shrink, const void *p
          * turns by 90 degrees swaps the stored sides. */
         vkfx_meta peek = {0};
         if (autorotate && VKFX_FILE_JPEG->read_meta &&
-            VKFX_FILE_JPEG->read_meta(buf, size, path, &peek) == VKFX_OK && peek.exif.data &&
-            vkfx_exif_orientation(peek.exif.data, peek.exif.size) >= 5) {
+            VKFX_FILE_JPEG->read_meta(buf, size, path, &peek) == VKFX_OK &&
+            vkfx_meta_orientation(&peek) >= 5) {
             uint32_t t = info.width;
             info.width = info.height;
             info.height = t;

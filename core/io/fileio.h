@@ -136,6 +136,15 @@ int vkfx_file_load_fd(int fd, const char *name, vkfx_pixels *out);
 void vkfx_file_output_layout(vkfx_file_format fmt, uint32_t in_channels, vkfx_sample in_sample,
                              uint32_t *channels, vkfx_sample *sample);
 
+/* The layout as above with the samples at depth bits (8 or 16; 0: as the input's), for a
+ * format that holds that depth (vkfx_file_check_depth). */
+void vkfx_file_output_layout_depth(vkfx_file_format fmt, uint32_t in_channels,
+                                   vkfx_sample in_sample, int depth, uint32_t *channels,
+                                   vkfx_sample *sample);
+/* VKFX_E_USAGE naming path and the formats that do when fmt cannot hold samples of depth
+ * bits (0 always passes). */
+int vkfx_file_check_depth(const char *path, vkfx_file_format fmt, int depth);
+
 /* VKFX_E_LIMIT naming path when fmt cannot store a width x height image, else VKFX_OK: what
  * vkfx_file_save says, for a caller that knows the size before the pixels. */
 int vkfx_file_check_size(const char *path, vkfx_file_format fmt, uint32_t width, uint32_t height);

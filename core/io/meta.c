@@ -31,6 +31,52 @@ void vkfx_meta_free(vkfx_meta *m)
     memset(m, 0, sizeof(*m));
 }
 
+/* The digit of XMP's next tiff:Orientation from *at on (as attribute ="N" or element >N),
+ * or NULL. */
+static unsigned char *xmp_orientation(const vkfx_blob *x, size_t *at)
+{
+    static const char tag[] = "tiff:Orientation";
+    const size_t n = sizeof(tag) - 1;
+    while (x->data && *at + n < x->size) {
+        unsigned char *p = x->data + *at;
+        if (memcmp(p, tag, n)) {
+            ++*at;
+            continue;
+        }
+        size_t i = *at + n;
+        *at = i;
+        if (i + 2 < x->size && p[n] == '=' && p[n + 1] == '"')
+            i += 2;
+        else if (i + 1 < x->size && p[n] == '>')
+            i += 1;
+        else
+            continue;
+        if (x->data[i] >= '0' && x->data[i] <= '9')
+            return x->data + i;
+    }
+    return NULL;
+}
+
+int vkfx_meta_orientation(const vkfx_meta *m)
+{
+    int o = vkfx_exif_orientation(m->exif.data, m->exif.size);
+    return o ? o : m->stored_orientation;
+}
+
+int vkfx_meta_xmp_orientation(const vkfx_meta *m)
+{
+    size_t at = 0;
+    const unsigned char *d = xmp_orientation(&m->xmp, &at);
+    return d && *d >= '1' && *d <= '8' ? *d - '0' : 0;
+}
+
+void vkfx_meta_xmp_upright(vkfx_meta *m)
+{
+    size_t at = 0;
+    for (unsigned char *d; (d = xmp_orientation(&m->xmp, &at));)
+        *d = '1';
+}
+
 int vkfx_meta_out_orientation(const vkfx_meta *m)
 {
     if (!m || m->applied_orientation > 1)

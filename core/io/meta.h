@@ -66,6 +66,14 @@ typedef struct vkfx_meta {
 } vkfx_meta;
 
 void vkfx_meta_free(vkfx_meta *m);
+/* The orientation a file declares (1..8; 0 none): its EXIF's, else what the codec stored
+ * (a TIFF's own tag, a PNG's XMP). */
+int vkfx_meta_orientation(const vkfx_meta *m);
+/* XMP's tiff:Orientation (1..8), or 0. */
+int vkfx_meta_xmp_orientation(const vkfx_meta *m);
+/* Every tiff:Orientation of m's XMP set to 1, once the pixels were turned upright (the
+ * digit is replaced in place). */
+void vkfx_meta_xmp_upright(vkfx_meta *m);
 /* The orientation an output declares: 1 once the pixels were turned, else
  * what the input stored, else what its EXIF says (1 for NULL or none). */
 int vkfx_meta_out_orientation(const vkfx_meta *m);

@@ -21,6 +21,7 @@ struct vkfx_safefile {
     FILE *f;       /* what the caller writes to */
     int out_fd;    /* standard output's descriptor, or -1 */
     bool through;  /* a device or FIFO: the bytes are copied to it at commit */
+    bool direct;   /* a seekable character device (/dev/null): f writes to it itself */
     bool existed;  /* a regular file is replaced: keep its mode, owner, group */
     struct stat old;
     vkfx_safefile *prev, *next; /* the temporaries in flight */
@@ -108,6 +109,31 @@ static int writable(const char *path, const struct stat *st)
                      strerror(e), (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
 }
 
+int vkfx_safefile_check_folder(const char *path)
+{
+    char *dir = folder_of(path);
+    struct stat st;
+    /* The folders still to be made are made in the nearest one that exists. */
+    while (dir && stat(dir, &st) != 0 && errno == ENOENT && strcmp(dir, ".") != 0 &&
+           strcmp(dir, "/") != 0) {
+        char *up = folder_of(dir);
+        free(dir);
+        dir = up;
+    }
+    if (!dir)
+        return vkfx_fail(VKFX_E_NOMEM, "%s: out of host memory", path);
+    int ret = VKFX_OK;
+    /* Anything else in the way (a file where a folder goes) is reported where the folder is
+     * made. */
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+        faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+        ret = vkfx_fail(VKFX_E_USAGE,
+                        "%s: cannot write in the folder %s: %s (owner uid %u, mode %04o)", path,
+                        dir, strerror(errno), (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+    free(dir);
+    return ret;
+}
+
 /* cache: path is one of vkfx's caches, only ever a regular file (the name itself, not what a
  * link there points to). */
 static int classify(const char *path, bool cache, vkfx_target_kind *kind, struct stat *st)
@@ -134,7 +160,8 @@ static int classify(const char *path, bool cache, vkfx_target_kind *kind, struct
             return vkfx_fail(VKFX_E_USAGE, "%s: is read-only (mode %04o); not replaced", path,
                              (unsigned)(st->st_mode & 07777));
         *kind = VKFX_TARGET_REPLACE;
-        return writable(path, st);
+        int ret = writable(path, st);
+        return ret < 0 ? ret : vkfx_safefile_check_folder(path);
     }
     if (errno != ENOENT)
         return vkfx_fail(VKFX_E_IO, "%s: %s", path, strerror(errno));
@@ -146,6 +173,8 @@ static int classify(const char *path, bool cache, vkfx_target_kind *kind, struct
     if (stat(dir, &ds) != 0 || !S_ISDIR(ds.st_mode))
         ret = vkfx_fail(VKFX_E_IO, "%s: output directory does not exist", path);
     free(dir);
+    if (ret == VKFX_OK)
+        ret = vkfx_safefile_check_folder(path);
     *kind = VKFX_TARGET_NEW;
     return ret;
 }
@@ -205,6 +234,31 @@ static int open_memory(vkfx_safefile *s)
     return VKFX_OK;
 }
 
+/* A character device that can seek (/dev/null, as runs timed without their write use) is
+ * written as the encoder goes, with no copy in memory: a reader of a FIFO or terminal gets the
+ * whole file or nothing instead, and encoders that write at offsets need a seekable descriptor.
+ * s->direct says which. */
+static int open_device(vkfx_safefile *s)
+{
+    if (!S_ISCHR(s->old.st_mode))
+        return VKFX_OK;
+    int fd = open(s->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return vkfx_fail(VKFX_E_IO, "%s: %s", s->path, strerror(errno));
+    if (lseek(fd, 0, SEEK_CUR) < 0) {
+        close(fd);
+        return VKFX_OK;
+    }
+    s->f = fdopen(fd, "wb");
+    if (!s->f) {
+        int e = errno;
+        close(fd);
+        return vkfx_fail(VKFX_E_IO, "%s: %s", s->path, strerror(e));
+    }
+    s->direct = true;
+    return VKFX_OK;
+}
+
 static int open_target(const char *path, bool cache, vkfx_safefile **out)
 {
     int ret;
@@ -223,7 +277,7 @@ static int open_target(const char *path, bool cache, vkfx_safefile **out)
         goto fail;
     if (kind == VKFX_TARGET_THROUGH) {
         s->through = true;
-        if ((ret = open_memory(s)) < 0)
+        if ((ret = open_device(s)) < 0 || (!s->direct && (ret = open_memory(s)) < 0))
             goto fail;
         *out = s;
         return VKFX_OK;
@@ -370,6 +424,14 @@ int vkfx_safefile_commit(vkfx_safefile *s)
     if (flushed != 0 || ferror(s->f)) {
         e = flushed != 0 && errno ? errno : EIO;
         ret = vkfx_fail(VKFX_E_IO, "%s: %s", s->path, strerror(e));
+        goto done;
+    }
+    if (s->direct) {
+        int rc = fclose(s->f);
+        s->f = NULL;
+        e = errno;
+        if (rc != 0)
+            ret = vkfx_fail(VKFX_E_IO, "%s: %s", s->path, strerror(e));
         goto done;
     }
     if (s->through) {

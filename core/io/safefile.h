@@ -3,7 +3,8 @@
  * exclusively beside it, flushed to disk and renamed over it, keeping the
  * permissions (and, where allowed, owner and group) of the file it replaces;
  * a character device or FIFO is written straight through, as a shell's '>'
- * would; standard output gets the bytes without any file on disk. */
+ * would (a seekable device such as /dev/null as the encoder goes, others
+ * whole at commit); standard output gets the bytes without any file on disk. */
 #ifndef VKFX_SAFEFILE_H
 #define VKFX_SAFEFILE_H
 
@@ -29,8 +30,14 @@ void vkfx_safefile_set_no_clobber(bool on);
 /* Classifies path: a directory, a block device or a socket is VKFX_E_USAGE,
  * and so is an existing regular file under no_clobber or one nobody may
  * write (no write bit), and an existing file this user could not open for
- * writing (another user's); a folder that does not exist is VKFX_E_IO. */
+ * writing (another user's), and a file whose folder this user cannot write in; a folder that
+ * does not exist is VKFX_E_IO. */
 int vkfx_safefile_target(const char *path, vkfx_target_kind *kind);
+
+/* VKFX_E_USAGE naming the folder unless this user may create a file in path's folder or,
+ * where that is still to be made, in the nearest folder above it that exists: a read-only or
+ * another user's folder is found before any work, not when the first output is written. */
+int vkfx_safefile_check_folder(const char *path);
 
 /* Starts writing path (see vkfx_safefile_target for what is refused). */
 int vkfx_safefile_open(const char *path, vkfx_safefile **out);

@@ -254,10 +254,10 @@ static void free_draft(vkfx_chain *d, const vkfx_chain *chain)
     free(d);
 }
 
-/* A draft runs on a smaller input, so the circle of confusion's largest
- * radius (maxcoc, in pixels) shrinks with it: the draft's blur is the saved
- * file's, scaled. *out is chain with its own copies of the parameters that
- * change (the rest shared); free it with free_draft. */
+/* A draft runs on a smaller input, so every length in pixels of the chain
+ * (maxcoc, radii, sigmas: the filters' pixel_options) shrinks with it: the
+ * draft is the saved file, scaled. *out is chain with its own copies of the
+ * parameters that change (the rest shared); free it with free_draft. */
 static int draft_chain(const vkfx_chain *chain, double scale, vkfx_chain **out)
 {
     vkfx_chain *d = calloc(1, sizeof(*d));
@@ -270,7 +270,7 @@ static int draft_chain(const vkfx_chain *chain, double scale, vkfx_chain **out)
     for (size_t i = 0; i < chain->count; i++) {
         const vkfx_chain_link *l = &chain->links[i];
         d->links[i] = *l;
-        if (!vkfx_coc_of(l->filter, l->params))
+        if (!l->filter->pixel_options)
             continue;
         void *copy = malloc(l->filter->params_size);
         if (!copy) {
@@ -279,7 +279,7 @@ static int draft_chain(const vkfx_chain *chain, double scale, vkfx_chain **out)
             return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
         }
         memcpy(copy, l->params, l->filter->params_size);
-        ((vkfx_coc_params *)vkfx_coc_of(l->filter, copy))->maxcoc *= scale;
+        vkfx_params_scale_pixels(l->filter, copy, scale);
         d->links[i].params = copy;
     }
     *out = d;
@@ -302,6 +302,9 @@ static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, bool
     vkfx_chain *scaler = NULL, *draft = NULL;
     const vkfx_chain *asked = chain;
     uint32_t w = capped_width(p, width), h = vkfx_preview_height(p, width);
+    /* A chain that looks otherwise on a smaller grid (ripple) has no draft: its view. */
+    if (vkfx_chain_grid_bound(chain))
+        view = true;
     /* Sizes and offsets of a chain that reshapes the image (resize, crop) are in the input's
      * pixels: such a chain runs on the full-size input, and the page fits its result. A
      * view runs every chain there, so that its sizes are the saved file's. */
@@ -432,18 +435,24 @@ fail:
 }
 
 int vkfx_preview_depth_range(vkfx_preview *p, const vkfx_chain *chain, size_t i, bool *has,
-                             double *lo, double *hi)
+                             double *lo, double *hi, bool *is_float)
 {
     int ret = VKFX_OK;
     const float *map = NULL;
     const vkfx_chain_link *link = &chain->links[i];
     const vkfx_coc_params *coc = vkfx_coc_of(link->filter, link->params);
     *has = false;
+    *is_float = false;
     *lo = *hi = 0;
     if (!coc)
         return VKFX_OK;
     TRY(check_map_files(chain));
     TRY(vkfx_maps_full(p->maps, link->filter->name, "depth", coc->depth, &map));
+    /* Its header says: no second decode. */
+    vkfx_sample sample = VKFX_SAMPLE_F32;
+    if (strcmp(coc->depth, "self") != 0)
+        TRY(vkfx_file_map_sample(coc->depth, &sample));
+    *is_float = sample == VKFX_SAMPLE_F32;
     float hole = (float)coc->hole;
     for (size_t k = 0; k < (size_t)p->in.width * p->in.height; k++) {
         if ((coc->hole != VKFX_UNSET && map[k] == hole) || !isfinite(map[k]))

@@ -23,12 +23,16 @@ uint32_t vkfx_preview_height(const vkfx_preview *p, uint32_t width);
 /* chain on the input shown width pixels wide (0 or more than the input's
  * width: the full size): out is 8-bit sRGB as a JPEG stores it. At full
  * size the input runs as a file run does; smaller, the input and its maps
- * are area-averaged to that size first (each size is made once and kept).
- * Filters' finish hooks (files a filter writes) do not run. *gpu_ms is the
- * device time of the passes, or -1 where the device has no timestamps.
- * cancel (NULL: none) is asked between passes (VKFX_E_STOPPED). The map
- * files the chain names must be regular files, as for every call below:
- * a FIFO would block the caller and a device never ends. */
+ * are area-averaged to that size first (each size is made once and kept), and
+ * every length in pixels of the chain (maxcoc, radii, sigmas: the filters'
+ * pixel_options) is scaled with them, so that the draft looks as the full
+ * size does, scaled; a chain that cannot look so (a grid_bound filter:
+ * ripple) is rendered as vkfx_preview_view renders it. Filters' finish
+ * hooks (files a filter writes) do not run. *gpu_ms is the device time of
+ * the passes, or -1 where the device has no timestamps. cancel (NULL:
+ * none) is asked between passes (VKFX_E_STOPPED). The map files the chain
+ * names must be regular files, as for every call below: a FIFO would block
+ * the caller and a device never ends. */
 int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
                         double *gpu_ms, const vkfx_cancel *cancel);
 
@@ -37,7 +41,7 @@ int vkfx_preview_render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width
  * result's width: not scaled), as `vkfx SAVED -f
  * resize:width=W:height=H:kernel=box` scales the saved file. Every size in
  * the chain (maxcoc, radii) is the saved file's; vkfx_preview_render is the
- * faster draft whose sizes are in its own pixels. Arguments as for
+ * faster draft, near it. Arguments as for
  * vkfx_preview_render. */
 int vkfx_preview_view(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, vkfx_pixels *out,
                       double *gpu_ms, const vkfx_cancel *cancel);
@@ -66,10 +70,12 @@ int vkfx_preview_focus(vkfx_preview *p, const vkfx_chain *chain, size_t i, uint3
                        bool *has, double *focus);
 
 /* The smallest and largest value of the depth map of link i of chain (the
- * filter reads it; a hole of hole=V left out), for controls that span it;
- * *has false where the link has no depth map. */
+ * filter reads it; a hole of hole=V left out), for controls that span it,
+ * and whether its samples are floats (*is_float: an OpenEXR, a float TIFF,
+ * depth=self; in scene units) or 8/16-bit codes read as 0..1; *has false
+ * where the link has no depth map. */
 int vkfx_preview_depth_range(vkfx_preview *p, const vkfx_chain *chain, size_t i, bool *has,
-                             double *lo, double *hi);
+                             double *lo, double *hi, bool *is_float);
 
 /* The in-focus band of the first link of chain with a depth map (dof,
  * satdof, bokeh; none: a usage error), width pixels wide (as

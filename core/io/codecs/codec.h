@@ -48,6 +48,7 @@ typedef struct vkfx_save_opts {
     vkfx_tiff_compression tiff_compression;
     bool webp_lossless;
     bool exr_float; /* OpenEXR: float channels instead of half */
+    int depth;      /* --depth: 8 or 16-bit samples where the format holds them; 0: the input's */
     /* What the input carried, written where the format holds it; NULL: none. */
     const vkfx_meta *meta;
 } vkfx_save_opts;

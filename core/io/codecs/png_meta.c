@@ -1,6 +1,6 @@
 /* PNG's metadata chunks, read from and added to a PNG's bytes: iCCP (the
- * ICC profile), eXIf, iTXt (XMP under "XML:com.adobe.xmp", and text),
- * tEXt and zTXt (text), pHYs (resolution). Every chunk length is checked
+ * ICC profile), eXIf (or ImageMagick's EXIF text), iTXt (XMP under "XML:com.adobe.xmp",
+ * and text), tEXt and zTXt (text), pHYs (resolution). Every chunk length is checked
  * against the file before it is used. */
 #include <errno.h>
 #include <libdeflate.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "exif.h"
 #include "codec.h"
 #include "png_meta.h"
 
@@ -101,6 +102,59 @@ static int read_text(vkfx_meta *m, const char *type, const unsigned char *d, siz
     return ret;
 }
 
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* ImageMagick keeps EXIF in a text chunk, "Raw profile type exif": a line "exif", a line
+ * of its length, then hex lines. Where the file has no eXIf, that block becomes its EXIF
+ * (as Pillow reads it) and the text is dropped, so that an output holds one EXIF whose
+ * orientation is kept true. A text that is not such a block stays a text. */
+static int exif_from_text(vkfx_meta *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->ntexts && !m->exif.data; i++) {
+        const char *t = m->texts[i].text;
+        if (strcmp(m->texts[i].key, "Raw profile type exif"))
+            continue;
+        for (int lines = 0; lines < 3 && t; lines++)
+            t = (t = strchr(t, '\n')) ? t + 1 : NULL;
+        size_t n = 0, len = t ? strlen(t) : 0;
+        uint8_t *bin = t ? malloc(len / 2 + 1) : NULL;
+        if (!bin)
+            continue;
+        bool ok = true;
+        for (int hi = -1; ok && *t; t++) {
+            int v = hex_digit(*t);
+            if (v < 0)
+                ok = *t == '\n' || *t == ' ' || *t == '\r';
+            else if (hi < 0)
+                hi = v;
+            else {
+                bin[n++] = (uint8_t)(hi << 4 | v);
+                hi = -1;
+            }
+        }
+        size_t skip = n >= 6 && !memcmp(bin, "Exif\0\0", 6) ? 6 : 0;
+        int ret =
+            ok && n > skip ? vkfx_blob_set(&m->exif, bin + skip, n - skip, name, "EXIF") : VKFX_OK;
+        free(bin);
+        if (ret < 0)
+            return ret;
+        if (!m->exif.data)
+            continue;
+        m->text_bytes -= strlen(m->texts[i].key) + strlen(m->texts[i].text);
+        free(m->texts[i].key);
+        free(m->texts[i].text);
+        memmove(m->texts + i, m->texts + i + 1, (m->ntexts - i - 1) * sizeof(m->texts[0]));
+        m->ntexts--;
+    }
+    return VKFX_OK;
+}
+
 int vkfx_png_read_meta(const unsigned char *data, size_t size, const char *name, vkfx_meta *m)
 {
     int ret = VKFX_OK;
@@ -135,6 +189,11 @@ int vkfx_png_read_meta(const unsigned char *data, size_t size, const char *name,
         }
         at += 12 + (size_t)len;
     }
+    if (ret == VKFX_OK)
+        ret = exif_from_text(m, name);
+    /* An orientation in XMP only counts where EXIF has none, as Pillow reads PNG. */
+    if (ret == VKFX_OK && !vkfx_exif_orientation(m->exif.data, m->exif.size))
+        m->stored_orientation = vkfx_meta_xmp_orientation(m);
     return ret;
 }
 

@@ -1,4 +1,4 @@
-/* BMP, TGA, GIF (first frame), PSD (8/16-bit RGB) and Radiance HDR through
+/* TGA and Radiance HDR through
  * stb_image and stb_image_write, each format its own descriptor. stb only
  * sees headers vkfx has checked first: the declared size against
  * --max-pixels and against what the file can hold. */
@@ -14,7 +14,8 @@
  * libstb, and without PNM and PIC because nothing documents or tests them.
  * Its PNG decoder stays (STBI_NO_PNG would also drop the zlib functions its
  * header still declares) but is never reached: PNG content goes to libpng,
- * JPEG to libjpeg, so its JPEG decoder is left out.
+ * JPEG to libjpeg, so its JPEG decoder is left out, as are its BMP, GIF and PSD
+ * decoders: core/io/codecs/ has its own files for those formats.
  * STBI_WRITE_NO_STDIO cannot be used: stb_image_write 1.16 puts the HDR
  * writer, even the callback one, inside that guard. Its code is not ours to
  * fix, so its warnings are silenced for the include only. */
@@ -28,6 +29,9 @@
 #define STBI_NO_PNM
 #define STBI_NO_PIC
 #define STBI_NO_JPEG
+#define STBI_NO_BMP
+#define STBI_NO_GIF
+#define STBI_NO_PSD
 /* stb_image 2.27 declares stbi_set_unpremultiply_on_load_thread but defines
  * it under another name, which a static build reports as undefined. */
 #define stbi__unpremultiply_on_load_thread stbi_set_unpremultiply_on_load_thread
@@ -113,14 +117,6 @@ static struct stb_src *stb_rewind(struct stb_src *s)
     s->refill_buf = NULL;
     s->overrun = false;
     return s;
-}
-
-/* stbi_is_16_bit is no help here: in stb_image 2.27 its PSD check reads the
- * height where the depth is (STBI_NOTUSED does not evaluate the reads meant
- * to skip the size), and PNG, the other 16-bit format, never reaches stb. */
-static bool psd_is_16_bit(const unsigned char *data, size_t size)
-{
-    return size >= 26 && !memcmp(data, "8BPS\0\1", 6) && data[22] == 0 && data[23] == 16;
 }
 
 /* stb_image 2.27's Radiance RLE decoder loops forever on a run count of 0,
@@ -210,10 +206,6 @@ static int load_stb(const unsigned char *data, size_t size, const char *name, vk
                         stb_reason());
         goto fail;
     }
-    /* stb reports a top-down BMP's height as it is stored, negative; -2^31
-     * never gets here (check_bmp). */
-    if (h < 0 && h != INT_MIN)
-        h = -h;
     if (w > 0 && h > 0 && (ret = vkfx_check_pixels(name, (uint64_t)w, (uint64_t)h)) < 0)
         goto fail;
     if ((uint64_t)w * (uint64_t)h > (uint64_t)size * max_ratio) {
@@ -228,9 +220,6 @@ static int load_stb(const unsigned char *data, size_t size, const char *name, vk
         if (ret < 0)
             goto fail;
         img = stbi_loadf_from_callbacks(&stb_io, stb_rewind(&src), &w, &h, &got, comp);
-    } else if (psd_is_16_bit(data, size)) {
-        sample = VKFX_SAMPLE_U16;
-        img = stbi_load_16_from_callbacks(&stb_io, stb_rewind(&src), &w, &h, &got, comp);
     } else {
         sample = VKFX_SAMPLE_U8;
         img = stbi_load_from_callbacks(&stb_io, stb_rewind(&src), &w, &h, &got, comp);
@@ -330,112 +319,9 @@ static int probe_stb(const unsigned char *data, size_t size, const char *name,
     info->width = (uint32_t)w;
     info->height = (uint32_t)h;
     info->channels = (uint32_t)comp;
-    info->sample = stbi_is_hdr_from_memory(data, n) ? VKFX_SAMPLE_F32
-                   : psd_is_16_bit(data, size)      ? VKFX_SAMPLE_U16
-                                                    : VKFX_SAMPLE_U8;
+    info->sample = stbi_is_hdr_from_memory(data, n) ? VKFX_SAMPLE_F32 : VKFX_SAMPLE_U8;
     return VKFX_OK;
 }
-
-static uint32_t le16(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-    return le16(p) | le16(p + 2) << 16;
-}
-
-/* ---- BMP ---- */
-
-static bool sniff_bmp(const unsigned char *data, size_t size)
-{
-    stbi__context s;
-    return size >= 2 && !memcmp(data, "BM", 2) && stbi__bmp_test(stb_memory(&s, data, size));
-}
-
-/* The header as stb will read it, checked first: stb takes abs() of the
- * height, which a height of -2^31 overflows, and allocates for the
- * declared size before it reads a pixel. Uncompressed rows (all stb
- * decodes) must all be in the file. */
-static int check_bmp(const unsigned char *d, size_t size, const char *name)
-{
-    if (size < 26)
-        return vkfx_fail(VKFX_E_FORMAT, "%s: truncated BMP header", name);
-    uint32_t offset = le32(d + 10), header = le32(d + 14);
-    int64_t w, h;
-    uint32_t bpp;
-    if (header == 12) {
-        w = le16(d + 18);
-        h = le16(d + 20);
-        bpp = size >= 26 ? le16(d + 24) : 0;
-    } else {
-        if (size < 34)
-            return vkfx_fail(VKFX_E_FORMAT, "%s: truncated BMP header", name);
-        w = (int32_t)le32(d + 18);
-        h = (int32_t)le32(d + 22);
-        bpp = le16(d + 28);
-        if (h == INT32_MIN)
-            return vkfx_fail(VKFX_E_FORMAT, "%s: corrupt BMP (height -2147483648)", name);
-        h = h < 0 ? -h : h; /* negative: rows stored top-down */
-    }
-    if (w <= 0 || h <= 0)
-        return vkfx_fail(VKFX_E_FORMAT, "%s: corrupt BMP (%lldx%lld pixels)", name, (long long)w,
-                         (long long)h);
-    int ret = vkfx_check_pixels(name, (uint64_t)w, (uint64_t)h);
-    if (ret < 0)
-        return ret;
-    uint64_t row = ((uint64_t)w * bpp + 31) / 32 * 4;
-    if (bpp == 0 || offset > size || row * (uint64_t)h > size - offset)
-        return vkfx_fail(VKFX_E_FORMAT,
-                         "%s: truncated BMP (%lldx%lld pixels of %u bits need more than the "
-                         "%zu bytes of the file)",
-                         name, (long long)w, (long long)h, bpp, size);
-    return VKFX_OK;
-}
-
-static int decode_bmp(const unsigned char *data, size_t size, const char *name, vkfx_pixels *out,
-                      vkfx_decode_note *note)
-{
-    (void)note;
-    int ret = check_bmp(data, size, name);
-    return ret < 0 ? ret : load_stb(data, size, name, out, 64);
-}
-
-/* 24-bit RGB, or 32-bit RGBA where there is alpha. */
-static void layout_bmp(uint32_t in_channels, vkfx_sample in_sample, uint32_t *channels,
-                       vkfx_sample *sample)
-{
-    (void)in_sample;
-    *channels = in_channels == 2 || in_channels == 4 ? 4 : 3;
-    *sample = VKFX_SAMPLE_U8;
-}
-
-static bool fits_bmp(uint32_t width, uint32_t height)
-{
-    return fits_int(width, height, 4);
-}
-
-static int encode_bmp(FILE *f, const char *path, const vkfx_pixels *px, const vkfx_save_opts *opts)
-{
-    (void)opts;
-    struct stb_sink sink = {.file = f};
-    int ok = stbi_write_bmp_to_func(stb_write_cb, &sink, (int)px->width, (int)px->height,
-                                    (int)px->channels, px->data);
-    return encode_stb_status(path, "BMP", ok, &sink);
-}
-
-const vkfx_codec vkfx_codec_bmp = {
-    .name = "BMP",
-    .extensions = (const char *const[]){"bmp", NULL},
-    .sniff = sniff_bmp,
-    .probe = probe_stb,
-    .decode = decode_bmp,
-    .layout = layout_bmp,
-    .fits = fits_bmp,
-    .encode = encode_bmp,
-    .options = "",
-};
 
 /* ---- TGA ---- */
 
@@ -450,7 +336,24 @@ static int decode_tga(const unsigned char *data, size_t size, const char *name, 
 {
     (void)note;
     /* An RLE packet holds at most 128 pixels in two or more bytes. */
-    return load_stb(data, size, name, out, 64);
+    int ret = load_stb(data, size, name, out, 64);
+    if (ret < 0)
+        return ret;
+    /* Bit 4 of the image descriptor puts the origin on the right; stb_image reads only
+     * bit 5 (top or bottom), so the rows are mirrored here. */
+    if (data[17] & 0x10) {
+        const size_t px = out->channels;
+        for (uint32_t y = 0; y < out->height; y++) {
+            unsigned char *row = (unsigned char *)out->data + (size_t)y * out->width * px;
+            for (uint32_t l = 0, r = out->width - 1; l < r; l++, r--)
+                for (size_t c = 0; c < px; c++) {
+                    unsigned char t = row[l * px + c];
+                    row[l * px + c] = row[r * px + c];
+                    row[r * px + c] = t;
+                }
+        }
+    }
+    return VKFX_OK;
 }
 
 /* The input's channels, 8 bits. */
@@ -487,211 +390,6 @@ const vkfx_codec vkfx_codec_tga = {
     .fits = fits_tga,
     .encode = encode_tga,
     .options = "",
-};
-
-/* ---- GIF ---- */
-
-static bool sniff_gif(const unsigned char *data, size_t size)
-{
-    stbi__context s;
-    return size >= 6 && !memcmp(data, "GIF8", 4) && stbi__gif_test(stb_memory(&s, data, size));
-}
-
-/* Skips a chain of GIF data sub-blocks at *at; false when it runs off the
- * end. */
-static bool gif_skip_blocks(const unsigned char *d, size_t size, size_t *at)
-{
-    while (*at < size) {
-        size_t n = d[(*at)++];
-        if (n == 0)
-            return true;
-        *at += n;
-    }
-    return false;
-}
-
-/* Moves *at to the next image descriptor, past extensions (at the start:
- * past the header and global palette); false at the trailer, at garbage stb
- * will judge, or at the end. */
-static bool gif_next_image(const unsigned char *d, size_t size, size_t *at)
-{
-    if (*at == 0) {
-        if (size < 13)
-            return false;
-        *at = 13;
-        if (d[10] & 0x80)
-            *at += 3u << ((d[10] & 7) + 1);
-    }
-    while (*at < size) {
-        if (d[*at] == 0x2C) /* image descriptor */
-            return *at + 10 <= size;
-        if (d[*at] != 0x21) /* the trailer, or garbage */
-            return false;
-        *at += 2; /* extension: label, then sub-blocks */
-        if (!gif_skip_blocks(d, size, at))
-            return false;
-    }
-    return false;
-}
-
-/* Moves *at past the image descriptor there and its palette, to the LZW
- * minimum code size. */
-static void gif_skip_descriptor(const unsigned char *d, size_t *at)
-{
-    unsigned flags = d[*at + 9];
-    *at += 10;
-    if (flags & 0x80)
-        *at += 3u << ((flags & 7) + 1);
-}
-
-/* How many images (frames) the file holds, counting up to two. */
-static int gif_frames(const unsigned char *d, size_t size)
-{
-    size_t at = 0;
-    int frames = 0;
-    while (frames < 2 && gif_next_image(d, size, &at)) {
-        frames++;
-        gif_skip_descriptor(d, &at);
-        at++; /* LZW minimum code size */
-        if (!gif_skip_blocks(d, size, &at))
-            break;
-    }
-    return frames;
-}
-
-/* The image data at d + at (the LZW minimum code size, then sub-blocks)
- * decoded as stb_image 2.27 will (stbi__process_gif_raster), counting the
- * pixels each code stands for instead of producing them. stb goes on
- * decoding codes past the frame's last pixel, each up to 4096 steps of work
- * however few bits it took, and leaves pixels the data never reaches as
- * background: a legal frame's data decodes to exactly its pixels, so any
- * other count is refused here, and stb's work stays that of the frame.
- * What stb refuses itself (no clear code first, a code out of range, a cut
- * file) is left to it. */
-static int gif_check_raster(const unsigned char *d, size_t size, size_t at, uint64_t pixels,
-                            const char *name)
-{
-    static _Thread_local uint16_t length[8192]; /* of each code's string */
-    if (at >= size || d[at] > 12)
-        return VKFX_OK;
-    const uint32_t min_bits = d[at++] + 1u, clear = 1u << (min_bits - 1);
-    uint32_t codesize = min_bits, avail = clear + 2, bits = 0, valid = 0, len = 0;
-    int32_t oldcode = -1;
-    bool first = true;
-    uint64_t out = 0;
-    for (uint32_t c = 0; c < clear; c++)
-        length[c] = 1;
-    for (;;) {
-        if (valid < codesize) {
-            if (len == 0 && (at >= size || (len = d[at++]) == 0))
-                break;
-            len--;
-            if (at >= size)
-                break;
-            bits |= (uint32_t)d[at++] << valid;
-            valid += 8;
-            continue;
-        }
-        uint32_t code = bits & ((1u << codesize) - 1);
-        bits >>= codesize;
-        valid -= codesize;
-        if (code == clear) {
-            codesize = min_bits;
-            avail = clear + 2;
-            oldcode = -1;
-            first = false;
-            continue;
-        }
-        if (code == clear + 1)
-            break;
-        if (code > avail || first || (oldcode < 0 && code == avail))
-            return VKFX_OK;
-        if (oldcode >= 0) {
-            if (avail >= 8192)
-                return VKFX_OK;
-            length[avail] = (uint16_t)(length[oldcode] + 1);
-            avail++;
-        }
-        out += length[code];
-        if (out > pixels)
-            return vkfx_fail(VKFX_E_FORMAT,
-                             "%s: corrupt GIF (its image data holds more than the %llu pixels "
-                             "of its first frame)",
-                             name, (unsigned long long)pixels);
-        if ((avail & ((1u << codesize) - 1)) == 0 && avail <= 0x0FFF)
-            codesize++;
-        oldcode = (int32_t)code;
-    }
-    if (out < pixels)
-        return vkfx_fail(VKFX_E_FORMAT,
-                         "%s: corrupt or truncated GIF (its image data holds %llu of the %llu "
-                         "pixels of its first frame)",
-                         name, (unsigned long long)out, (unsigned long long)pixels);
-    return VKFX_OK;
-}
-
-static int decode_gif(const unsigned char *data, size_t size, const char *name, vkfx_pixels *out,
-                      vkfx_decode_note *note)
-{
-    size_t at = 0;
-    if (gif_next_image(data, size, &at)) {
-        uint64_t pixels = (uint64_t)le16(data + at + 5) * le16(data + at + 7);
-        gif_skip_descriptor(data, &at);
-        int ret = gif_check_raster(data, size, at, pixels, name);
-        if (ret < 0)
-            return ret;
-    }
-    /* The screen around the first frame is background: as large as 4096
-     * pixels a byte, as one 12-bit LZW code can stand for 4096 pixels. */
-    int ret = load_stb(data, size, name, out, 4096);
-    if (ret == VKFX_OK && gif_frames(data, size) > 1)
-        snprintf(note->text, sizeof(note->text),
-                 "%s: an animated GIF; only its first frame is read", name);
-    return ret;
-}
-
-const vkfx_codec vkfx_codec_gif = {
-    .name = "GIF",
-    .extensions = (const char *const[]){"gif", NULL},
-    .sniff = sniff_gif,
-    .probe = probe_stb,
-    .decode = decode_gif,
-};
-
-/* ---- PSD ---- */
-
-static bool sniff_psd(const unsigned char *data, size_t size)
-{
-    stbi__context s;
-    return size >= 4 && !memcmp(data, "8BPS", 4) && stbi__psd_test(stb_memory(&s, data, size));
-}
-
-static int decode_psd(const unsigned char *data, size_t size, const char *name, vkfx_pixels *out,
-                      vkfx_decode_note *note)
-{
-    (void)note;
-    /* With a fourth channel, stb_image 2.27 takes the composite as matted
-     * against white and divides the colour by alpha, casting the float back
-     * unchecked: colour darker than the matte allows (any damaged file, or a
-     * composite Photoshop did not write) is undefined behaviour there, and
-     * catching it first would mean decoding every channel here. Refused
-     * whole, the user gets a message and a way out instead of wrong pixels. */
-    if (size >= 14 && (data[12] << 8 | data[13]) >= 4)
-        return vkfx_fail(VKFX_E_FORMAT,
-                         "%s: PSD with %d channels (alpha or extra channels) is not supported; "
-                         "vkfx reads PSD composites with three channels only (export the image "
-                         "as PNG or TIFF to keep its alpha)",
-                         name, data[12] << 8 | data[13]);
-    /* PackBits: 128 bytes of a channel in two. */
-    return load_stb(data, size, name, out, 64);
-}
-
-const vkfx_codec vkfx_codec_psd = {
-    .name = "PSD",
-    .extensions = (const char *const[]){"psd", NULL},
-    .sniff = sniff_psd,
-    .probe = probe_stb,
-    .decode = decode_psd,
 };
 
 /* ---- Radiance HDR ---- */
