@@ -73,7 +73,7 @@ def reference(path):
         # A tRNS colour: Pillow keeps it aside, a viewer shows it transparent.
         t = im.info["transparency"]
         depth = png_depth(path, fmt)
-        if isinstance(t, int) and im.mode == "L" and depth < 8:
+        if isinstance(t, int) and im.mode in ("L", "1") and depth < 8:
             t = t * 255 // ((1 << depth) - 1)
         if isinstance(t, tuple) and depth == 16:
             t = tuple(c >> 8 for c in t)  # Pillow keeps the high byte of 16-bit RGB
