@@ -375,7 +375,8 @@ Test(codecs, jpeg_damaged_scans_are_noted, .timeout = 60)
             expect_noted(jpg, cut, what, "Premature end");
             noted++;
         }
-        cr_assert_gt(noted, 4, "%s: too few cuts in the scans' data", prog ? "progressive" : "baseline");
+        cr_assert_gt(noted, 4, "%s: too few cuts in the scans' data",
+                     prog ? "progressive" : "baseline");
         expect_noted(jpg, size - 2, prog ? "progressive without EOI" : "baseline without EOI",
                      "Premature end");
         /* A marker in the middle of the entropy-coded data. */
@@ -795,10 +796,10 @@ static void write_packed_tiff(const char *path, const uint32_t *values, uint32_t
                         }
                 }
             size_t n = tile ? row * bh : row * (height - y < bh ? height - y : bh);
-            cr_assert(tile ? TIFFWriteEncodedTile(t, TIFFComputeTile(t, x, y, 0, 0), blk,
-                                                  (tmsize_t)n) >= 0
-                           : TIFFWriteEncodedStrip(t, TIFFComputeStrip(t, y, 0), blk,
-                                                   (tmsize_t)n) >= 0);
+            cr_assert(
+                tile
+                    ? TIFFWriteEncodedTile(t, TIFFComputeTile(t, x, y, 0, 0), blk, (tmsize_t)n) >= 0
+                    : TIFFWriteEncodedStrip(t, TIFFComputeStrip(t, y, 0), blk, (tmsize_t)n) >= 0);
         }
     free(blk);
     TIFFClose(t);
@@ -824,8 +825,8 @@ Test(codecs, tiff_any_unsigned_depth)
             write_packed_tiff(tc_tpath("bits.tif"), v, w, h, spp, bits, SAMPLEFORMAT_UINT,
                               photometric, layout == 1 ? 16 : 0, comp, layout == 3);
             vkfx_pixels got = {0};
-            cr_assert_eq(vkfx_file_load(tc_tpath("bits.tif"), &got), VKFX_OK, "%u-bit, layout %d: %s",
-                         bits, layout, vkfx_error_message());
+            cr_assert_eq(vkfx_file_load(tc_tpath("bits.tif"), &got), VKFX_OK,
+                         "%u-bit, layout %d: %s", bits, layout, vkfx_error_message());
             cr_assert_eq(got.channels, spp);
             uint32_t max = bits <= 8 ? 255 : 65535;
             cr_assert_eq(got.sample, bits <= 8 ? VKFX_SAMPLE_U8 : VKFX_SAMPLE_U16);
@@ -836,8 +837,8 @@ Test(codecs, tiff_any_unsigned_depth)
                 uint32_t g = bits <= 8 ? ((uint8_t *)got.data)[i] : ((uint16_t *)got.data)[i];
                 if (spp == 2 && i % 2 == 1 && photometric == PHOTOMETRIC_MINISWHITE)
                     want = max - want; /* alpha is not inverted */
-                cr_assert_eq(g, want, "%u-bit, layout %d, sample %u: %u, want %u (stored %u)",
-                             bits, layout, i, g, want, v[i]);
+                cr_assert_eq(g, want, "%u-bit, layout %d, sample %u: %u, want %u (stored %u)", bits,
+                             layout, i, g, want, v[i]);
             }
             vkfx_pixels_free(&got);
             free(v);
@@ -868,8 +869,8 @@ Test(codecs, tiff_palette_and_signed)
     }
     for (uint32_t i = 0; i < w * h; i++)
         v[i] = (uint32_t)(int32_t)((int)(i * 997 % 65536) - 32768) & 0xFFFF;
-    write_packed_tiff(tc_tpath("s16.tif"), v, w, h, 1, 16, SAMPLEFORMAT_INT,
-                      PHOTOMETRIC_MINISBLACK, 0, COMPRESSION_NONE, false);
+    write_packed_tiff(tc_tpath("s16.tif"), v, w, h, 1, 16, SAMPLEFORMAT_INT, PHOTOMETRIC_MINISBLACK,
+                      0, COMPRESSION_NONE, false);
     vkfx_pixels got = {0};
     cr_assert_eq(vkfx_file_load(tc_tpath("s16.tif"), &got), VKFX_OK, "%s", vkfx_error_message());
     for (uint32_t i = 0; i < w * h; i++) {

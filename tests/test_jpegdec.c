@@ -118,16 +118,19 @@ static int both_ways_with(th_gpu *g, const unsigned char *data, size_t size, con
                           const vkfx_jpeg_gpu_opts *o, int *cpu_ret)
 {
     vkfx_pixels cpu = {0}, gpu = {0};
-    vkfx_decode_note note;
+    vkfx_decode_note note = {{0}};
     int cret = vkfx_codec_jpeg.decode(data, size, what, &cpu, &note);
+    /* libjpeg-turbo's warning (a damaged scan it decodes, with a note) counts as damage */
     if (cpu_ret)
-        *cpu_ret = cret;
+        *cpu_ret = cret != 0 ? cret : note.text[0] ? 1 : 0;
     vkfx_error_clear();
     int gret = vkfx_jpeg_gpu_decode(g->ctx, g->staging, data, size, o, &gpu);
     cr_assert_geq(gret, 0, "%s: the GPU decode failed: %s", what, vkfx_error_message());
     int result = gret;
     if (gret == 0) {
         cr_assert_eq(cret, 0, "%s: the GPU decoded what libjpeg-turbo refuses", what);
+        cr_assert(!note.text[0], "%s: the GPU decoded what libjpeg-turbo warns about (%s)", what,
+                  note.text);
         cr_assert(gpu.width == cpu.width && gpu.height == cpu.height &&
                   gpu.channels == cpu.channels && gpu.sample == cpu.sample);
         const unsigned char *a = gpu.data, *b = cpu.data;
@@ -362,7 +365,8 @@ static size_t scan_start(const unsigned char *d, size_t size)
 
 /* Damaged entropy-coded data (bytes changed, or the data cut short before the end-of-image
  * marker): the GPU either gives libjpeg-turbo's bytes for a stream libjpeg-turbo takes without
- * a word, or leaves the file to it; it never takes one libjpeg-turbo refuses. */
+ * a word, or leaves the file to it; it never takes one libjpeg-turbo refuses or decodes with a
+ * warning. */
 Test(jpegdec, damaged_streams, .timeout = 600)
 {
     static const enc_case cases[] = {
@@ -373,7 +377,7 @@ Test(jpegdec, damaged_streams, .timeout = 600)
     th_gpu g;
     th_gpu_open(&g);
     uint64_t rng = 42;
-    int flagged = 0, refused = 0, runs = 0;
+    int flagged = 0, damaged = 0, runs = 0;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         unsigned long size;
         unsigned char *jpg = encode(&cases[i], &size);
@@ -399,17 +403,17 @@ Test(jpegdec, damaged_streams, .timeout = 600)
             int r = both_ways(&g, bad, n, what, &cpu);
             cr_expect_neq(r, -1, "%s: bytes differ", what);
             flagged += r == 1;
-            refused += cpu != 0;
+            damaged += cpu != 0;
             runs++;
         }
         free(bad);
         free(jpg);
     }
     th_gpu_close(&g);
-    cr_log_info("%d damaged streams: %d left to libjpeg-turbo, %d refused by it", runs, flagged,
-                refused);
+    cr_log_info("%d damaged streams: %d left to libjpeg-turbo, %d refused or warned about by it",
+                runs, flagged, damaged);
     /* Both paths taken: the checks above saw the GPU decline as well as decode. */
-    cr_expect_gt(refused, 0);
+    cr_expect_gt(damaged, 0);
     cr_expect_lt(flagged, runs);
 }
 
@@ -436,7 +440,7 @@ static size_t find_marker(const unsigned char *d, size_t size, size_t from, unsi
 }
 
 /* Markers that lie: restart markers out of order, a frame far larger than its data. The GPU
- * leaves both to libjpeg-turbo, which refuses them as it does today. */
+ * leaves both to libjpeg-turbo, which decodes the first with a warning (a note in a run). */
 Test(jpegdec, lying_markers, .timeout = 600)
 {
     static const enc_case c = {64, 40, 3, S420, 80, 1, false, 0, "photo", 0};

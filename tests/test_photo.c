@@ -1235,8 +1235,7 @@ static cmsHTRANSFORM rgb_lut_srgb_to_lab, cmyk_sampler_srgb_to_lab;
 
 /* A table entry of an RGB profile whose colour is sRGB's of each sample to the power of
  * 1.6 (far from what sRGB reads), in Lab (ICC's 16-bit encoding). */
-static cmsInt32Number rgb_lut_sample(const cmsUInt16Number in[], cmsUInt16Number out[],
-                                     void *user)
+static cmsInt32Number rgb_lut_sample(const cmsUInt16Number in[], cmsUInt16Number out[], void *user)
 {
     (void)user;
     cmsFloat32Number rgb[3];
@@ -1325,8 +1324,8 @@ Test(photo, unusable_profile_and_to_srgb)
     cli_run r;
     VKFX(&r, tc_tpath("lut.png"), "-f", "box:radius=0", "-o", tc_tpath("x.png"));
     expect_ok(&r);
-    cr_expect(strstr(r.err, "note: ") && strstr(r.err, "lut.png: ") && strstr(r.err, "ICC profile") &&
-                  strstr(r.err, "read as sRGB"),
+    cr_expect(strstr(r.err, "note: ") && strstr(r.err, "lut.png: ") &&
+                  strstr(r.err, "ICC profile") && strstr(r.err, "read as sRGB"),
               "stderr: %s", r.err);
     run_free(&r);
     {
@@ -1563,7 +1562,6 @@ Test(photo, jpeg_drops_exif_over_one_segment)
 
 /* ------------------------------------------------------------------------ */
 /* CMYK JPEGs under a CMYK profile */
-
 
 /* The test profile's inks: C, M, Y at power 1.6 under K, which no plain
  * CMYK-to-RGB formula gives, through sRGB into Lab (ICC's 16-bit encoding). */

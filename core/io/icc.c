@@ -570,8 +570,7 @@ void vkfx_cmyk_plain(const uint8_t *cmyk, uint8_t *rgb, uint32_t width, bool inv
     }
 }
 
-int vkfx_lab_to_srgb(const float *lab, uint8_t *rgb, uint32_t channels, size_t n,
-                     const char *name)
+int vkfx_lab_to_srgb(const float *lab, uint8_t *rgb, uint32_t channels, size_t n, const char *name)
 {
     char last[256] = "";
     int ret = VKFX_OK;

@@ -70,8 +70,7 @@ void vkfx_cmyk_close(vkfx_cmyk *x);
 void vkfx_cmyk_plain(const uint8_t *cmyk, uint8_t *rgb, uint32_t width, bool inverted);
 /* n CIE L*a*b* colours (D50; L 0..100, a and b as they are, floats) into 8-bit sRGB through
  * lcms2 (relative colorimetric), the first three channels of rgb's pixels of channels each. */
-int vkfx_lab_to_srgb(const float *lab, uint8_t *rgb, uint32_t channels, size_t n,
-                     const char *name);
+int vkfx_lab_to_srgb(const float *lab, uint8_t *rgb, uint32_t channels, size_t n, const char *name);
 
 /* An RGB matrix profile's primaries and white as CIE xy (red, green, blue,
  * white: x then y), the colorants adapted back from D50 to the white its

@@ -2,8 +2,9 @@
  * The bytes go through the checks a run makes before it offers a file to the device (its
  * header, --max-pixels, the bytes its blocks need), then to the device's decoder: a stream it
  * takes must decode as libjpeg-turbo decodes it, to the byte, and one libjpeg-turbo refuses
- * must be refused by the device too; a stream it refuses (1) is libjpeg-turbo's in a run.
- * Anything else aborts. The device is whatever vkfx picks (lavapipe here), opened once. */
+ * or decodes with a warning must be refused by the device too; a stream it refuses (1) is
+ * libjpeg-turbo's in a run. Anything else aborts. The device is whatever vkfx picks (lavapipe
+ * here), opened once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         broken("the device failed");
     if (ret == 1)
         return 0;
-    int cpu_ret = VKFX_FILE_JPEG->decode(data, size, "fuzz", &cpu, &(vkfx_decode_note){{0}});
+    vkfx_decode_note note = {{0}};
+    int cpu_ret = VKFX_FILE_JPEG->decode(data, size, "fuzz", &cpu, &note);
     if (cpu_ret < 0)
         broken("the device decoded a stream libjpeg-turbo refuses");
+    if (note.text[0])
+        broken("the device decoded a stream libjpeg-turbo warns about");
     if (cpu.width != gpu.width || cpu.height != gpu.height || cpu.channels != gpu.channels ||
         memcmp(cpu.data, gpu.data, vkfx_pixels_bytes(&cpu)) != 0)
         broken("the device's samples differ from libjpeg-turbo's");

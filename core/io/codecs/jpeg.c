@@ -26,8 +26,8 @@ struct jpeg_fail {
     struct jpeg_error_mgr mgr;
     jmp_buf jump;
     char msg[JMSG_LENGTH_MAX];
-    bool strict;                    /* a warning is an error */
-    char warning[JMSG_LENGTH_MAX];  /* the first warning; "" none */
+    bool strict;                   /* a warning is an error */
+    char warning[JMSG_LENGTH_MAX]; /* the first warning; "" none */
 };
 
 static void jpeg_error_exit(j_common_ptr cinfo)

@@ -193,13 +193,14 @@ static int tiff_samples(const char *name, struct tiff_layout *l)
     else if (uint || sint)
         l->sample = l->bits <= 8 ? VKFX_SAMPLE_U8 : VKFX_SAMPLE_U16;
     else
-        return vkfx_fail(VKFX_E_FORMAT,
-                         "%s: TIFF with %u-bit %s samples; vkfx reads unsigned ones of 1 to 16 bits, "
-                         "signed ones of 8, 16 and 32 bits and 32-bit float",
-                         name, l->bits,
-                         l->format == SAMPLEFORMAT_IEEEFP ? "float"
-                         : l->format == SAMPLEFORMAT_INT  ? "signed"
-                                                          : "unsigned");
+        return vkfx_fail(
+            VKFX_E_FORMAT,
+            "%s: TIFF with %u-bit %s samples; vkfx reads unsigned ones of 1 to 16 bits, "
+            "signed ones of 8, 16 and 32 bits and 32-bit float",
+            name, l->bits,
+            l->format == SAMPLEFORMAT_IEEEFP ? "float"
+            : l->format == SAMPLEFORMAT_INT  ? "signed"
+                                             : "unsigned");
     return VKFX_OK;
 }
 
@@ -274,7 +275,8 @@ static int tiff_read_layout(TIFF *tif, const struct tiff_mem *m, const char *nam
         l->kind = TIFF_CMYK;
         l->stored = 4;
         l->sample = VKFX_SAMPLE_U8;
-        if (inks != INKSET_CMYK || l->format != SAMPLEFORMAT_UINT || (l->bits != 8 && l->bits != 16))
+        if (inks != INKSET_CMYK || l->format != SAMPLEFORMAT_UINT ||
+            (l->bits != 8 && l->bits != 16))
             ret = vkfx_fail(VKFX_E_FORMAT,
                             "%s: TIFF of separated inks other than 8 or 16-bit CMYK; vkfx reads "
                             "CMYK",
@@ -498,8 +500,8 @@ static void tiff_get_palette(TIFF *tif, const struct tiff_layout *l, struct tiff
 
 /* The samples of img (spp a pixel, raw) into out's channels: scaled, white-is-zero inverted,
  * palettes looked up, inks and Lab into RGB, associated alpha divided out of integer colour. */
-static int tiff_select(TIFF *tif, const struct tiff_layout *l, const uint32_t *img,
-                       vkfx_cmyk *cmyk, const char *name, vkfx_pixels *out)
+static int tiff_select(TIFF *tif, const struct tiff_layout *l, const uint32_t *img, vkfx_cmyk *cmyk,
+                       const char *name, vkfx_pixels *out)
 {
     size_t n = (size_t)l->width * l->height;
     uint32_t oc = out->channels;
