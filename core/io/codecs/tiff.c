@@ -21,7 +21,7 @@
 #include <tiffio.h>
 
 #include "error.h"
-#include "../exif.h"
+#include "exif.h"
 #include "codec.h"
 
 /* A file in memory that libtiff reads, or grows as libtiff writes it. */
