@@ -2,7 +2,6 @@
  * size, channels, bit depth, orientation, the ICC profile's description and the metadata
  * blocks with their sizes; one line a file, or one JSON object a line with --json. */
 #include <getopt.h>
-#include <lcms2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,20 +29,6 @@ typedef struct facts {
     char profile[256];
     size_t texts, text_bytes;
 } facts;
-
-/* The description of an ICC profile, or "" where it has none lcms2 can read. */
-static void profile_description(const vkfx_blob *icc, char *out, size_t size)
-{
-    out[0] = 0;
-    if (!icc->data)
-        return;
-    cmsHPROFILE h = cmsOpenProfileFromMem(icc->data, (cmsUInt32Number)icc->size);
-    if (!h)
-        return;
-    if (cmsGetProfileInfoASCII(h, cmsInfoDescription, "en", "US", out, (cmsUInt32Number)size) == 0)
-        out[0] = 0;
-    cmsCloseProfile(h);
-}
 
 /* The format by the file's first bytes. */
 static const char *format_of(const char *path)
@@ -137,7 +122,7 @@ static int info_one(const char *path, bool json)
                    .orientation = m.stored_orientation};
         if (!f.format)
             f.format = "?";
-        profile_description(&m.icc, f.profile, sizeof(f.profile));
+        vkfx_icc_description(&m.icc, f.profile, sizeof(f.profile));
         for (uint32_t i = 0; i < m.ntexts; i++) {
             f.texts++;
             f.text_bytes += strlen(m.texts[i].key) + strlen(m.texts[i].text);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codecs/codec.h"
+#include "codec.h"
 #include "fileio.h"
 #include "fuzz/targets.h"
 

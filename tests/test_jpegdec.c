@@ -10,7 +10,7 @@
 
 #include <jpeglib.h>
 
-#include "codecs/codec.h"
+#include "codec.h"
 #include "fileio.h"
 #include "gpu_harness.h"
 #include "jpeg_gpu.h"

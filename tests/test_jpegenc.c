@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codecs/codec.h"
+#include "codec.h"
 #include "common.h"
 #include "error.h"
 #include "gpu_harness.h"

@@ -1,4 +1,4 @@
-/* The preview session (core/run/preview.h) and its downscale (core/io/resample.h):
+/* The preview session (core/include/preview.h) and its downscale (core/io/resample.h):
  * - the area average against tests/ref/resample.c, a direct 2D integration,
  *   on random images from 1x1 to 333x517, 1 and 4 channels, within 1e-6;
  * - at the input's width a render is the file run's result byte for byte

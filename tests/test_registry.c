@@ -52,7 +52,7 @@ Test(registry, every_filter_has_a_reference)
 }
 
 /* A filter that reshapes the image runs in windows too, so that no image is too large for it
- * (core/filters/filter.h). */
+ * (core/include/filter.h). */
 Test(registry, every_filter_that_reshapes_runs_in_windows)
 {
     int missing = 0;

@@ -1,4 +1,4 @@
-/* The one writer of files (core/io/safefile.h) and the bounded reader: a
+/* The one writer of files (core/include/safefile.h) and the bounded reader: a
  * replaced file keeps its mode, owner and group; read-only files, folders
  * and (with no-clobber) existing files are refused; devices and FIFOs are
  * written straight through, never replaced; a long name still gets its

@@ -15,29 +15,14 @@ typedef struct bilateral_params {
 } bilateral_params;
 
 static const vkfx_option bilateral_options[] = {
-    {.name = "sigma_s",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(bilateral_params, sigma_s),
-     .def = 3,
-     .min = 0.1,
-     /* The radius it derives, floor(2 sigma_s + 0.5), stays within radius's range. */
-     .max = 32,
-     .help = "spatial standard deviation in pixels"},
-    {.name = "sigma_r",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(bilateral_params, sigma_r),
-     .def = 0.1,
-     .min = 0.001,
-     .max = 10,
-     .help = "range standard deviation, in linear premultiplied RGB units"},
-    {.name = "radius",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(bilateral_params, radius),
-     .min = 1,
-     .max = 64,
-     .unset_default = true,
-     .def_text = "2*sigma_s rounded, at least 1",
-     .help = "window half-size: the window is (2 radius + 1)^2 pixels"},
+    /* sigma_s stops at 32: the radius it derives, floor(2 sigma_s + 0.5), stays within radius's
+     * range. */
+    VKFX_OPTION_FLOAT(bilateral_params, sigma_s, 3, 0.1, 32,
+                      "spatial standard deviation in pixels"),
+    VKFX_OPTION_FLOAT(bilateral_params, sigma_r, 0.1, 0.001, 10,
+                      "range standard deviation, in linear premultiplied RGB units"),
+    VKFX_OPTION_INT_UNSET(bilateral_params, radius, "2*sigma_s rounded, at least 1", 1, 64,
+                          "window half-size: the window is (2 radius + 1)^2 pixels"),
     {0},
 };
 

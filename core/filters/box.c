@@ -20,13 +20,8 @@ typedef struct box_params {
 _Static_assert(sizeof(box_push) == BOX_PUSH_BYTES, "box_push is the kernels' push block");
 
 static const vkfx_option box_options[] = {
-    {.name = "radius",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(box_params, radius),
-     .def = 1,
-     .min = 0,
-     .max = 4096,
-     .help = "window of (2*radius+1)^2 pixels; 0 is the identity"},
+    VKFX_OPTION_INT(box_params, radius, 1, 0, 4096,
+                    "window of (2*radius+1)^2 pixels; 0 is the identity"),
     {0},
 };
 

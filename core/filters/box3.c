@@ -22,13 +22,9 @@ typedef struct box3_params {
 static const char *const box3_orders[] = {"linear", "zorder", NULL};
 
 static const vkfx_option box3_options[] = {
-    {.name = "order",
-     .type = VKFX_OPT_CHOICE,
-     .offset = offsetof(box3_params, order),
-     .def = ORDER_LINEAR,
-     .choices = box3_orders,
-     .help = "how a work group's invocations walk its 16x16 tile: row by row (linear) or "
-             "along a Morton curve (zorder); the output is the same"},
+    VKFX_OPTION_CHOICE(box3_params, order, ORDER_LINEAR, box3_orders,
+                       "how a work group's invocations walk its 16x16 tile: row by row (linear) or "
+                       "along a Morton curve (zorder); the output is the same"),
     {0},
 };
 

@@ -17,20 +17,8 @@ typedef struct cartoon_params {
 } cartoon_params;
 
 static const vkfx_option cartoon_options[] = {
-    {.name = "sigma",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(cartoon_params, sigma),
-     .def = 2,
-     .min = 0.1,
-     .max = 1000,
-     .help = "Gaussian blur before the edges"},
-    {.name = "gain",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(cartoon_params, gain),
-     .def = 4,
-     .min = 0,
-     .max = 1000,
-     .help = "edge strength (the sobel gain)"},
+    VKFX_OPTION_FLOAT(cartoon_params, sigma, 2, 0.1, 1000, "Gaussian blur before the edges"),
+    VKFX_OPTION_FLOAT(cartoon_params, gain, 4, 0, 1000, "edge strength (the sobel gain)"),
     {0},
 };
 

@@ -25,13 +25,8 @@ typedef struct dof_params {
 
 static const vkfx_option dof_options[] = {
     VKFX_COC_OPTIONS(dof_params, coc),
-    {.name = "strength",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(dof_params, strength),
-     .def = 1,
-     .min = 0,
-     .max = 100,
-     .help = "diffusion per pixel of circle of confusion: beta = (strength * coc)^2"},
+    VKFX_OPTION_FLOAT(dof_params, strength, 1, 0, 100,
+                      "diffusion per pixel of circle of confusion: beta = (strength * coc)^2"),
     {0},
 };
 

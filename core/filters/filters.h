@@ -62,48 +62,31 @@ void vkfx_coc_push(const vkfx_coc_params *p, float *focus, float *inv_range, flo
                    uint32_t *disparity);
 
 #define VKFX_COC_OPTIONS(T, member)                                                                \
-    {.name = "depth",                                                                              \
-     .type = VKFX_OPT_PATH,                                                                        \
-     .offset = offsetof(T, member.depth),                                                          \
-     .required = true,                                                                             \
-     .help = "depth map of the image's size: the first channel of an image (8/16-bit read "        \
-             "as [0,1]); of an OpenEXR file its Z channel, else one named *.Z, else one "          \
-             "containing 'depth' (FILE.exr#NAME picks one); self: the input EXR's own depth. "     \
-             "Float depth is in scene units, and focus and range with it"},                        \
-        {.name = "focus",                                                                          \
-         .type = VKFX_OPT_FLOAT,                                                                   \
-         .offset = offsetof(T, member.focus),                                                      \
-         .def = 0.5,                                                                               \
-         .min = -1e30,                                                                             \
-         .max = 1e30,                                                                              \
-         .help = "depth in focus (after kind=disparity flips the map), in the map's units"},       \
-        {.name = "range",                                                                          \
-         .type = VKFX_OPT_FLOAT,                                                                   \
-         .offset = offsetof(T, member.range),                                                      \
-         .def = 0.5,                                                                               \
-         .min = 1e-9,                                                                              \
-         .max = 1e30,                                                                              \
-         .help = "depth distance from focus at which the blur reaches maxcoc"},                    \
-        {.name = "maxcoc",                                                                         \
-         .type = VKFX_OPT_FLOAT,                                                                   \
-         .offset = offsetof(T, member.maxcoc),                                                     \
-         .def = 16,                                                                                \
-         .min = 0,                                                                                 \
-         .max = 4096,                                                                              \
-         .help = "largest circle of confusion, in pixels"},                                        \
-    {                                                                                              \
-        .name = "kind", .type = VKFX_OPT_CHOICE, .offset = offsetof(T, member.kind),               \
-        .def = VKFX_DEPTH_DEPTH, .choices = vkfx_depth_kinds,                                      \
-        .help = "depth: the map holds depth; disparity: it holds inverse depth (larger is "        \
-                "nearer) and is used as 1 - z"                                                     \
-    },                                                                                             \
-    {                                                                                              \
-        .name = "hole", .type = VKFX_OPT_FLOAT, .offset = offsetof(T, member.hole), .min = 0,      \
-        .max = 1e30, .unset_default = true, .def_text = "none",                                    \
-        .help = "the map value that means no data (Middlebury: 0; 8/16-bit maps in [0,1]): "     \
-                "such pixels take the farther of the nearest known values along their row, "     \
-                "then along their column, before the circle of confusion"                          \
-    }
+    VKFX_OPTION("depth", VKFX_OPT_PATH, offsetof(T, member.depth), .required = true,               \
+                .help = "depth map of the image's size: the first channel of an image (8/16-bit "  \
+                        "read as [0,1]); of an OpenEXR file its Z channel, else one named *.Z, "   \
+                        "else one containing 'depth' (FILE.exr#NAME picks one); self: the input "  \
+                        "EXR's own depth. Float depth is in scene units, and focus and range "     \
+                        "with it"),                                                                \
+        VKFX_OPTION("focus", VKFX_OPT_FLOAT, offsetof(T, member.focus), .def = 0.5, .min = -1e30,  \
+                    .max = 1e30,                                                                   \
+                    .help = "depth in focus (after kind=disparity flips the map), in the map's "   \
+                            "units"),                                                              \
+        VKFX_OPTION("range", VKFX_OPT_FLOAT, offsetof(T, member.range), .def = 0.5, .min = 1e-9,   \
+                    .max = 1e30, .help = "depth distance from focus at which the blur reaches "    \
+                                         "maxcoc"),                                                \
+        VKFX_OPTION("maxcoc", VKFX_OPT_FLOAT, offsetof(T, member.maxcoc), .def = 16, .min = 0,     \
+                    .max = 4096, .help = "largest circle of confusion, in pixels"),                \
+        VKFX_OPTION("kind", VKFX_OPT_CHOICE, offsetof(T, member.kind), .def = VKFX_DEPTH_DEPTH,    \
+                    .choices = vkfx_depth_kinds,                                                   \
+                    .help = "depth: the map holds depth; disparity: it holds inverse depth "       \
+                            "(larger is nearer) and is used as 1 - z"),                            \
+        VKFX_OPTION("hole", VKFX_OPT_FLOAT, offsetof(T, member.hole), .min = 0, .max = 1e30,       \
+                    .unset_default = true, .def_text = "none",                                     \
+                    .help = "the map value that means no data (Middlebury: 0; 8/16-bit maps in "   \
+                            "[0,1]): such pixels take the farther of the nearest known values "    \
+                            "along their row, then along their column, before the circle of "      \
+                            "confusion")
 
 /* The depth-of-field filters' passes from src to dst with the depth map
  * already on the device (bokeh runs them as its base). */

@@ -23,21 +23,9 @@ typedef struct gauss_params {
 } gauss_params;
 
 static const vkfx_option gauss_options[] = {
-    {.name = "sigma",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(gauss_params, sigma),
-     .def = 1,
-     .min = 0.1,
-     .max = 1000,
-     .help = "standard deviation in pixels"},
-    {.name = "radius",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(gauss_params, radius),
-     .min = 1,
-     .max = 4096,
-     .unset_default = true,
-     .def_text = "3*sigma rounded, at least 1",
-     .help = "taps on each side of the centre"},
+    VKFX_OPTION_FLOAT(gauss_params, sigma, 1, 0.1, 1000, "standard deviation in pixels"),
+    VKFX_OPTION_INT_UNSET(gauss_params, radius, "3*sigma rounded, at least 1", 1, 4096,
+                          "taps on each side of the centre"),
     {0},
 };
 

@@ -36,36 +36,14 @@ typedef struct crop_params {
 } crop_params;
 
 static const vkfx_option crop_options[] = {
-    {.name = "x",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(crop_params, x),
-     .def = 0,
-     .min = 0,
-     .max = MOST,
-     .help = "left edge of the rectangle, in pixels from the image's left"},
-    {.name = "y",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(crop_params, y),
-     .def = 0,
-     .min = 0,
-     .max = MOST,
-     .help = "top edge of the rectangle, in pixels from the image's top"},
-    {.name = "width",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(crop_params, width),
-     .min = 1,
-     .max = MOST,
-     .unset_default = true,
-     .def_text = "to the right edge",
-     .help = "width of the rectangle"},
-    {.name = "height",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(crop_params, height),
-     .min = 1,
-     .max = MOST,
-     .unset_default = true,
-     .def_text = "to the bottom edge",
-     .help = "height of the rectangle"},
+    VKFX_OPTION_INT(crop_params, x, 0, 0, MOST,
+                    "left edge of the rectangle, in pixels from the image's left"),
+    VKFX_OPTION_INT(crop_params, y, 0, 0, MOST,
+                    "top edge of the rectangle, in pixels from the image's top"),
+    VKFX_OPTION_INT_UNSET(crop_params, width, "to the right edge", 1, MOST,
+                          "width of the rectangle"),
+    VKFX_OPTION_INT_UNSET(crop_params, height, "to the bottom edge", 1, MOST,
+                          "height of the rectangle"),
     {0},
 };
 
@@ -133,12 +111,7 @@ typedef struct rotate_params {
 } rotate_params;
 
 static const vkfx_option rotate_options[] = {
-    {.name = "angle",
-     .type = VKFX_OPT_CHOICE,
-     .offset = offsetof(rotate_params, angle),
-     .def = ANGLE_90,
-     .choices = angle_names,
-     .help = "degrees, clockwise"},
+    VKFX_OPTION_CHOICE(rotate_params, angle, ANGLE_90, angle_names, "degrees, clockwise"),
     {0},
 };
 
@@ -214,12 +187,8 @@ typedef struct flip_params {
 } flip_params;
 
 static const vkfx_option flip_options[] = {
-    {.name = "axis",
-     .type = VKFX_OPT_CHOICE,
-     .offset = offsetof(flip_params, axis),
-     .def = AXIS_H,
-     .choices = axis_names,
-     .help = "h: mirror left to right; v: mirror top to bottom"},
+    VKFX_OPTION_CHOICE(flip_params, axis, AXIS_H, axis_names,
+                       "h: mirror left to right; v: mirror top to bottom"),
     {0},
 };
 

@@ -40,16 +40,10 @@ typedef struct histogram_state {
 } histogram_state;
 
 static const vkfx_option histogram_options[] = {
-    {.name = "out",
-     .type = VKFX_OPT_PATH,
-     .offset = offsetof(histogram_params, out),
-     .writes = true,
-     .help = "JSON file for the counts and statistics (none if not given)"},
-    {.name = "plot",
-     .type = VKFX_OPT_PATH,
-     .offset = offsetof(histogram_params, plot),
-     .writes = true,
-     .help = "image file (.png, ...) drawing the four histograms (none if not given)"},
+    VKFX_OPTION_PATH_OUT(histogram_params, out,
+                         "JSON file for the counts and statistics (none if not given)"),
+    VKFX_OPTION_PATH_OUT(histogram_params, plot,
+                         "image file (.png, ...) drawing the four histograms (none if not given)"),
     {0},
 };
 

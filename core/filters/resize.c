@@ -61,61 +61,27 @@ typedef struct resize_params {
 } resize_params;
 
 static const vkfx_option resize_options[] = {
-    {.name = "width",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(resize_params, width),
-     .min = 1,
-     .max = MOST,
-     .unset_default = true,
-     .def_text = "from height or scale",
-     .help = "output width in pixels; alone, the height follows the aspect ratio (rounded to "
-             "nearest)"},
-    {.name = "height",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(resize_params, height),
-     .min = 1,
-     .max = MOST,
-     .unset_default = true,
-     .def_text = "from width or scale",
-     .help = "output height in pixels; alone, the width follows the aspect ratio"},
-    {.name = "fit",
-     .type = VKFX_OPT_CHOICE,
-     .offset = offsetof(resize_params, fit),
-     .def = FIT_EXACT,
-     .choices = fit_names,
-     .help = "with width and height: exact (that size, the aspect ratio not kept), inside (as "
-             "large as fits in the box, aspect kept; a side left out does not bound it), cover "
-             "(fills the box, aspect kept, the overflow cropped equally from both ends)"},
-    {.name = "longest",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(resize_params, longest),
-     .min = 1,
-     .max = MOST,
-     .unset_default = true,
-     .def_text = "none",
-     .help = "the longer side in pixels, aspect kept (fit=inside in an NxN box)"},
-    {.name = "enlarge",
-     .type = VKFX_OPT_BOOL,
-     .offset = offsetof(resize_params, enlarge),
-     .def = 1,
-     .help = "0: never larger than the input; an image already small enough keeps its size "
-             "(fit=cover: cropped to the box where it is larger)"},
-    {.name = "scale",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(resize_params, scale),
-     .min = 1e-4,
-     .max = 16,
-     .unset_default = true,
-     .def_text = "none",
-     .help = "both sides times this, rounded to nearest, at least 1 (instead of width and "
-             "height)"},
-    {.name = "kernel",
-     .type = VKFX_OPT_CHOICE,
-     .offset = offsetof(resize_params, kernel),
-     .def = KERNEL_LANCZOS3,
-     .choices = kernel_names,
-     .help = "lanczos3 (sharpest), mitchell (B = C = 1/3), linear (triangle), box (mean over "
-             "the footprint)"},
+    VKFX_OPTION_INT_UNSET(
+        resize_params, width, "from height or scale", 1, MOST,
+        "output width in pixels; alone, the height follows the aspect ratio (rounded to nearest)"),
+    VKFX_OPTION_INT_UNSET(resize_params, height, "from width or scale", 1, MOST,
+                          "output height in pixels; alone, the width follows the aspect ratio"),
+    VKFX_OPTION_CHOICE(
+        resize_params, fit, FIT_EXACT, fit_names,
+        "with width and height: exact (that size, the aspect ratio not kept), inside (as large as "
+        "fits in the box, aspect kept; a side left out does not bound it), cover (fills the box, "
+        "aspect kept, the overflow cropped equally from both ends)"),
+    VKFX_OPTION_INT_UNSET(resize_params, longest, "none", 1, MOST,
+                          "the longer side in pixels, aspect kept (fit=inside in an NxN box)"),
+    VKFX_OPTION_BOOL(resize_params, enlarge, 1,
+                     "0: never larger than the input; an image already small enough keeps its size "
+                     "(fit=cover: cropped to the box where it is larger)"),
+    VKFX_OPTION_FLOAT_UNSET(
+        resize_params, scale, "none", 1e-4, 16,
+        "both sides times this, rounded to nearest, at least 1 (instead of width and height)"),
+    VKFX_OPTION_CHOICE(resize_params, kernel, KERNEL_LANCZOS3, kernel_names,
+                       "lanczos3 (sharpest), mitchell (B = C = 1/3), linear (triangle), box (mean "
+                       "over the footprint)"),
     {0},
 };
 

@@ -33,33 +33,18 @@ typedef struct satdof_params {
 } satdof_params;
 
 #define SHAPE_OPTION(T)                                                                            \
-    {                                                                                              \
-        .name = "shape", .type = VKFX_OPT_CHOICE, .offset = offsetof(T, shape), .def = SHAPE_BOX,  \
-        .choices = shapes,                                                                         \
-        .help = "box: one square of half-size r; smooth: the mean of three overlapped boxes "      \
-                "of half-sizes (r/2, r), (r, r/2), (3r/4, 3r/4)"                                   \
-    }
+    VKFX_OPTION_CHOICE(T, shape, SHAPE_BOX, shapes,                                                \
+                       "box: one square of half-size r; smooth: the mean of three overlapped "     \
+                       "boxes of half-sizes (r/2, r), (r, r/2), (3r/4, 3r/4)")
 
 static const vkfx_option satblur_options[] = {
-    {.name = "radius",
-     .type = VKFX_OPT_INT,
-     .offset = offsetof(satblur_params, radius),
-     .def = 8,
-     .min = 0,
-     .max = 1000000,
-     .help = "half-size r of the window [x-r, x+r] x [y-r, y+r]; any r costs the same"},
-    {.name = "map",
-     .type = VKFX_OPT_PATH,
-     .offset = offsetof(satblur_params, map),
-     .help = "per-pixel radius r = floor(m * scale + 0.5) from this image's first channel m "
-             "(8/16-bit maps in [0,1]); replaces radius"},
-    {.name = "scale",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(satblur_params, scale),
-     .def = 32,
-     .min = 0,
-     .max = 1e6,
-     .help = "radius in pixels that a map value of 1 gives"},
+    VKFX_OPTION_INT(satblur_params, radius, 8, 0, 1000000,
+                    "half-size r of the window [x-r, x+r] x [y-r, y+r]; any r costs the same"),
+    VKFX_OPTION_PATH(satblur_params, map,
+                     "per-pixel radius r = floor(m * scale + 0.5) from this image's first channel "
+                     "m (8/16-bit maps in [0,1]); replaces radius"),
+    VKFX_OPTION_FLOAT(satblur_params, scale, 32, 0, 1e6,
+                      "radius in pixels that a map value of 1 gives"),
     SHAPE_OPTION(satblur_params),
     {0},
 };

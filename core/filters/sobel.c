@@ -17,18 +17,9 @@ typedef struct sobel_params {
 } sobel_params;
 
 static const vkfx_option sobel_options[] = {
-    {.name = "invert",
-     .type = VKFX_OPT_BOOL,
-     .offset = offsetof(sobel_params, invert),
-     .def = 0,
-     .help = "1: dark edges on white (1 - e)"},
-    {.name = "gain",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(sobel_params, gain),
-     .def = 1,
-     .min = 0,
-     .max = 1000,
-     .help = "multiplies the edge value before clamping to [0,1]"},
+    VKFX_OPTION_BOOL(sobel_params, invert, 0, "1: dark edges on white (1 - e)"),
+    VKFX_OPTION_FLOAT(sobel_params, gain, 1, 0, 1000,
+                      "multiplies the edge value before clamping to [0,1]"),
     {0},
 };
 

@@ -27,21 +27,10 @@ typedef struct tonemap_params {
 } tonemap_params;
 
 static const vkfx_option tonemap_options[] = {
-    {.name = "key",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(tonemap_params, key),
-     .def = 0.18,
-     .min = 1e-6,
-     .max = 1000,
-     .help = "key A: the luminance the log-average maps to before compression"},
-    {.name = "white",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(tonemap_params, white),
-     .min = 1e-6,
-     .max = 1e6,
-     .help = "white point W: the smallest scaled luminance Lm that maps to 1",
-     .def_text = "unset: Ld = Lm/(1+Lm)",
-     .unset_default = true},
+    VKFX_OPTION_FLOAT(tonemap_params, key, 0.18, 1e-6, 1000,
+                      "key A: the luminance the log-average maps to before compression"),
+    VKFX_OPTION_FLOAT_UNSET(tonemap_params, white, "unset: Ld = Lm/(1+Lm)", 1e-6, 1e6,
+                            "white point W: the smallest scaled luminance Lm that maps to 1"),
     {0},
 };
 

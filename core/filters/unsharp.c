@@ -16,29 +16,13 @@ typedef struct unsharp_params {
 } unsharp_params;
 
 static const vkfx_option unsharp_options[] = {
-    {.name = "sigma",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(unsharp_params, sigma),
-     .def = 1,
-     .min = 0.1,
-     .max = 1000,
-     .help = "Gaussian whose difference from the image is added back (its radius 3*sigma "
-             "rounded, as gauss)"},
-    {.name = "amount",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(unsharp_params, amount),
-     .def = 1,
-     .min = 0,
-     .max = 100,
-     .help = "how much of the difference is added"},
-    {.name = "threshold",
-     .type = VKFX_OPT_FLOAT,
-     .offset = offsetof(unsharp_params, threshold),
-     .def = 0,
-     .min = 0,
-     .max = 1,
-     .help = "a channel whose difference from the blur is at most this (linear light) is left "
-             "as it is"},
+    VKFX_OPTION_FLOAT(unsharp_params, sigma, 1, 0.1, 1000,
+                      "Gaussian whose difference from the image is added back (its radius 3*sigma "
+                      "rounded, as gauss)"),
+    VKFX_OPTION_FLOAT(unsharp_params, amount, 1, 0, 100, "how much of the difference is added"),
+    VKFX_OPTION_FLOAT(
+        unsharp_params, threshold, 0, 0, 1,
+        "a channel whose difference from the blur is at most this (linear light) is left as it is"),
     {0},
 };
 

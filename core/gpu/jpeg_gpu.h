@@ -1,12 +1,12 @@
 /* JPEG decoding on the device, byte for byte libjpeg-turbo's with vkfx's settings (the
  * accurate integer IDCT, fancy upsampling, its YCbCr tables): the host reads the markers
- * (core/codecs/jpeg_parse.h), the device decodes the entropy-coded segments, dequantises,
+ * (core/include/jpeg_parse.h), the device decodes the entropy-coded segments, dequantises,
  * transforms, upsamples and converts colour (glsl/jpegdec_*.comp). Files it does not cover,
  * and streams it finds damaged, are libjpeg-turbo's. */
 #ifndef VKFX_JPEG_GPU_H
 #define VKFX_JPEG_GPU_H
 
-#include "codecs/jpeg_parse.h"
+#include "jpeg_parse.h"
 #include "graph.h"
 #include "pixels.h"
 #include "staging.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codecs/codec.h"
+#include "codec.h"
 #include "graph.h"
 #include "staging.h"
 

@@ -17,7 +17,7 @@ int vkfx_pipecache_open(vkfx_context *ctx);
  * not hold and they differ from the file's, then destroys ctx->pipeline_cache
  * (before the device goes). */
 void vkfx_pipecache_take(vkfx_context *ctx);
-/* Writes the bytes kept (through core/io/safefile.h); a failure to write is a
+/* Writes the bytes kept (through core/include/safefile.h); a failure to write is a
  * warning, not an error, and none after a failed run. */
 void vkfx_pipecache_write(vkfx_context *ctx);
 

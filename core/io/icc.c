@@ -672,3 +672,16 @@ int vkfx_icc_prepare(vkfx_meta *meta, vkfx_pixels *px, bool linear, bool srgb, c
     }
     return VKFX_OK;
 }
+
+void vkfx_icc_description(const vkfx_blob *icc, char *out, size_t size)
+{
+    out[0] = 0;
+    if (!icc->data)
+        return;
+    cmsHPROFILE h = cmsOpenProfileFromMem(icc->data, (cmsUInt32Number)icc->size);
+    if (!h)
+        return;
+    if (cmsGetProfileInfoASCII(h, cmsInfoDescription, "en", "US", out, (cmsUInt32Number)size) == 0)
+        out[0] = 0;
+    cmsCloseProfile(h);
+}

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codecs/codec.h"
+#include "codec.h"
 #include "error.h"
 #include "fileio.h"
 #include "jpeg_gpu.h"

@@ -17,7 +17,7 @@
 #include <jerror.h>
 
 #include "error.h"
-#include "../icc.h"
+#include "icc.h"
 #include "codec.h"
 #include "jpeg_meta.h"
 #include "jpeg_settings.h"

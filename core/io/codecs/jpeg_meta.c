@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "../icc.h"
+#include "icc.h"
 #include "codec.h"
 #include "jpeg_meta.h"
 

@@ -11,7 +11,7 @@
 #include <png.h>
 
 #include "error.h"
-#include "../pngwrite.h"
+#include "pngwrite.h"
 #include "codec.h"
 #include "png_meta.h"
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../meta.h"
+#include "meta.h"
 
 int vkfx_png_read_meta(const unsigned char *data, size_t size, const char *name, vkfx_meta *m);
 int vkfx_png_put_meta(FILE *f, const char *path, const unsigned char *data, size_t size,

@@ -25,8 +25,8 @@
 #include <tiffio.h>
 
 #include "error.h"
-#include "../exif.h"
-#include "../icc.h"
+#include "exif.h"
+#include "icc.h"
 #include "codec.h"
 
 /* A file in memory that libtiff reads, or grows as libtiff writes it. */

@@ -1,10 +1,12 @@
+#version 460
 // The entropy-coded bytes as the file holds them. Without STUFF: the 0xFF bytes in each run of
 // JPEGENC_CHUNK bytes, counted. With STUFF: each byte moved forward by the 0xFF bytes before it
 // (each followed by a zero byte in the file) and the restart markers before it (two bytes
 // each), and a marker RSTn written after each interval but the last; the output is bytes in
 // little-endian words, written through atomicOr into a zeroed buffer. One invocation per run,
-// work groups of 64 over a 2D grid; jpegenc_ffcount.comp and jpegenc_stuff.comp are its two
-// kernels.
+// work groups of 64 over a 2D grid. Its two kernels are this file without STUFF
+// (jpegenc_ffcount) and with it (jpegenc_stuff): rows of variant_sources in spirv/meson.build.
+#extension GL_GOOGLE_include_directive : require
 #include "jpegenc.h"
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;

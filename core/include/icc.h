@@ -81,6 +81,9 @@ bool vkfx_icc_primaries(const void *icc, size_t size, double xy[8]);
  * nothing where they are Rec. 709's (sRGB's own: no profile says it) or
  * make no profile. */
 int vkfx_icc_from_primaries(const double xy[8], const char *name, vkfx_blob *icc);
+/* The description a profile gives itself (its English desc text) into out, of size bytes; ""
+ * where icc holds none or none lcms2 can read (vkfx info). */
+void vkfx_icc_description(const vkfx_blob *icc, char *out, size_t size);
 
 /* A decoded file's colour as vkfx_run takes it: no profile, float or
  * linear samples, or linear (--no-linearize, the profile kept): *tone NULL.

@@ -136,7 +136,7 @@ typedef struct vkfx_run_opts {
     const char *input_path;
     /* Maps already decoded, used instead of reading the filters' map files; may be NULL. */
     vkfx_maps *maps;
-    /* The input's ICC tone curves (core/io/icc.h), or NULL for sRGB: 8/16-bit
+    /* The input's ICC tone curves (core/include/icc.h), or NULL for sRGB: 8/16-bit
      * samples are linearised through them on the GPU (a table the host
      * makes) and encoded back on the host after read-back, so the sRGB path
      * is untouched. */

@@ -1,6 +1,6 @@
 /* Reading and writing image files: the layer over the codec table
  * (core/io/codecs/), which picks a codec by the file's signature to read and
- * by the output's extension to write. Writes go through core/io/safefile.h. */
+ * by the output's extension to write. Writes go through core/include/safefile.h. */
 #ifndef VKFX_FILEIO_H
 #define VKFX_FILEIO_H
 
@@ -8,12 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codecs/codec.h"
+#include "codec.h"
 #include "meta.h"
-#include "codecs/jpeg_parse.h"
+#include "jpeg_parse.h"
 #include "pixels.h"
 
-/* A format is its codec (core/io/codecs/codec.h); these name the ones
+/* A format is its codec (core/include/codec.h); these name the ones
  * callers pick directly. */
 typedef const vkfx_codec *vkfx_file_format;
 extern const vkfx_codec vkfx_codec_png, vkfx_codec_jpeg, vkfx_codec_tiff, vkfx_codec_webp,
@@ -150,7 +150,7 @@ int vkfx_file_check_depth(const char *path, vkfx_file_format fmt, int depth);
 int vkfx_file_check_size(const char *path, vkfx_file_format fmt, uint32_t width, uint32_t height);
 
 /* Encodes px (whose channels/sample must match vkfx_file_output_layout for
- * fmt) and writes it to path through core/io/safefile.h: atomically for a
+ * fmt) and writes it to path through core/include/safefile.h: atomically for a
  * regular file, straight through for a device or FIFO. A missing folder or
  * a directory target is VKFX_E_USAGE; nothing is left behind on failure. */
 int vkfx_file_save(const char *path, vkfx_file_format fmt, const vkfx_pixels *px,

@@ -2,7 +2,7 @@
  * (core/io/codecs/NAME.c) listed once in core/io/codecs/codecs.c: the file layer
  * (core/io/fileio.c) picks a codec by the file's signature to read and by the
  * output's extension to write. Codecs see only the pixel buffers and what
- * sits beside them (core/io/pixels.h, core/base/error.h), never the file layer. */
+ * sits beside them (core/include/pixels.h, core/include/error.h), never the file layer. */
 #ifndef VKFX_CODEC_H
 #define VKFX_CODEC_H
 
@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../meta.h"
-#include "../pixels.h"
+#include "meta.h"
+#include "pixels.h"
 
 typedef enum vkfx_jpeg_subsampling {
     VKFX_JPEG_SUBSAMPLING_AUTO, /* 4:4:4 at quality 90 and above, 4:2:0 below */

@@ -38,6 +38,37 @@ typedef struct vkfx_option {
  * did not give it: the filter derives it (gauss radius from sigma). */
 #define VKFX_UNSET (-1)
 
+/* An option row on one line: the option sets the field FIELD of the params struct T and is named
+ * after it; the rest is the default, range, choices and help as vkfx_option holds them. Named
+ * VKFX_OPTION_* apart from the VKFX_OPT_* types they fill. VKFX_OPTION is the row of any name
+ * and offset, for fields inside a member (VKFX_COC_OPTIONS). */
+#define VKFX_OPTION(name_, type_, offset_, ...)                                                    \
+    {.name = (name_), .type = (type_), .offset = (offset_), __VA_ARGS__}
+#define VKFX_OPTION_INT(T, field, def_, min_, max_, help_)                                         \
+    VKFX_OPTION(#field, VKFX_OPT_INT, offsetof(T, field), .def = (def_), .min = (min_),            \
+                .max = (max_), .help = (help_))
+#define VKFX_OPTION_FLOAT(T, field, def_, min_, max_, help_)                                       \
+    VKFX_OPTION(#field, VKFX_OPT_FLOAT, offsetof(T, field), .def = (def_), .min = (min_),          \
+                .max = (max_), .help = (help_))
+/* Left at VKFX_UNSET unless given; def_text_ says what the filter makes of it then. */
+#define VKFX_OPTION_INT_UNSET(T, field, def_text_, min_, max_, help_)                              \
+    VKFX_OPTION(#field, VKFX_OPT_INT, offsetof(T, field), .min = (min_), .max = (max_),            \
+                .unset_default = true, .def_text = (def_text_), .help = (help_))
+#define VKFX_OPTION_FLOAT_UNSET(T, field, def_text_, min_, max_, help_)                            \
+    VKFX_OPTION(#field, VKFX_OPT_FLOAT, offsetof(T, field), .min = (min_), .max = (max_),          \
+                .unset_default = true, .def_text = (def_text_), .help = (help_))
+#define VKFX_OPTION_BOOL(T, field, def_, help_)                                                    \
+    VKFX_OPTION(#field, VKFX_OPT_BOOL, offsetof(T, field), .def = (def_), .help = (help_))
+/* choices_: a NULL-terminated array of names; def_ is an index into it. */
+#define VKFX_OPTION_CHOICE(T, field, def_, choices_, help_)                                        \
+    VKFX_OPTION(#field, VKFX_OPT_CHOICE, offsetof(T, field), .def = (def_),                        \
+                .choices = (choices_), .help = (help_))
+/* A file the filter reads (PATH) or writes (PATH_OUT); neither is required. */
+#define VKFX_OPTION_PATH(T, field, help_)                                                          \
+    VKFX_OPTION(#field, VKFX_OPT_PATH, offsetof(T, field), .help = (help_))
+#define VKFX_OPTION_PATH_OUT(T, field, help_)                                                      \
+    VKFX_OPTION(#field, VKFX_OPT_PATH, offsetof(T, field), .writes = true, .help = (help_))
+
 /* Strides, across and down, on which tiles start (both at least 1). */
 typedef struct vkfx_align {
     uint32_t x, y;
