@@ -8,6 +8,12 @@
 
 /* The weights ride in the push constants (gauss_row, gauss_col, gauss_fused, gauss_mma). */
 #define GAUSS_SPEC_W_PUSH 8
+/* How the taps are rounded (glsl/gauss_taps.glsl): each operation on its own, products of
+ * halves and 13-bit weights that are exact, or as the device likes (--fast). */
+#define GAUSS_SPEC_MODE 10
+#define GAUSS_ROUNDED 0
+#define GAUSS_EXACT 1
+#define GAUSS_FAST 2
 /* gauss_col: the radius, outputs per invocation. */
 #define COL_SPEC_R 4
 #define COL_SPEC_PER 5

@@ -124,6 +124,7 @@ typedef struct gauss_job {
     int radius;
     gauss_push push;
     uint32_t w_push; /* the weights ride in push (W_PUSH) */
+    uint32_t mode;   /* how the taps are rounded (GAUSS_SPEC_MODE) */
     vkfx_image *src, *dst;
 } gauss_job;
 
@@ -153,13 +154,14 @@ static int one_pass_record(vkfx_graph *g, const void *job)
     bool rne;
     TRY(vkfx_graph_pack_rne(g, &rne));
     vkfx_spec fs = {.local = {32, fly, 1},
-                    .nextra = VKFX_SPEC_COUNT(FUSED_SPEC_BY_COLUMN),
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
                     .extra = {[VKFX_SPEC(FUSED_SPEC_R)] = (uint32_t)j->radius,
                               [VKFX_SPEC(FUSED_SPEC_PER)] = fper,
                               [VKFX_SPEC(FUSED_SPEC_LY)] = fly,
                               [VKFX_SPEC(FUSED_SPEC_RUN)] = frun,
                               [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
-                              [VKFX_SPEC(FUSED_SPEC_BY_COLUMN)] = fcol},
+                              [VKFX_SPEC(FUSED_SPEC_BY_COLUMN)] = fcol,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = 1,
                     .pack_rne = rne};
     TRY(vkfx_graph_pass(g, &gauss_fused_kernel, &fs, "gauss", &j->push, j->src, j->dst, 32,
@@ -180,7 +182,7 @@ static int two_passes(vkfx_graph *g, const gauss_job *j, vkfx_kernel *kh, const 
 static bool matrix_applies(const vkfx_caps *caps, const void *job)
 {
     const gauss_job *j = job;
-    return caps->matrix16 && caps->subgroup_size == 32 && j->radius >= MMA_MIN &&
+    return caps->fast && caps->matrix16 && caps->subgroup_size == 32 && j->radius >= MMA_MIN &&
            j->radius <= FIXED_MAX && j->src->format == F16 && j->dst->format == F16;
 }
 
@@ -196,11 +198,12 @@ static int matrix_record(vkfx_graph *g, const void *job)
     TRY(vkfx_graph_pack_rne(g, &rne));
     const uint32_t seg = mma_seg(j->radius);
     vkfx_spec fs = {.local = {128, 1, 1},
-                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
                     .extra = {[VKFX_SPEC(MMA_SPEC_R)] = (uint32_t)j->radius,
                               [VKFX_SPEC(MMA_SPEC_ROWS)] = 1,
                               [VKFX_SPEC(MMA_SPEC_SEG)] = seg,
-                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = 1,
                     .pack_rne = rne};
     TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kh));
@@ -228,18 +231,20 @@ static int unrolled_record(vkfx_graph *g, const void *job)
      * stored like the output. */
     uint32_t half_tile = vkfx_half_out(j->src->format) && vkfx_half_out(j->dst->format);
     vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
-                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
                     .extra = {[VKFX_SPEC(ROW_SPEC_R)] = (uint32_t)j->radius,
                               [VKFX_SPEC(ROW_SPEC_RUN)] = ROW_RUN,
                               [VKFX_SPEC(ROW_SPEC_ROWS)] = ROW_ROWS,
                               [VKFX_SPEC(ROW_SPEC_HALF_TILE)] = half_tile,
-                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = vkfx_half_out(j->dst->format)};
     vkfx_spec fv = {.local = {32, 8, 1},
-                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
                     .extra = {[VKFX_SPEC(COL_SPEC_R)] = (uint32_t)j->radius,
                               [VKFX_SPEC(COL_SPEC_PER)] = COL_PER,
-                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = vkfx_half_out(j->dst->format)};
     TRY(vkfx_graph_kernel(g, &gauss_row_kernel, &fh, &kh));
     TRY(vkfx_graph_kernel(g, &gauss_col_kernel, &fv, &kv));
@@ -261,14 +266,16 @@ static int generic_record(vkfx_graph *g, const void *job)
     vkfx_kernel *kh = NULL, *kv = NULL;
     const uint32_t tile = 256;
     vkfx_spec sh = {.local = {tile, 1, 1},
-                    .nextra = VKFX_SPEC_COUNT(H_SPEC_HALO),
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
                     .extra = {[VKFX_SPEC(H_SPEC_TILE)] = tile,
                               [VKFX_SPEC(H_SPEC_HALO)] =
-                                  vkfx_pick_halo((uint32_t)j->radius, 8, limit, h_bytes, tile)},
+                                  vkfx_pick_halo((uint32_t)j->radius, 8, limit, h_bytes, tile),
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = vkfx_half_out(j->dst->format)};
     /* Narrower tiles leave room for larger radii in shared memory. */
     static const uint32_t shapes[][3] = {{32, 4, 8}, {16, 4, 8}, {8, 8, 8}};
-    vkfx_spec sv = {.nextra = VKFX_SPEC_COUNT(V_SPEC_HALO),
+    vkfx_spec sv = {.nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
+                    .extra = {[VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = vkfx_half_out(j->dst->format)};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         uint32_t shape = shapes[i][0] | shapes[i][1] << 8 | shapes[i][2] << 16;
@@ -316,8 +323,14 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
                           .inv_two_sigma2 = (float)(1.0 / (2.0 * sigma * sigma)),
                           .norm = (float)(1.0 / sum)};
     j.w_push = j.radius < PUSH_TAPS;
+    /* Exact products where every input is a half; else each operation rounded on its own. */
+    const vkfx_caps *caps = vkfx_graph_caps(g);
+    j.mode = caps->fast                                 ? GAUSS_FAST
+             : src->format == F16 && dst->format == F16 ? GAUSS_EXACT
+                                                        : GAUSS_ROUNDED;
     for (int k = 0; k <= j.radius && k < PUSH_TAPS; k++)
-        j.push.w[k] = (float)(taps[k] / sum);
+        j.push.w[k] =
+            j.mode == GAUSS_EXACT ? vkfx_exact_weight(taps[k] / sum) : (float)(taps[k] / sum);
     return vkfx_variant_record(g, &vkfx_gauss_variants, &j);
 }
 
@@ -355,6 +368,9 @@ const vkfx_filter vkfx_filter_gauss = {
                "mode='nearest', truncate=3) on linear premultiplied RGBA. The row result is "
                "stored in the internal format (rgba16f unless --precision 32), like every "
                "image of the chain.",
+    .fast = "the device's exp for the weights and its own rounding of the multiply-adds, and on "
+            "NVIDIA devices the matrix units (cooperative matrices, radii 11 to 32 at rgba16f): "
+            "faster, but the bytes differ between devices.",
     .options = gauss_options,
     .params_size = sizeof(gauss_params),
     .record = gauss_record,

@@ -97,6 +97,8 @@ const vkfx_filter vkfx_filter_unsharp = {
     .details = "b = gauss(sigma); out = x + amount (x - b) per colour channel where |x - b| > "
                "threshold, else x; premultiplied linear light, alpha unchanged; values beyond "
                "[0, 1] are clamped only on output.",
+    .fast = "the Gaussian's fast path (gauss): the device's exp and rounding; the bytes differ "
+            "between devices.",
     .options = unsharp_options,
     .params_size = sizeof(unsharp_params),
     .record = unsharp_record,
