@@ -481,9 +481,11 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     bool png = format && strcmp(format, "png") == 0;
     bool fast;
     if ((draft_arg && !draft && strcmp(draft_arg, "0") != 0) ||
-        (format && !png && strcmp(format, "jpeg") != 0) || !fast_arg(c, &fast))
+        (format && !png && strcmp(format, "jpeg") != 0))
         return send_text(c, MHD_HTTP_BAD_REQUEST,
-                         "vkfx: draft and fast must be 0 or 1, format jpeg or png\n");
+                         "vkfx: draft must be 0 or 1, format jpeg or png\n");
+    if (!fast_arg(c, &fast))
+        return send_text(c, MHD_HTTP_BAD_REQUEST, "vkfx: fast must be 0 or 1\n");
     int ret = request_chain(c, &chain);
     if (ret < 0)
         return send_error(c, ret);
