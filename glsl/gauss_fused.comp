@@ -1,7 +1,8 @@
 #version 460
-// Both passes of the separable Gaussian in one dispatch, for small radii and
-// rgba16f images (glsl/fusedtile.glsl: the seed's shared-memory tile with
-// halo, holding the row results instead of the input). Row phase: each
+// Both passes of the separable Gaussian in one dispatch, for small radii
+// (glsl/fusedtile.glsl: the seed's shared-memory tile with halo, holding the
+// row results instead of the input: halves for an rgba16f output, floats
+// for an rgba32f one). Row phase: each
 // invocation computes RUN consecutive row results from RUN + 2R texel reads
 // through the texture cache (register blocking); rows above and below the
 // image repeat its edge rows, as clamp-to-edge on a row image would. Column

@@ -21,11 +21,14 @@ float gauss_exact_weight(float w)
     return uintBitsToFloat((b + 0x3ffu + ((b >> 11) & 1u)) & ~0x7ffu);
 }
 
-// The weight of the taps k pixels from the centre, exp(-k^2/(2 sigma^2)) * norm, from the push
-// constants (gauss.h) through portable_exp unless fast: the device's exp differs between
+// The weight of the taps k pixels from the centre: the host's (gauss.h's w) below radius
+// GAUSS_PUSH_TAPS, so that every variant takes the same; else exp(-k^2/(2 sigma^2)) * norm,
+// from the push constants, through portable_exp unless fast: the device's exp differs between
 // devices. Weights below 2^-100 are 0, as on the host, so that none is subnormal.
 float gauss_weight(int k)
 {
+    if (pc.radius < GAUSS_PUSH_TAPS)
+        return pc.w[min(k, GAUSS_PUSH_TAPS - 1)];
     if (MODE == GAUSS_FAST)
         return exp(-float(k * k) * pc.inv_two_sigma2) * pc.norm;
     precise float x = float(k * k) * pc.inv_two_sigma2;

@@ -17,5 +17,7 @@
 #define FUSED_SPEC_LY 6
 #define FUSED_SPEC_RUN 7
 #define FUSED_SPEC_BY_COLUMN 9
+/* gauss_fused: row results kept as floats, for an rgba32f output (else as halves). */
+#define FUSED_SPEC_FLOAT 11
 
 #endif

@@ -154,3 +154,41 @@ Test(fast, preview_renders_as_set, .timeout = 300)
     vkfx_preview_close(p);
     th_gpu_close(&g);
 }
+
+TestSuite(same, .init = setup, .fini = tc_tmpdir_remove);
+
+/* Without --fast the Gaussian's variants give the same bytes, at both precisions, for the
+ * Gaussian itself and for unsharp's float blur of a half image: each output adds the same taps
+ * with the same weights in the same order, rounded alike (glsl/gauss_taps.glsl), whichever
+ * variant the device's shared memory or matrix units would pick. */
+Test(same, every_gauss_variant_the_same_bytes, .timeout = 600)
+{
+    static const struct {
+        const char *chain;
+        const char *variants[3];
+    } cases[] = {
+        {"gauss:sigma=2", {"one-pass", "unrolled", "generic"}},
+        {"gauss:sigma=0.7", {"one-pass", "unrolled", "generic"}},
+        {"unsharp:sigma=1.5", {"one-pass", "unrolled", "generic"}},
+        {"gauss:sigma=8", {"unrolled", "generic"}},
+        {"gauss:sigma=10:radius=30", {"unrolled", "generic"}},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        for (int precision = 16; precision <= 32; precision += 16)
+            for (int v = 0; v < 3 && cases[i].variants[v]; v++) {
+                char force[64], prec[8];
+                snprintf(force, sizeof(force), "gauss:%s", cases[i].variants[v]);
+                snprintf(prec, sizeof(prec), "%d", precision);
+                cr_assert_eq(setenv("VKFX_VARIANT", force, 1), 0);
+                cli_run r = {0};
+                VKFX(&r, photo, "-f", cases[i].chain, "-o", tc_tpath(v ? "other.exr" : "first.exr"),
+                     "--exr-float", "--precision", prec);
+                unsetenv("VKFX_VARIANT");
+                cr_assert_eq(r.status, 0, "%s: exit %d: %s", r.cmd, r.status, r.err);
+                run_free(&r);
+                if (v)
+                    cr_assert(same("first.exr", "other.exr"), "%s at rgba%sf: %s differs from %s",
+                              cases[i].chain, precision == 16 ? "16" : "32",
+                              cases[i].variants[v], cases[i].variants[0]);
+            }
+}

@@ -81,18 +81,17 @@ enum {
     COL_PER = 8
 };
 
-/* The one-pass kernel (glsl/gauss_fused.comp, rgba16f only): 32 x LY groups of 32 x LY*PER
- * outputs, each keeping the row results of its rows and R more on each side (8 bytes a pixel)
- * in shared memory, each invocation of the row phase making RUN of them; FUSED_MAX is the
- * largest radius where it was measured to beat the two passes. The shape by radius (PER, LY,
- * RUN: outputs down per invocation, rows of 32 invocations, row results across per
- * invocation; BY_COLUMN: row results column by column in shared memory, glsl/fusedtile.glsl)
- * is the fastest measured at each radius (tests/bench/RESULTS.md); the timings follow no rule
- * between neighbouring radii, hence a table. The shapes change which invocation makes which
- * output, not the taps an output adds or their order; the driver may still fuse multiplies and
- * adds differently for another shape, so a shape change may move an output by a half-precision
- * step. Tiles start on multiples of the outputs down a column and the row results across
- * (vkfx_gauss_align), so they give the same bytes. */
+/* The one-pass kernel (glsl/gauss_fused.comp): 32 x LY groups of 32 x LY*PER outputs, each
+ * keeping the row results of its rows and R more on each side (8 bytes a pixel, 16 for an
+ * rgba32f output) in shared memory, each invocation of the row phase making RUN of them;
+ * FUSED_MAX is the largest radius where it was measured to beat the two passes. The shape by
+ * radius (PER, LY, RUN: outputs down per invocation, rows of 32 invocations, row results across
+ * per invocation; BY_COLUMN: row results column by column in shared memory,
+ * glsl/fusedtile.glsl) is the fastest measured at each radius (tests/bench/RESULTS.md); the
+ * timings follow no rule between neighbouring radii, hence a table. The shapes change which
+ * invocation makes which output, not the taps an output adds, their order or their rounding
+ * (glsl/gauss_taps.glsl): every shape and variant gives the same bytes. Tiles start on
+ * multiples of the outputs down a column and the row results across (vkfx_gauss_align). */
 enum { FUSED_MAX = 10 };
 /* PER, LY, RUN, BY_COLUMN by radius */
 static const uint32_t fused_shapes[FUSED_MAX + 1][4] = {
@@ -130,19 +129,34 @@ typedef struct gauss_job {
 
 static const VkFormat F16 = VK_FORMAT_R16G16B16A16_SFLOAT;
 
-/* Rows of row results the one-pass kernel keeps in shared memory: odd where they lie column by
- * column. */
-static uint32_t fused_rows(int radius)
+/* Rows of row results the one-pass kernel keeps in shared memory for a tile ly groups of
+ * invocations high: odd where they lie column by column. */
+static uint32_t fused_rows(int radius, uint32_t ly)
 {
     const uint32_t *f = fused_shapes[radius];
-    return (f[1] * f[0] + 2 * (uint32_t)radius) | f[3];
+    return (ly * f[0] + 2 * (uint32_t)radius) | f[3];
+}
+
+/* The one-pass kernel's rows of invocations for the job: the shape's, or for an rgba32f output,
+ * whose row results take 16 bytes each rather than 8, the most that fit the device's shared
+ * memory (0: none fit). The shape changes which invocation makes which output, not an output's
+ * operations or their order: the same bytes whichever fits. */
+static uint32_t one_pass_ly(const vkfx_caps *caps, const gauss_job *j)
+{
+    if (j->radius > FUSED_MAX)
+        return 0;
+    /* The kernel declares both tiles, the one it does not use with one entry. */
+    const bool half = j->dst->format == F16;
+    const uint32_t bytes = half ? 8 : 16, other = half ? 16 : 8;
+    for (uint32_t ly = fused_shapes[j->radius][1]; ly >= 1; ly--)
+        if (fused_rows(j->radius, ly) * 32 * bytes + other <= caps->shared_memory)
+            return ly;
+    return 0;
 }
 
 static bool one_pass_applies(const vkfx_caps *caps, const void *job)
 {
-    const gauss_job *j = job;
-    return j->dst->format == F16 && j->radius <= FUSED_MAX &&
-           fused_rows(j->radius) * 32 * 8 <= caps->shared_memory;
+    return one_pass_ly(caps, job) > 0;
 }
 
 static int one_pass_record(vkfx_graph *g, const void *job)
@@ -150,19 +164,22 @@ static int one_pass_record(vkfx_graph *g, const void *job)
     int ret = VKFX_OK;
     const gauss_job *j = job;
     const uint32_t *f = fused_shapes[j->radius];
-    const uint32_t fper = f[0], fly = f[1], frun = f[2], fcol = f[3];
+    const uint32_t fper = f[0], fly = one_pass_ly(vkfx_graph_caps(g), j), frun = f[2],
+                   fcol = f[3];
+    const bool half = j->dst->format == F16;
     bool rne;
     TRY(vkfx_graph_pack_rne(g, &rne));
     vkfx_spec fs = {.local = {32, fly, 1},
-                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
+                    .nextra = VKFX_SPEC_COUNT(FUSED_SPEC_FLOAT),
                     .extra = {[VKFX_SPEC(FUSED_SPEC_R)] = (uint32_t)j->radius,
                               [VKFX_SPEC(FUSED_SPEC_PER)] = fper,
                               [VKFX_SPEC(FUSED_SPEC_LY)] = fly,
                               [VKFX_SPEC(FUSED_SPEC_RUN)] = frun,
                               [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
                               [VKFX_SPEC(FUSED_SPEC_BY_COLUMN)] = fcol,
-                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
-                    .half_out = 1,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode,
+                              [VKFX_SPEC(FUSED_SPEC_FLOAT)] = !half},
+                    .half_out = half,
                     .pack_rne = rne};
     TRY(vkfx_graph_pass(g, &gauss_fused_kernel, &fs, "gauss", &j->push, j->src, j->dst, 32,
                         fly * fper));
