@@ -21,7 +21,8 @@ const int ROWS_AT_ONCE = LY * 32 / SLOTS;
 // shared memory where ROWS is even.
 layout(constant_id = FUSED_SPEC_BY_COLUMN) const bool BY_COLUMN = false;
 const int STRIDE = ROWS | 1;
-layout(constant_id = FUSED_SPEC_FLOAT) const bool FLOAT_TILE = false;
+layout(constant_id = FUSED_SPEC_FLOAT) const int TILE_KIND = 0; // tiles.h
+const bool FLOAT_TILE = TILE_KIND != 0;
 const int TILE_ENTRIES = BY_COLUMN ? 32 * STRIDE : 32 * ROWS;
 
 shared uvec2 row_result[FLOAT_TILE ? 1 : TILE_ENTRIES];

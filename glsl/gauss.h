@@ -29,14 +29,16 @@
 #define V_SPEC_HALO 5
 
 /* Weights w_0..w_R in the push constants below this radius: 128 bytes in all, the least any
- * device allows. */
-#define GAUSS_PUSH_TAPS 27
+ * device allows. amount and threshold: unsharp's, for the one-pass kernel that applies it. */
+#define GAUSS_PUSH_TAPS 25
 #define GAUSS_PUSH_BYTES 128
 VKFX_PUSH_BEGIN(gauss_push)
     VKFX_IVEC2(size);
     VKFX_INT(radius);
     VKFX_FLOAT(inv_two_sigma2);
     VKFX_FLOAT(norm);
+    VKFX_FLOAT(amount);
+    VKFX_FLOAT(threshold);
     VKFX_FLOATS(w, GAUSS_PUSH_TAPS);
 VKFX_PUSH_END(gauss_push)
 

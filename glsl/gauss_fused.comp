@@ -28,6 +28,18 @@ layout(binding = 1) writeonly uniform image2D dst;
 
 #include "gauss_push.glsl"
 
+// unsharp of the blur b and this input x (TILE_KIND 2), each operation rounded as
+// glsl/unsharp.comp rounds it: the same bytes as the blur stored and unsharp.comp after it.
+vec4 fused_out(vec4 b, ivec2 p)
+{
+    if (TILE_KIND != 2)
+        return b;
+    const vec4 x = texelFetch(src, p, 0);
+    const vec3 d = x.rgb - b.rgb;
+    precise vec3 boosted = x.rgb + pc.amount * d;
+    return vec4(mix(x.rgb, boosted, greaterThan(abs(d), vec3(pc.threshold))), x.a);
+}
+
 void main()
 {
     float w[MAX_R + 1];
@@ -54,6 +66,6 @@ void main()
     [[unroll]] for (int j = 0; j < PER; j++) {
         ivec2 p = first + ivec2(0, j);
         if (p.y < pc.size.y)
-            imageStore(dst, p, to_stored_by(acc[j], opaque_zero()));
+            imageStore(dst, p, to_stored_by(fused_out(acc[j], p), opaque_zero()));
     }
 }

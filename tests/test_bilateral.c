@@ -187,8 +187,7 @@ Test(bilateral, table_within_one_code_of_exp, .timeout = 300)
     size_t moved = 0, total = 0;
     for (const char *const *name = tc_photos(); *name; name++) {
         vkfx_pixels photo, cut;
-        cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK, "%s: %s", *name,
-                     vkfx_error_message());
+        cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
         cr_assert_eq(tc_fit(&photo, photo.width < 160 ? photo.width : 160,
                             photo.height < 120 ? photo.height : 120, &cut),
                      VKFX_OK);

@@ -53,8 +53,8 @@ static bool same(const char *a, const char *b)
  * the device fuses multiply-adds, which lavapipe may not. */
 Test(fast, reaches_the_filters_that_have_one, .timeout = 300)
 {
-    static const char *const chains[] = {"gauss:sigma=2", "bilateral", "box:radius=2", "sobel",
-                                         "resize:scale=0.5", "grayscale"};
+    static const char *const chains[] = {"gauss:sigma=2", "bilateral",        "box:radius=2",
+                                         "sobel",         "resize:scale=0.5", "grayscale"};
     for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
         char name[32];
         const char *filter_name = strtok(strcpy(name, chains[i]), ":");
@@ -158,7 +158,8 @@ Test(fast, preview_renders_as_set, .timeout = 300)
 TestSuite(same, .init = setup, .fini = tc_tmpdir_remove);
 
 /* Without --fast the Gaussian's variants give the same bytes, at both precisions, for the
- * Gaussian itself and for unsharp's float blur of a half image: each output adds the same taps
+ * Gaussian itself and for unsharp (its float blur of a half image; with the one-pass kernel
+ * unsharp runs in that kernel, against the blur stored and unsharp's own pass with the others): each output adds the same taps
  * with the same weights in the same order, rounded alike (glsl/gauss_taps.glsl), whichever
  * variant the device's shared memory or matrix units would pick. */
 Test(same, every_gauss_variant_the_same_bytes, .timeout = 600)
@@ -188,7 +189,7 @@ Test(same, every_gauss_variant_the_same_bytes, .timeout = 600)
                 run_free(&r);
                 if (v)
                     cr_assert(same("first.exr", "other.exr"), "%s at rgba%sf: %s differs from %s",
-                              cases[i].chain, precision == 16 ? "16" : "32",
-                              cases[i].variants[v], cases[i].variants[0]);
+                              cases[i].chain, precision == 16 ? "16" : "32", cases[i].variants[v],
+                              cases[i].variants[0]);
             }
 }

@@ -124,6 +124,7 @@ typedef struct gauss_job {
     gauss_push push;
     uint32_t w_push; /* the weights ride in push (W_PUSH) */
     uint32_t mode;   /* how the taps are rounded (GAUSS_SPEC_MODE) */
+    bool unsharp;    /* the one-pass kernel applies unsharp (push's amount, threshold) */
     vkfx_image *src, *dst;
 } gauss_job;
 
@@ -145,8 +146,9 @@ static uint32_t one_pass_ly(const vkfx_caps *caps, const gauss_job *j)
 {
     if (j->radius > FUSED_MAX)
         return 0;
-    /* The kernel declares both tiles, the one it does not use with one entry. */
-    const bool half = j->dst->format == F16;
+    /* The kernel declares both tiles, the one it does not use with one entry. unsharp's blur is
+     * float whatever the output. */
+    const bool half = j->dst->format == F16 && !j->unsharp;
     const uint32_t bytes = half ? 8 : 16, other = half ? 16 : 8;
     for (uint32_t ly = fused_shapes[j->radius][1]; ly >= 1; ly--)
         if (fused_rows(j->radius, ly) * 32 * bytes + other <= caps->shared_memory)
@@ -164,9 +166,8 @@ static int one_pass_record(vkfx_graph *g, const void *job)
     int ret = VKFX_OK;
     const gauss_job *j = job;
     const uint32_t *f = fused_shapes[j->radius];
-    const uint32_t fper = f[0], fly = one_pass_ly(vkfx_graph_caps(g), j), frun = f[2],
-                   fcol = f[3];
-    const bool half = j->dst->format == F16;
+    const uint32_t fper = f[0], fly = one_pass_ly(vkfx_graph_caps(g), j), frun = f[2], fcol = f[3];
+    const bool half = j->dst->format == F16 && !j->unsharp;
     bool rne;
     TRY(vkfx_graph_pack_rne(g, &rne));
     vkfx_spec fs = {.local = {32, fly, 1},
@@ -178,8 +179,8 @@ static int one_pass_record(vkfx_graph *g, const void *job)
                               [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
                               [VKFX_SPEC(FUSED_SPEC_BY_COLUMN)] = fcol,
                               [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode,
-                              [VKFX_SPEC(FUSED_SPEC_FLOAT)] = !half},
-                    .half_out = half,
+                              [VKFX_SPEC(FUSED_SPEC_FLOAT)] = half ? 0 : j->unsharp ? 2 : 1},
+                    .half_out = j->dst->format == F16,
                     .pack_rne = rne};
     TRY(vkfx_graph_pass(g, &gauss_fused_kernel, &fs, "gauss", &j->push, j->src, j->dst, 32,
                         fly * fper));
@@ -324,7 +325,10 @@ static const vkfx_variant gauss_variant_list[] = {
 
 const vkfx_variants vkfx_gauss_variants = {"gauss", gauss_variant_list};
 
-int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
+/* The job of the Gaussian of sigma and radius (< 0: the default) from src into an image of
+ * format blur (dst's, or float where unsharp keeps its blur in float). */
+static gauss_job make_job(vkfx_graph *g, double sigma, int radius, vkfx_image *src,
+                          vkfx_image *dst, VkFormat blur)
 {
     gauss_job j = {
         .radius = radius < 0 ? vkfx_gauss_default_radius(sigma) : radius, .src = src, .dst = dst};
@@ -342,13 +346,34 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     j.w_push = j.radius < PUSH_TAPS;
     /* Exact products where every input is a half; else each operation rounded on its own. */
     const vkfx_caps *caps = vkfx_graph_caps(g);
-    j.mode = caps->fast                                 ? GAUSS_FAST
-             : src->format == F16 && dst->format == F16 ? GAUSS_EXACT
-                                                        : GAUSS_ROUNDED;
+    j.mode = caps->fast                            ? GAUSS_FAST
+             : src->format == F16 && blur == F16 ? GAUSS_EXACT
+                                                   : GAUSS_ROUNDED;
     for (int k = 0; k <= j.radius && k < PUSH_TAPS; k++)
         j.push.w[k] =
             j.mode == GAUSS_EXACT ? vkfx_exact_weight(taps[k] / sum) : (float)(taps[k] / sum);
+    return j;
+}
+
+int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
+{
+    gauss_job j = make_job(g, sigma, radius, src, dst, dst->format);
     return vkfx_variant_record(g, &vkfx_gauss_variants, &j);
+}
+
+int vkfx_gauss_unsharp_record(vkfx_graph *g, double sigma, double amount, double threshold,
+                              vkfx_image *src, vkfx_image *dst, bool *done)
+{
+    gauss_job j = make_job(g, sigma, -1, src, dst, VK_FORMAT_R32G32B32A32_SFLOAT);
+    j.unsharp = true;
+    j.push.amount = (float)amount;
+    j.push.threshold = (float)threshold;
+    char given[64];
+    bool forced;
+    const vkfx_variant *v = vkfx_variant_named(&vkfx_gauss_variants, vkfx_graph_forced_variants(g),
+                                               given, sizeof(given), &forced);
+    *done = (!forced || v == &gauss_variant_list[0]) && one_pass_applies(vkfx_graph_caps(g), &j);
+    return *done ? one_pass_record(g, &j) : VKFX_OK;
 }
 
 static int gauss_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
