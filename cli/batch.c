@@ -1095,6 +1095,7 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             job *j = &b->jobs[next];
             vkfx_run_opts run = {
                 .precision = j->precision,
+                .fast = j->opts->fast,
                 .linear = j->opts->linear,
                 /* GPU times per pass are measured for --timings and for --json. */
                 .timings = b->o->timings || b->json,

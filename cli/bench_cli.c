@@ -13,7 +13,7 @@ static const char *const default_chains[] = {
 
 static const char bench_usage[] =
     "usage: vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--device D] [--json]\n"
-    "                  [--no-subgroup-ops] [--variants] [CHAIN...]\n"
+    "                  [--no-subgroup-ops] [--variants] [--fast] [CHAIN...]\n"
     "       vkfx bench --decode FILE.jpg [--reps N] [--device D] [--json]\n"
     "Times each CHAIN (default: gauss:sigma=2, gauss:sigma=8, box:radius=15, sobel,\n"
     "cartoon) on a random WxH image (default 4096x4096) in the internal format, with\n"
@@ -27,6 +27,8 @@ static const char bench_usage[] =
     "--variants times each chain once per kernel variant of its filters that applies\n"
     "on the device, named 'CHAIN [family:variant]' (what VKFX_VARIANT=family:variant\n"
     "forces in a run); a chain whose filters have one kernel each runs once.\n"
+    "--fast times the filters' fast paths (vkfx --fast), whose outputs may differ\n"
+    "between devices; without it, the paths that give the same bytes everywhere.\n"
     "--decode times the device's decode of a JPEG (baseline 8-bit gray or YCbCr,\n"
     "stored upright: what --jpeg-codec gpu decodes there), from its bytes on the\n"
     "device to the chain's input, per pass (jpeg.*), the median of N runs after\n"
@@ -95,6 +97,7 @@ int cli_bench_main(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"no-subgroup-ops", no_argument, NULL, 'n'},
         {"variants", no_argument, NULL, 'v'},
+        {"fast", no_argument, NULL, 'F'},
         {"decode", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -138,6 +141,9 @@ int cli_bench_main(int argc, char **argv)
             break;
         case 'v':
             o.variants = true;
+            break;
+        case 'F':
+            o.fast = true;
             break;
         case 'D':
             decode = optarg;
@@ -183,8 +189,10 @@ int cli_bench_main(int argc, char **argv)
     if (status == VKFX_OK && json) {
         printf("{\"device\": ");
         cli_json_string(stdout, vkfx_context_device_name(ctx));
-        printf(", \"width\": %u, \"height\": %u, \"format\": \"%s\", \"reps\": %d, \"cases\": [",
-               o.width, o.height, o.precision == 32 ? "rgba32f" : "rgba16f", o.reps);
+        printf(", \"width\": %u, \"height\": %u, \"format\": \"%s\", \"reps\": %d, \"fast\": %s, "
+               "\"cases\": [",
+               o.width, o.height, o.precision == 32 ? "rgba32f" : "rgba16f", o.reps,
+               o.fast ? "true" : "false");
         for (size_t i = 0; i < ncases; i++) {
             printf("%s\n  {\"name\": ", i ? "," : "");
             cli_json_string(stdout, cases[i].name);
@@ -207,8 +215,9 @@ int cli_bench_main(int argc, char **argv)
         }
         printf("\n]}\n");
     } else if (status == VKFX_OK) {
-        printf("device: %s, %ux%u %s, median of %d runs\n", vkfx_context_device_name(ctx), o.width,
-               o.height, o.precision == 32 ? "rgba32f" : "rgba16f", o.reps);
+        printf("device: %s, %ux%u %s, median of %d runs%s\n", vkfx_context_device_name(ctx),
+               o.width, o.height, o.precision == 32 ? "rgba32f" : "rgba16f", o.reps,
+               o.fast ? ", --fast" : "");
         printf("%-40s %10s %10s %10s %8s\n", "case", "ms", "min ms", "GB/s", "x copy");
         for (size_t i = 0; i < ncases; i++) {
             printf("%-40s %10.4f %10.4f %10.1f %8.2f\n", cases[i].name, cases[i].ms_median,

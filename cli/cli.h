@@ -84,6 +84,7 @@ typedef struct cli_job_opts {
     const char *format;     /* --format: what -o - writes (default png) */
     int precision;          /* --precision: 16 or 32 */
     bool linear;            /* --no-linearize (--linear) */
+    bool fast;              /* --fast: the filters' fast paths, bytes differing by device */
     bool strip;             /* --strip: no metadata in the outputs */
     bool to_srgb;           /* --to-srgb: profiled inputs converted to sRGB */
     bool no_shrink_on_load; /* --no-shrink-on-load: JPEGs decoded at full size */

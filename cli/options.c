@@ -44,6 +44,7 @@ enum {
     OPT_NO_SHRINK_ON_LOAD,
     OPT_QUIET,
     OPT_BACKGROUND,
+    OPT_FAST,
 };
 
 const struct option cli_longopts[] = {
@@ -86,6 +87,7 @@ const struct option cli_longopts[] = {
     {"tiff-compression", required_argument, NULL, OPT_TIFF_COMPRESSION},
     {"lossless", no_argument, NULL, OPT_LOSSLESS},
     {"no-shrink-on-load", no_argument, NULL, OPT_NO_SHRINK_ON_LOAD},
+    {"fast", no_argument, NULL, OPT_FAST},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -112,6 +114,7 @@ static cli_scope scope_of(int c)
     case OPT_LOSSLESS:
     case OPT_NO_SHRINK_ON_LOAD:
     case OPT_BACKGROUND:
+    case OPT_FAST:
         return CLI_SCOPE_JOB;
     case OPT_FILTERS:
     case OPT_HELP_FILTER:
@@ -355,6 +358,9 @@ int cli_parse_options(int argc, char **argv, unsigned scopes, cli_batch_opts *o,
             break;
         case OPT_LINEAR:
             o->job.linear = true;
+            break;
+        case OPT_FAST:
+            o->job.fast = true;
             break;
         case OPT_STRIP:
             o->job.strip = true;

@@ -92,6 +92,8 @@ static const char preview_usage[] =
     "                                 line prints for C\n"
     "  POST /save?chain=C             writes the full-size result to -o FILE;\n"
     "                                 409 when FILE exists, unless &replace=1\n"
+    "/render and /save take &fast=1 for the filters' fast paths (--fast; the page's\n"
+    "Fast box, on at first), whose bytes may differ between devices.\n"
     "A bad chain is status 400 with the line the command line prints. The maps a\n"
     "chain names must be regular files (no FIFO, device or folder).\n";
 
@@ -209,6 +211,15 @@ static bool has_token(struct MHD_Connection *c, const server *s)
 static const char *arg(struct MHD_Connection *c, const char *name)
 {
     return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* The request's fast (absent or 0: the same bytes on every device; 1: --fast); false when it
+ * is something else. */
+static bool fast_arg(struct MHD_Connection *c, bool *fast)
+{
+    const char *v = arg(c, "fast");
+    *fast = v && strcmp(v, "1") == 0;
+    return !v || *fast || strcmp(v, "0") == 0;
 }
 
 static bool parse_u32(const char *text, unsigned long max, uint32_t *out)
@@ -487,10 +498,13 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     const char *draft_arg = arg(c, "draft"), *format = arg(c, "format");
     bool draft = draft_arg && strcmp(draft_arg, "1") == 0;
     bool png = format && strcmp(format, "png") == 0;
+    bool fast;
     if ((draft_arg && !draft && strcmp(draft_arg, "0") != 0) ||
         (format && !png && strcmp(format, "jpeg") != 0))
         return send_text(c, MHD_HTTP_BAD_REQUEST,
                          "vkfx: draft must be 0 or 1, format jpeg or png\n");
+    if (!fast_arg(c, &fast))
+        return send_text(c, MHD_HTTP_BAD_REQUEST, "vkfx: fast must be 0 or 1\n");
     int ret = request_chain(c, &chain);
     if (ret < 0)
         return send_error(c, ret);
@@ -513,6 +527,7 @@ static enum MHD_Result render(struct MHD_Connection *c, server *s)
     unsigned messages = vkfx_context_validation_messages(s->ctx);
     watch wt = watch_start(s, c, ticket);
     vkfx_cancel cancel = {watch_stop, &wt};
+    vkfx_preview_set_fast(s->preview, fast);
     ret = checked(s->ctx, messages,
                   png ? vkfx_preview_view(s->preview, chain, width, &px, &gpu_ms, &cancel)
                   : draft ? vkfx_preview_render_jpeg(s->preview, chain, width, s->jpeg_codec,
@@ -721,6 +736,9 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
                          "vkfx: no filter chain given (-f CHAIN; vkfx --filters lists them)\n");
     /* Save never replaces a file unasked: the page asks the artist first. */
     const char *replace = arg(c, "replace");
+    bool fast;
+    if (!fast_arg(c, &fast))
+        return send_text(c, MHD_HTTP_BAD_REQUEST, "vkfx: fast must be 0 or 1\n");
     struct stat st;
     if (!(replace && strcmp(replace, "1") == 0) && lstat(s->output, &st) == 0) {
         char line[4200];
@@ -740,6 +758,7 @@ static enum MHD_Result save(struct MHD_Connection *c, server *s)
     unsigned messages = vkfx_context_validation_messages(s->ctx);
     watch wt = watch_start(s, c, 0);
     vkfx_cancel cancel = {watch_stop, &wt};
+    vkfx_preview_set_fast(s->preview, fast);
     ret = checked(s->ctx, messages, vkfx_preview_save(s->preview, chain, s->output, NULL, &cancel));
     double done = now_ms();
     pthread_mutex_unlock(&s->gpu);

@@ -19,7 +19,7 @@ static const char run_usage[] =
     "\n"
     "  INPUT... [-f CHAIN] (-o OUTPUT | --outdir DIR) [job options]\n"
     "\n"
-    "Job options: -f, -o, --outdir, --format, --precision, --no-linearize\n"
+    "Job options: -f, -o, --outdir, --format, --precision, --fast, --no-linearize\n"
     "(--linear), --strip, --to-srgb, --no-shrink-on-load, --background, and the\n"
     "encoders' -q, --jpeg-subsampling, --jpeg-progressive, --jpeg-optimize,\n"
     "--png-level, --depth, --tiff-compression, --lossless, --exr-float (as for a\n"

@@ -1,8 +1,12 @@
 #version 460
 // Bilateral blur: out(p) = sum_q w(p,q) in(q) / sum_q w(p,q) over the
-// (2R+1)^2 window, clamp-to-edge, w = exp(-|p-q|^2/(2 S^2)
-// - ||in(q).rgb - in(p).rgb||^2/(2 T^2)) on linear premultiplied RGB, alpha
-// averaged with the same weights. Work group 16 x 16, one output each.
+// (2R+1)^2 window, clamp-to-edge, w = E(|p-q|^2/(2 S^2)
+// + ||in(q).rgb - in(p).rgb||^2/(2 T^2)) on linear premultiplied RGB, alpha
+// averaged with the same weights, E(x) exp(-x) interpolated in the host's
+// table (FILTERS.md): the device's exp differs between devices, and a
+// portable one per tap doubled the time. Every operation is rounded on its
+// own in the written order, so the bits are the same on every device.
+// Work group 16 x 16, one output each.
 // Shared memory holds the group's (16+2R)^2 window of input pixels, loaded
 // once for the 256 outputs (the seed's bilateral blur exercise with the
 // window cached in shared memory); with HALO = 0 the window does not fit and
@@ -10,24 +14,56 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "bilateral.h"
+#include "portable.glsl"
 
 const int GROUP = 16; // equals the work-group width and height
 // The shared capacity for R (0: direct reads).
 layout(constant_id = BILATERAL_SPEC_HALO) const uint HALO = 8;
+// --fast: the device's exp for E and its own rounding, as it likes.
+layout(constant_id = BILATERAL_SPEC_FAST) const bool FAST = false;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
+layout(binding = 2) readonly buffer Table {
+    vec2 table[BILATERAL_ENTRIES];
+};
 
 shared vec4 tile[(GROUP + 2u * HALO) * (GROUP + 2u * HALO)];
 
-// One tap: accumulates w * q into acc (w in acc_w); the exponent combines
-// the spatial and the range term so that each tap costs a single exp().
+// One tap: accumulates w * q into acc (w in acc_w); the spatial and the
+// range term are added so that each tap reads the table once.
 void tap(inout vec4 acc, inout float acc_w, vec4 centre, vec4 q, int dx, int dy)
 {
-    vec3 d = q.rgb - centre.rgb;
-    float w = exp(-float(dx * dx + dy * dy) * pc.inv_two_s2 - dot(d, d) * pc.inv_two_t2);
-    acc += w * q;
-    acc_w += w;
+    if (FAST) {
+        const vec3 e = q.rgb - centre.rgb;
+        const float w = exp(-float(dx * dx + dy * dy) * pc.inv_two_s2 - dot(e, e) * pc.inv_two_t2);
+        acc += w * q;
+        acc_w += w;
+        return;
+    }
+    precise vec3 d = q.rgb - centre.rgb;
+    precise float x = float(dx * dx + dy * dy) * pc.inv_two_s2 +
+                      ((d.r * d.r + d.g * d.g) + d.b * d.b) * pc.inv_two_t2;
+    precise float f = x * float(BILATERAL_STEPS);
+    if (!(f < float(BILATERAL_ENTRIES)))
+        return; // E is 0 from the table's end on
+    const int i = int(f);
+    const vec2 e = table[i];
+    precise float w = e.x + (f - float(i)) * e.y;
+    precise vec4 a = acc + w * q;
+    precise float s = acc_w + w;
+    acc = a;
+    acc_w = s;
+}
+
+// The weighted mean: a product with portable_recip, the same on every device (the centre's
+// weight is 1, so the sum is at least 1).
+vec4 mean(vec4 acc, float acc_w)
+{
+    if (FAST)
+        return acc / acc_w;
+    precise vec4 m = acc * portable_recip(acc_w);
+    return m;
 }
 
 void main()
@@ -45,7 +81,7 @@ void main()
         for (int dy = -R; dy <= R; dy++)
             for (int dx = -R; dx <= R; dx++)
                 tap(acc, acc_w, centre, load_clamped(src, p + ivec2(dx, dy), pc.size), dx, dy);
-        imageStore(dst, p, to_stored(acc / acc_w));
+        imageStore(dst, p, to_stored(mean(acc, acc_w)));
         return;
     }
     // The tile is (GROUP + 2R) wide for the radius in use, at most the
@@ -64,5 +100,5 @@ void main()
     for (int dy = -R; dy <= R; dy++)
         for (int dx = -R; dx <= R; dx++)
             tap(acc, acc_w, centre, tile[c + dy * tw + dx], dx, dy);
-    imageStore(dst, p, to_stored(acc / acc_w));
+    imageStore(dst, p, to_stored(mean(acc, acc_w)));
 }

@@ -7,6 +7,14 @@
 
 /* The shared tile's capacity for the radius (0: direct reads). */
 #define BILATERAL_SPEC_HALO 4
+/* --fast: the device's exp per tap instead of the table, its own rounding. */
+#define BILATERAL_SPEC_FAST 5
+
+/* The weight's table (binding 2, FILTERS.md's bilateral): entry i holds exp(-x) at
+ * x = i / BILATERAL_STEPS and its rise to the next entry's x, for x below 24; the weight is 0
+ * beyond (exp(-24) < 4e-11). */
+#define BILATERAL_STEPS 64
+#define BILATERAL_ENTRIES (24 * BILATERAL_STEPS)
 
 #define BILATERAL_PUSH_BYTES 20
 VKFX_PUSH_BEGIN(bilateral_push)

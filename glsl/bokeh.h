@@ -28,13 +28,17 @@ VKFX_PUSH_BEGIN(bokeh_rows_push)
 VKFX_PUSH_END(bokeh_rows_push)
 #endif
 
-/* bokeh_splat: the spots' gain, the aperture's blades (0: a disc). */
-#define BOKEH_SPLAT_PUSH_BYTES 16
+/* bokeh_splat: the spots' gain, the aperture's blades (0: a disc), the cosine and sine of the
+ * angle between neighbouring corners (2 pi / blades), from the host: the device's differ
+ * between devices. */
+#define BOKEH_SPLAT_PUSH_BYTES 24
 #if !defined(VULKAN) || defined(BOKEH_SPLAT)
 VKFX_PUSH_BEGIN(bokeh_splat_push)
     VKFX_IVEC2(size);
     VKFX_FLOAT(gain);
     VKFX_UINT(blades);
+    VKFX_FLOAT(cos_step);
+    VKFX_FLOAT(sin_step);
 VKFX_PUSH_END(bokeh_splat_push)
 #endif
 

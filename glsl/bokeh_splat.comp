@@ -41,7 +41,7 @@ void main()
         ivec2 d = ivec2(int(i % uint(side)), int(i / uint(side))) - R;
         ivec2 q = s.pos + d;
         if (all(greaterThanEqual(q, ivec2(0))) && all(lessThan(q, pc.size)) &&
-            in_shape(d, R, pc.blades))
+            in_shape(d, R, pc.blades, pc.cos_step, pc.sin_step))
             mine++;
     }
     atomicAdd(covered, mine);
@@ -55,7 +55,7 @@ void main()
         ivec2 d = ivec2(int(i % uint(side)), int(i / uint(side))) - R;
         ivec2 q = s.pos + d;
         if (all(greaterThanEqual(q, ivec2(0))) && all(lessThan(q, pc.size)) &&
-            in_shape(d, R, pc.blades)) {
+            in_shape(d, R, pc.blades, pc.cos_step, pc.sin_step)) {
             uint at = (uint(q.y) * uint(pc.size.x) + uint(q.x)) * 3u;
             atomicAdd(accum[at], f[0]);
             atomicAdd(accum[at + 1u], f[1]);

@@ -28,7 +28,8 @@ void main()
         sobel_row bot = sobel_load_row(src, p + ivec2(0, 1), pc.size);
         float e = sobel_edge(top, mid, bot, pc.gain);
         vec4 b = texelFetch(src, p, 0);
-        imageStore(dst, p, to_stored(vec4(b.rgb * (1.0 - e), b.a)));
+        precise vec3 dark = b.rgb * (1.0 - e); // rounded as written on every device
+        imageStore(dst, p, to_stored(vec4(dark, b.a)));
         top = mid;
         mid = bot;
     }

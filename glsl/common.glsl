@@ -65,6 +65,20 @@ vec4 load_clamped(sampler2D s, ivec2 p, ivec2 size)
     return texelFetch(s, clamp(p, ivec2(0), size - 1), 0);
 }
 
+// acc + w v with the same bits on every device for kernels whose inputs are stored like their
+// output, with weights of 13 significant bits (vkfx_exact_weight): at rgba16f (HALF_OUT) the
+// product of a half and such a weight is exact, so a device fusing it into the sum rounds as
+// one that does not; at rgba32f the product and the sum are each rounded on their own
+// (NoContraction).
+vec4 mad_rounded(vec4 acc, float w, vec4 v)
+{
+    if (HALF_OUT)
+        return acc + w * v;
+    precise vec4 p = w * v;
+    precise vec4 s = acc + p;
+    return s;
+}
+
 // FILTERS.md's luminance, each product rounded on its own and the sums taken R, G, then B
 // (NoContraction; dot leaves the order and the fusing open): the same bits on every device.
 float luminance(vec3 rgb)
@@ -73,13 +87,16 @@ float luminance(vec3 rgb)
     return y;
 }
 
-// luminance with the coefficients rounded to 13 significant bits (they still sum to 1): each
-// product with a half is exact in float, and the two sums in this order are rounded alike by
-// every device, whether it fuses a product into its sum or not (dot leaves the order open).
-// The same bits everywhere for rgba16f images; at rgba32f the products round.
+// luminance with the coefficients rounded to 13 significant bits (they still sum to 1), the
+// sums in this order (dot leaves the order open): the same bits everywhere. Each product with
+// a half is exact in float, so at rgba16f a device may fuse it into its sum; at rgba32f each
+// product and sum is rounded on its own (mad_rounded).
 float luminance_exact(vec3 rgb)
 {
-    return (0.21258544921875 * rgb.r + 0.7152099609375 * rgb.g) + 0.07220458984375 * rgb.b;
+    const vec4 y = mad_rounded(mad_rounded(vec4(0.21258544921875 * rgb.r), 0.7152099609375,
+                                           vec4(rgb.g)),
+                               0.07220458984375, vec4(rgb.b));
+    return y.x;
 }
 
 float srgb_encode(float v)

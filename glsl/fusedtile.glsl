@@ -2,7 +2,8 @@
 // of 32 columns x LY*PER rows of outputs and keeps the row result of those
 // rows, and R more above and below, in shared memory as packed halves,
 // rounded to the nearest half exactly as the two-pass path stores its row
-// image (so these kernels serve rgba16f images only). The row result never
+// image at rgba16f, or as floats (FLOAT_TILE: gauss_fused writing rgba32f,
+// as the two-pass path stores its row image then). The row result never
 // goes to device memory. The row phase reads its taps through the texture
 // cache: staging the input rows in shared memory as well measured slower
 // (tests/bench/RESULTS.md). Needs R, PER, LY and RUN (row results per invocation,
@@ -20,8 +21,12 @@ const int ROWS_AT_ONCE = LY * 32 / SLOTS;
 // shared memory where ROWS is even.
 layout(constant_id = FUSED_SPEC_BY_COLUMN) const bool BY_COLUMN = false;
 const int STRIDE = ROWS | 1;
+layout(constant_id = FUSED_SPEC_FLOAT) const int TILE_KIND = 0; // tiles.h
+const bool FLOAT_TILE = TILE_KIND != 0;
+const int TILE_ENTRIES = BY_COLUMN ? 32 * STRIDE : 32 * ROWS;
 
-shared uvec2 row_result[BY_COLUMN ? 32 * STRIDE : 32 * ROWS];
+shared uvec2 row_result[FLOAT_TILE ? 1 : TILE_ENTRIES];
+shared vec4 row_result32[FLOAT_TILE ? TILE_ENTRIES : 1];
 
 int fused_index(int r, int c)
 {
@@ -47,6 +52,10 @@ int fused_slot(int t)
 
 void fused_put(int r, int c, vec4 v)
 {
+    if (FLOAT_TILE) {
+        row_result32[fused_index(r, c)] = v;
+        return;
+    }
     vec4 h = PACK_RNE ? v : round_half(v); // packHalf2x16 rounds alike where PACK_RNE
     row_result[fused_index(r, c)] = uvec2(packHalf2x16(h.xy), packHalf2x16(h.zw));
 }
@@ -55,8 +64,10 @@ void fused_put(int r, int c, vec4 v)
 // its first output).
 vec4 fused_get(int i)
 {
-    uvec2 p = row_result[fused_index(int(gl_LocalInvocationID.y) * PER + i,
-                                     int(gl_LocalInvocationID.x))];
+    const int at = fused_index(int(gl_LocalInvocationID.y) * PER + i, int(gl_LocalInvocationID.x));
+    if (FLOAT_TILE)
+        return row_result32[at];
+    uvec2 p = row_result[at];
     return vec4(unpackHalf2x16(p.x), unpackHalf2x16(p.y));
 }
 

@@ -8,6 +8,12 @@
 
 /* The weights ride in the push constants (gauss_row, gauss_col, gauss_fused, gauss_mma). */
 #define GAUSS_SPEC_W_PUSH 8
+/* How the taps are rounded (glsl/gauss_taps.glsl): each operation on its own, products of
+ * halves and 13-bit weights that are exact, or as the device likes (--fast). */
+#define GAUSS_SPEC_MODE 10
+#define GAUSS_ROUNDED 0
+#define GAUSS_EXACT 1
+#define GAUSS_FAST 2
 /* gauss_col: the radius, outputs per invocation. */
 #define COL_SPEC_R 4
 #define COL_SPEC_PER 5
@@ -23,14 +29,16 @@
 #define V_SPEC_HALO 5
 
 /* Weights w_0..w_R in the push constants below this radius: 128 bytes in all, the least any
- * device allows. */
-#define GAUSS_PUSH_TAPS 27
+ * device allows. amount and threshold: unsharp's, for the one-pass kernel that applies it. */
+#define GAUSS_PUSH_TAPS 25
 #define GAUSS_PUSH_BYTES 128
 VKFX_PUSH_BEGIN(gauss_push)
     VKFX_IVEC2(size);
     VKFX_INT(radius);
     VKFX_FLOAT(inv_two_sigma2);
     VKFX_FLOAT(norm);
+    VKFX_FLOAT(amount);
+    VKFX_FLOAT(threshold);
     VKFX_FLOATS(w, GAUSS_PUSH_TAPS);
 VKFX_PUSH_END(gauss_push)
 

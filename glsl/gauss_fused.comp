@@ -1,7 +1,8 @@
 #version 460
-// Both passes of the separable Gaussian in one dispatch, for small radii and
-// rgba16f images (glsl/fusedtile.glsl: the seed's shared-memory tile with
-// halo, holding the row results instead of the input). Row phase: each
+// Both passes of the separable Gaussian in one dispatch, for small radii
+// (glsl/fusedtile.glsl: the seed's shared-memory tile with halo, holding the
+// row results instead of the input: halves for an rgba16f output, floats
+// for an rgba32f one). Row phase: each
 // invocation computes RUN consecutive row results from RUN + 2R texel reads
 // through the texture cache (register blocking); rows above and below the
 // image repeat its edge rows, as clamp-to-edge on a row image would. Column
@@ -26,6 +27,18 @@ layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
 
 #include "gauss_push.glsl"
+
+// unsharp of the blur b and this input x (TILE_KIND 2), each operation rounded as
+// glsl/unsharp.comp rounds it: the same bytes as the blur stored and unsharp.comp after it.
+vec4 fused_out(vec4 b, ivec2 p)
+{
+    if (TILE_KIND != 2)
+        return b;
+    const vec4 x = texelFetch(src, p, 0);
+    const vec3 d = x.rgb - b.rgb;
+    precise vec3 boosted = x.rgb + pc.amount * d;
+    return vec4(mix(x.rgb, boosted, greaterThan(abs(d), vec3(pc.threshold))), x.a);
+}
 
 void main()
 {
@@ -53,6 +66,6 @@ void main()
     [[unroll]] for (int j = 0; j < PER; j++) {
         ivec2 p = first + ivec2(0, j);
         if (p.y < pc.size.y)
-            imageStore(dst, p, to_stored_by(acc[j], opaque_zero()));
+            imageStore(dst, p, to_stored_by(fused_out(acc[j], p), opaque_zero()));
     }
 }

@@ -30,9 +30,7 @@ void main()
     if (HALO == 0u) {
         if (x >= pc.size.x)
             return;
-        GAUSS_TAPS_DIRECT(acc, load_clamped(src, ivec2(x, y), pc.size),
-                          load_clamped(src, ivec2(x - k, y), pc.size),
-                          load_clamped(src, ivec2(x + k, y), pc.size))
+        GAUSS_TAPS_DIRECT(acc, load_clamped(src, ivec2(x + k, y), pc.size))
         imageStore(dst, ivec2(x, y), to_stored(acc));
         return;
     }
@@ -43,8 +41,8 @@ void main()
     barrier();
     if (x >= pc.size.x)
         return;
-    vec4 acc = weight[0] * tile[lx + R];
-    for (int k = 1; k <= R; k++)
-        acc += weight[k] * (tile[lx + R - k] + tile[lx + R + k]);
+    vec4 acc = vec4(0.0);
+    for (int k = -R; k <= R; k++)
+        gauss_mad(acc, weight[abs(k)], tile[lx + R + k]);
     imageStore(dst, ivec2(x, y), to_stored(acc));
 }

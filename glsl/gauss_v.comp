@@ -37,9 +37,7 @@ void main()
             int y = first + j;
             if (y >= pc.size.y)
                 return;
-            GAUSS_TAPS_DIRECT(acc, load_clamped(src, ivec2(x, y), pc.size),
-                              load_clamped(src, ivec2(x, y - k), pc.size),
-                              load_clamped(src, ivec2(x, y + k), pc.size))
+            GAUSS_TAPS_DIRECT(acc, load_clamped(src, ivec2(x, y + k), pc.size))
             imageStore(dst, ivec2(x, y), to_stored(acc));
         }
         return;

@@ -34,7 +34,7 @@ void main()
     for (uint k = 0u; k < count; k++) {
         const float w = uintBitsToFloat(table.words[base + k * n]);
         const ivec2 q = v ? ivec2(p.x, first + int(k)) : ivec2(first + int(k), p.y);
-        sum += w * texelFetch(src, q, 0);
+        sum = mad_rounded(sum, w, texelFetch(src, q, 0));
     }
     imageStore(dst, p, to_stored(sum));
 }

@@ -43,7 +43,8 @@ void one(uint line, uint j, uint n)
     const uint count = table.words[2u * j + 1u];
     vec4 sum = vec4(0.0);
     for (uint k = 0u; k < count; k++)
-        sum += uintBitsToFloat(table.words[(2u + k) * n + j]) * fetch(line, first + int(k));
+        sum = mad_rounded(sum, uintBitsToFloat(table.words[(2u + k) * n + j]),
+                         fetch(line, first + int(k)));
     store(line, j, sum);
 }
 
@@ -76,7 +77,7 @@ void main()
                     x[(m * R + T - R + r) % T] = fetch(line, p + int(m * R + T - R + r));
                 vec4 sum = vec4(0.0);
                 [[unroll]] for (uint k = 0u; k < T; k++)
-                    sum += w[k] * x[(m * R + k) % T];
+                    sum = mad_rounded(sum, w[k], x[(m * R + k) % T]);
                 store(line, j + m, sum);
             }
         }

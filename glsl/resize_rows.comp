@@ -51,6 +51,7 @@ void main()
     const uint first = table.words[2u * ox] - x0, n = table.words[2u * ox + 1u];
     vec4 sum = vec4(0.0);
     for (uint k = 0u; k < n; k++)
-        sum += uintBitsToFloat(table.words[(2u + k) * w + ox]) * get(ly * SPAN + first + k);
+        sum = mad_rounded(sum, uintBitsToFloat(table.words[(2u + k) * w + ox]),
+                         get(ly * SPAN + first + k));
     imageStore(dst, ivec2(ox, y), to_stored(sum));
 }

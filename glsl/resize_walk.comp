@@ -61,7 +61,7 @@ void main()
                                                 uintBitsToFloat(a.w), b.x, b.y, b.z, b.w);
             [[unroll]] for (uint s = 0u; s < SLOTS; s++)
                 if ((a.x & (256u << s)) != 0u)
-                    acc[s] += w[s] * t[u];
+                    acc[s] = mad_rounded(acc[s], w[s], t[u]);
             if ((a.x & 255u) != 0u) {
                 if (j >= j0 && j < j1)
                     imageStore(dst, v ? ivec2(line, j) : ivec2(j, line), to_stored(acc[0]));

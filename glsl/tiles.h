@@ -17,5 +17,8 @@
 #define FUSED_SPEC_LY 6
 #define FUSED_SPEC_RUN 7
 #define FUSED_SPEC_BY_COLUMN 9
+/* gauss_fused: row results kept as halves (0, for an rgba16f output), as floats (1, for an
+ * rgba32f one), or as floats with unsharp applied to the blur before the store (2). */
+#define FUSED_SPEC_FLOAT 11
 
 #endif

@@ -18,6 +18,9 @@ void main()
         return;
     const vec4 x = texelFetch(src, p, 0);
     const vec3 d = x.rgb - texelFetch(blurred, p, 0).rgb;
-    const vec3 sharp = mix(x.rgb, x.rgb + pc.amount * d, greaterThan(abs(d), vec3(pc.threshold)));
+    // The product and the sum rounded on their own (NoContraction): the same bits on every
+    // device.
+    precise vec3 boosted = x.rgb + pc.amount * d;
+    const vec3 sharp = mix(x.rgb, boosted, greaterThan(abs(d), vec3(pc.threshold)));
     imageStore(dst, p, to_stored(vec4(sharp, x.a)));
 }

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "context.h"
@@ -175,4 +176,47 @@ Test(bilateral, derived_radius_within_the_radius_option)
                        &px, 4, VKFX_SAMPLE_U8, "sigma_s at its maximum"));
     vkfx_pixels_free(&px);
     th_gpu_close(&g);
+}
+
+/* FILTERS.md's weight table against exp itself (the filter's contract before the table), both
+ * in double in the reference: on the photos as 8-bit files, no code moves by more than 1. */
+Test(bilateral, table_within_one_code_of_exp, .timeout = 300)
+{
+    static const double sigmas[][2] = {{3.0, 0.1}, {4.0, 0.08}, {1.5, 0.02}};
+    int worst = 0;
+    size_t moved = 0, total = 0;
+    for (const char *const *name = tc_photos(); *name; name++) {
+        vkfx_pixels photo, cut;
+        cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK, "%s: %s", *name, vkfx_error_message());
+        cr_assert_eq(tc_fit(&photo, photo.width < 160 ? photo.width : 160,
+                            photo.height < 120 ? photo.height : 120, &cut),
+                     VKFX_OK);
+        for (size_t s = 0; s < sizeof(sigmas) / sizeof(sigmas[0]); s++) {
+            ref_image in, table, exact;
+            vkfx_pixels a = {.channels = cut.channels, .sample = VKFX_SAMPLE_U8};
+            vkfx_pixels b = a;
+            cr_assert_eq(ref_decode(&cut, false, &in), VKFX_OK);
+            cr_assert_eq(ref_bilateral(&in, sigmas[s][0], sigmas[s][1], -1, &table), VKFX_OK);
+            cr_assert_eq(ref_bilateral_exp(&in, sigmas[s][0], sigmas[s][1], -1, &exact), VKFX_OK);
+            cr_assert_eq(ref_encode(&table, false, &a), VKFX_OK);
+            cr_assert_eq(ref_encode(&exact, false, &b), VKFX_OK);
+            const uint8_t *pa = a.data, *pb = b.data;
+            for (size_t i = 0; i < vkfx_pixels_bytes(&a); i++) {
+                int d = abs((int)pa[i] - (int)pb[i]);
+                worst = d > worst ? d : worst;
+                moved += d != 0;
+                total++;
+            }
+            vkfx_pixels_free(&a);
+            vkfx_pixels_free(&b);
+            ref_image_free(&in);
+            ref_image_free(&table);
+            ref_image_free(&exact);
+        }
+        vkfx_pixels_free(&cut);
+        vkfx_pixels_free(&photo);
+    }
+    cr_log_info("bilateral table against exp: %zu of %zu codes moved, by %d at most", moved, total,
+                worst);
+    cr_assert_leq(worst, 1, "a code moved by %d (%zu of %zu moved)", worst, moved, total);
 }

@@ -216,6 +216,19 @@ def run(tmp):
             st, _, body = s.request('GET', '/render', dict(chain=chain, width=200, **params))
             check(st == 400 and b'draft must be 0 or 1' in body,
                   'render %r: 400 (got %d %r)' % (params, st, body))
+        # The page's Fast box: fast=1 renders the fast paths, fast=0 (or none) the default.
+        got = {}
+        for fast in ('0', '1', None):
+            q = dict(chain='gauss:sigma=2', width=200, format='png')
+            if fast is not None:
+                q['fast'] = fast
+            st, _, got[fast] = s.request('GET', '/render', q)
+            check(st == 200, 'render fast=%r: 200 (got %d)' % (fast, st))
+        check(got['0'] == got[None] and got['0'] != got['1'],
+              'fast=1 renders other bytes than fast=0, which renders as no fast')
+        st, _, body = s.request('GET', '/render', dict(chain=chain, width=200, fast='yes'))
+        check(st == 400 and b'fast must be 0 or 1' in body,
+              'render fast=yes: 400 (got %d %r)' % (st, body))
 
         # The map was decoded once: renders go on without its file.
         os.unlink(depth)

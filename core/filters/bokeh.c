@@ -10,6 +10,7 @@
  * output never depends on thread timing. Splat (bokeh_splat): 64-bit
  * fixed-point atomics, the same sum in any order. Combine (bokeh_combine):
  * base plus splats. */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -262,7 +263,12 @@ static int bokeh_record(vkfx_graph *g, const void *params, void *state, vkfx_ima
         TRY(vkfx_dof_record(g, &p->coc, 1.0, depth, base_in, base));
 
     TRY(vkfx_graph_fill(g, accum, 0));
-    bokeh_splat_push spush = {{(int32_t)w, (int32_t)h}, (float)p->gain, (uint32_t)p->blades};
+    double turn = p->blades ? 2.0 * M_PI / p->blades : 0.0;
+    bokeh_splat_push spush = {{(int32_t)w, (int32_t)h},
+                              (float)p->gain,
+                              (uint32_t)p->blades,
+                              (float)cos(turn),
+                              (float)sin(turn)};
     vkfx_dispatch d_splat = {
         .kernel = splat,
         .label = "bokeh.splat",

@@ -62,6 +62,8 @@ const vkfx_filter vkfx_filter_cartoon = {
     .help = "cartoon: Gaussian blur darkened along its Sobel edges",
     .details = "b = gauss(sigma); e = sobel edge value of b with the given gain; output "
                "RGB = b.rgb * (1 - e) (premultiplied), alpha from b.",
+    .fast = "the Gaussian's fast path (gauss): the device's exp and rounding; the bytes differ "
+            "between devices.",
     .options = cartoon_options,
     .params_size = sizeof(cartoon_params),
     .record = cartoon_record,

@@ -810,6 +810,10 @@ int vkfx_filter_describe(const vkfx_filter *f, char *buf, size_t size)
     }
     if (f->details)
         text_addf(&t, "\n%s\n", f->details);
+    if (f->fast)
+        text_addf(&t, "\n--fast: %s\n", f->fast);
+    else
+        text_addf(&t, "\n--fast: no faster path; the same bytes on every device either way.\n");
     if (t.overflow)
         return vkfx_fail(VKFX_E_USAGE, "%s: the help text does not fit in %zu bytes", f->name,
                          size);

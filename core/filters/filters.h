@@ -20,6 +20,12 @@ int vkfx_record_separable(vkfx_graph *g, const vkfx_separable *s, vkfx_image *sr
 /* The separable Gaussian of FILTERS.md from src to dst; radius < 0 takes
  * the default floor(3 sigma + 0.5), at least 1. */
 int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst);
+/* unsharp (FILTERS.md) from src into dst in one dispatch: its float blur at the default radius
+ * in the one-pass kernel, then x + amount (x - b) where |x - b| > threshold, the same bytes as
+ * the blur stored and unsharp's own pass after it. *done is false where the one-pass kernel does
+ * not apply (or another Gaussian variant is forced): nothing is recorded then. */
+int vkfx_gauss_unsharp_record(vkfx_graph *g, double sigma, double amount, double threshold,
+                              vkfx_image *src, vkfx_image *dst, bool *done);
 /* Its kernels: one-pass, matrix, unrolled, generic (core/gpu/variant.h). */
 extern const vkfx_variants vkfx_gauss_variants;
 int vkfx_gauss_default_radius(double sigma);

@@ -69,18 +69,17 @@ enum {
     COL_PER = 8
 };
 
-/* The one-pass kernel (glsl/gauss_fused.comp, rgba16f only): 32 x LY groups of 32 x LY*PER
- * outputs, each keeping the row results of its rows and R more on each side (8 bytes a pixel)
- * in shared memory, each invocation of the row phase making RUN of them; FUSED_MAX is the
- * largest radius where it was measured to beat the two passes. The shape by radius (PER, LY,
- * RUN: outputs down per invocation, rows of 32 invocations, row results across per
- * invocation; BY_COLUMN: row results column by column in shared memory, glsl/fusedtile.glsl)
- * is the fastest measured at each radius (tests/bench/RESULTS.md); the timings follow no rule
- * between neighbouring radii, hence a table. The shapes change which invocation makes which
- * output, not the taps an output adds or their order; the driver may still fuse multiplies and
- * adds differently for another shape, so a shape change may move an output by a half-precision
- * step. Tiles start on multiples of the outputs down a column and the row results across
- * (vkfx_gauss_align), so they give the same bytes. */
+/* The one-pass kernel (glsl/gauss_fused.comp): 32 x LY groups of 32 x LY*PER outputs, each
+ * keeping the row results of its rows and R more on each side (8 bytes a pixel, 16 for an
+ * rgba32f output) in shared memory, each invocation of the row phase making RUN of them;
+ * FUSED_MAX is the largest radius where it was measured to beat the two passes. The shape by
+ * radius (PER, LY, RUN: outputs down per invocation, rows of 32 invocations, row results across
+ * per invocation; BY_COLUMN: row results column by column in shared memory,
+ * glsl/fusedtile.glsl) is the fastest measured at each radius (tests/bench/RESULTS.md); the
+ * timings follow no rule between neighbouring radii, hence a table. The shapes change which
+ * invocation makes which output, not the taps an output adds, their order or their rounding
+ * (glsl/gauss_taps.glsl): every shape and variant gives the same bytes. Tiles start on
+ * multiples of the outputs down a column and the row results across (vkfx_gauss_align). */
 enum { FUSED_MAX = 10 };
 /* PER, LY, RUN, BY_COLUMN by radius */
 static const uint32_t fused_shapes[FUSED_MAX + 1][4] = {
@@ -112,24 +111,42 @@ typedef struct gauss_job {
     int radius;
     gauss_push push;
     uint32_t w_push; /* the weights ride in push (W_PUSH) */
+    uint32_t mode;   /* how the taps are rounded (GAUSS_SPEC_MODE) */
+    bool unsharp;    /* the one-pass kernel applies unsharp (push's amount, threshold) */
     vkfx_image *src, *dst;
 } gauss_job;
 
 static const VkFormat F16 = VK_FORMAT_R16G16B16A16_SFLOAT;
 
-/* Rows of row results the one-pass kernel keeps in shared memory: odd where they lie column by
- * column. */
-static uint32_t fused_rows(int radius)
+/* Rows of row results the one-pass kernel keeps in shared memory for a tile ly groups of
+ * invocations high: odd where they lie column by column. */
+static uint32_t fused_rows(int radius, uint32_t ly)
 {
     const uint32_t *f = fused_shapes[radius];
-    return (f[1] * f[0] + 2 * (uint32_t)radius) | f[3];
+    return (ly * f[0] + 2 * (uint32_t)radius) | f[3];
+}
+
+/* The one-pass kernel's rows of invocations for the job: the shape's, or for an rgba32f output,
+ * whose row results take 16 bytes each rather than 8, the most that fit the device's shared
+ * memory (0: none fit). The shape changes which invocation makes which output, not an output's
+ * operations or their order: the same bytes whichever fits. */
+static uint32_t one_pass_ly(const vkfx_caps *caps, const gauss_job *j)
+{
+    if (j->radius > FUSED_MAX)
+        return 0;
+    /* The kernel declares both tiles, the one it does not use with one entry. unsharp's blur is
+     * float whatever the output. */
+    const bool half = j->dst->format == F16 && !j->unsharp;
+    const uint32_t bytes = half ? 8 : 16, other = half ? 16 : 8;
+    for (uint32_t ly = fused_shapes[j->radius][1]; ly >= 1; ly--)
+        if (fused_rows(j->radius, ly) * 32 * bytes + other <= caps->shared_memory)
+            return ly;
+    return 0;
 }
 
 static bool one_pass_applies(const vkfx_caps *caps, const void *job)
 {
-    const gauss_job *j = job;
-    return j->dst->format == F16 && j->radius <= FUSED_MAX &&
-           fused_rows(j->radius) * 32 * 8 <= caps->shared_memory;
+    return one_pass_ly(caps, job) > 0;
 }
 
 static int one_pass_record(vkfx_graph *g, const void *job)
@@ -137,18 +154,21 @@ static int one_pass_record(vkfx_graph *g, const void *job)
     int ret = VKFX_OK;
     const gauss_job *j = job;
     const uint32_t *f = fused_shapes[j->radius];
-    const uint32_t fper = f[0], fly = f[1], frun = f[2], fcol = f[3];
+    const uint32_t fper = f[0], fly = one_pass_ly(vkfx_graph_caps(g), j), frun = f[2], fcol = f[3];
+    const bool half = j->dst->format == F16 && !j->unsharp;
     bool rne;
     TRY(vkfx_graph_pack_rne(g, &rne));
     vkfx_spec fs = {.local = {32, fly, 1},
-                    .nextra = VKFX_SPEC_COUNT(FUSED_SPEC_BY_COLUMN),
+                    .nextra = VKFX_SPEC_COUNT(FUSED_SPEC_FLOAT),
                     .extra = {[VKFX_SPEC(FUSED_SPEC_R)] = (uint32_t)j->radius,
                               [VKFX_SPEC(FUSED_SPEC_PER)] = fper,
                               [VKFX_SPEC(FUSED_SPEC_LY)] = fly,
                               [VKFX_SPEC(FUSED_SPEC_RUN)] = frun,
                               [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
-                              [VKFX_SPEC(FUSED_SPEC_BY_COLUMN)] = fcol},
-                    .half_out = 1,
+                              [VKFX_SPEC(FUSED_SPEC_BY_COLUMN)] = fcol,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode,
+                              [VKFX_SPEC(FUSED_SPEC_FLOAT)] = half ? 0 : j->unsharp ? 2 : 1},
+                    .half_out = j->dst->format == F16,
                     .pack_rne = rne};
     TRY(vkfx_graph_pass(g, &gauss_fused_kernel, &fs, "gauss", &j->push, j->src, j->dst, 32,
                         fly * fper));
@@ -168,7 +188,7 @@ static int two_passes(vkfx_graph *g, const gauss_job *j, vkfx_kernel *kh, const 
 static bool matrix_applies(const vkfx_caps *caps, const void *job)
 {
     const gauss_job *j = job;
-    return caps->matrix16 && caps->subgroup_size == 32 && j->radius >= MMA_MIN &&
+    return caps->fast && caps->matrix16 && caps->subgroup_size == 32 && j->radius >= MMA_MIN &&
            j->radius <= FIXED_MAX && j->src->format == F16 && j->dst->format == F16;
 }
 
@@ -184,11 +204,12 @@ static int matrix_record(vkfx_graph *g, const void *job)
     TRY(vkfx_graph_pack_rne(g, &rne));
     const uint32_t seg = mma_seg(j->radius);
     vkfx_spec fs = {.local = {128, 1, 1},
-                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
                     .extra = {[VKFX_SPEC(MMA_SPEC_R)] = (uint32_t)j->radius,
                               [VKFX_SPEC(MMA_SPEC_ROWS)] = 1,
                               [VKFX_SPEC(MMA_SPEC_SEG)] = seg,
-                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = 1,
                     .pack_rne = rne};
     TRY(vkfx_graph_kernel(g, &gauss_mma_kernel, &fs, &kh));
@@ -216,18 +237,20 @@ static int unrolled_record(vkfx_graph *g, const void *job)
      * stored like the output. */
     uint32_t half_tile = vkfx_half_out(j->src->format) && vkfx_half_out(j->dst->format);
     vkfx_spec fh = {.local = {64, ROW_ROWS, 1},
-                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
                     .extra = {[VKFX_SPEC(ROW_SPEC_R)] = (uint32_t)j->radius,
                               [VKFX_SPEC(ROW_SPEC_RUN)] = ROW_RUN,
                               [VKFX_SPEC(ROW_SPEC_ROWS)] = ROW_ROWS,
                               [VKFX_SPEC(ROW_SPEC_HALF_TILE)] = half_tile,
-                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = vkfx_half_out(j->dst->format)};
     vkfx_spec fv = {.local = {32, 8, 1},
-                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_W_PUSH),
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
                     .extra = {[VKFX_SPEC(COL_SPEC_R)] = (uint32_t)j->radius,
                               [VKFX_SPEC(COL_SPEC_PER)] = COL_PER,
-                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push},
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j->w_push,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = vkfx_half_out(j->dst->format)};
     TRY(vkfx_graph_kernel(g, &gauss_row_kernel, &fh, &kh));
     TRY(vkfx_graph_kernel(g, &gauss_col_kernel, &fv, &kv));
@@ -249,14 +272,16 @@ static int generic_record(vkfx_graph *g, const void *job)
     vkfx_kernel *kh = NULL, *kv = NULL;
     const uint32_t tile = 256;
     vkfx_spec sh = {.local = {tile, 1, 1},
-                    .nextra = VKFX_SPEC_COUNT(H_SPEC_HALO),
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
                     .extra = {[VKFX_SPEC(H_SPEC_TILE)] = tile,
                               [VKFX_SPEC(H_SPEC_HALO)] =
-                                  vkfx_pick_halo((uint32_t)j->radius, 8, limit, h_bytes, tile)},
+                                  vkfx_pick_halo((uint32_t)j->radius, 8, limit, h_bytes, tile),
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = vkfx_half_out(j->dst->format)};
     /* Narrower tiles leave room for larger radii in shared memory. */
     static const uint32_t shapes[][3] = {{32, 4, 8}, {16, 4, 8}, {8, 8, 8}};
-    vkfx_spec sv = {.nextra = VKFX_SPEC_COUNT(V_SPEC_HALO),
+    vkfx_spec sv = {.nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
+                    .extra = {[VKFX_SPEC(GAUSS_SPEC_MODE)] = j->mode},
                     .half_out = vkfx_half_out(j->dst->format)};
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         uint32_t shape = shapes[i][0] | shapes[i][1] << 8 | shapes[i][2] << 16;
@@ -288,7 +313,10 @@ static const vkfx_variant gauss_variant_list[] = {
 
 const vkfx_variants vkfx_gauss_variants = {"gauss", gauss_variant_list};
 
-int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
+/* The job of the Gaussian of sigma and radius (< 0: the default) from src into an image of
+ * format blur (dst's, or float where unsharp keeps its blur in float). */
+static gauss_job make_job(vkfx_graph *g, double sigma, int radius, vkfx_image *src,
+                          vkfx_image *dst, VkFormat blur)
 {
     gauss_job j = {
         .radius = radius < 0 ? vkfx_gauss_default_radius(sigma) : radius, .src = src, .dst = dst};
@@ -304,9 +332,36 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
                           .inv_two_sigma2 = (float)(1.0 / (2.0 * sigma * sigma)),
                           .norm = (float)(1.0 / sum)};
     j.w_push = j.radius < PUSH_TAPS;
+    /* Exact products where every input is a half; else each operation rounded on its own. */
+    const vkfx_caps *caps = vkfx_graph_caps(g);
+    j.mode = caps->fast                            ? GAUSS_FAST
+             : src->format == F16 && blur == F16 ? GAUSS_EXACT
+                                                   : GAUSS_ROUNDED;
     for (int k = 0; k <= j.radius && k < PUSH_TAPS; k++)
-        j.push.w[k] = (float)(taps[k] / sum);
+        j.push.w[k] =
+            j.mode == GAUSS_EXACT ? vkfx_exact_weight(taps[k] / sum) : (float)(taps[k] / sum);
+    return j;
+}
+
+int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, vkfx_image *dst)
+{
+    gauss_job j = make_job(g, sigma, radius, src, dst, dst->format);
     return vkfx_variant_record(g, &vkfx_gauss_variants, &j);
+}
+
+int vkfx_gauss_unsharp_record(vkfx_graph *g, double sigma, double amount, double threshold,
+                              vkfx_image *src, vkfx_image *dst, bool *done)
+{
+    gauss_job j = make_job(g, sigma, -1, src, dst, VK_FORMAT_R32G32B32A32_SFLOAT);
+    j.unsharp = true;
+    j.push.amount = (float)amount;
+    j.push.threshold = (float)threshold;
+    char given[64];
+    bool forced;
+    const vkfx_variant *v = vkfx_variant_named(&vkfx_gauss_variants, vkfx_graph_forced_variants(g),
+                                               given, sizeof(given), &forced);
+    *done = (!forced || v == &gauss_variant_list[0]) && one_pass_applies(vkfx_graph_caps(g), &j);
+    return *done ? one_pass_record(g, &j) : VKFX_OK;
 }
 
 static int gauss_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
@@ -343,6 +398,9 @@ const vkfx_filter vkfx_filter_gauss = {
                "mode='nearest', truncate=3) on linear premultiplied RGBA. The row result is "
                "stored in the internal format (rgba16f unless --precision 32), like every "
                "image of the chain.",
+    .fast = "the device's exp for the weights and its own rounding of the multiply-adds, and on "
+            "NVIDIA devices the matrix units (cooperative matrices, radii 11 to 32 at rgba16f): "
+            "faster, but the bytes differ between devices.",
     .options = gauss_options,
     .params_size = sizeof(gauss_params),
     .record = gauss_record,

@@ -1,5 +1,6 @@
 /* unsharp of FILTERS.md: b = gauss(sigma), out = x + amount (x - b) per colour channel where
- * |x - b| > threshold, alpha kept (glsl/unsharp.comp after the Gaussian's passes). */
+ * |x - b| > threshold, alpha kept: in the one-pass Gaussian's kernel where it applies
+ * (vkfx_gauss_unsharp_record), else glsl/unsharp.comp after the Gaussian's passes. */
 #include <stddef.h>
 
 #include "error.h"
@@ -45,6 +46,10 @@ static int unsharp_record(vkfx_graph *g, const void *params, void *state, vkfx_i
     uint32_t w = vkfx_graph_width(g), h = vkfx_graph_height(g);
     vkfx_image *blurred = NULL;
     vkfx_kernel *k = NULL;
+    bool done;
+    TRY(vkfx_gauss_unsharp_record(g, p->sigma, p->amount, p->threshold, src, dst, &done));
+    if (done)
+        return VKFX_OK;
     /* The difference from the blur is magnified by amount: the blur stays in float32 whatever
      * the chain's internal format, as cartoon's does. */
     TRY(vkfx_graph_image(g, w, h, VK_FORMAT_R32G32B32A32_SFLOAT, &blurred));
@@ -81,6 +86,8 @@ const vkfx_filter vkfx_filter_unsharp = {
     .details = "b = gauss(sigma); out = x + amount (x - b) per colour channel where |x - b| > "
                "threshold, else x; premultiplied linear light, alpha unchanged; values beyond "
                "[0, 1] are clamped only on output.",
+    .fast = "the Gaussian's fast path (gauss): the device's exp and rounding; the bytes differ "
+            "between devices.",
     .options = unsharp_options,
     .params_size = sizeof(unsharp_params),
     .record = unsharp_record,

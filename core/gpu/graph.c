@@ -107,6 +107,11 @@ const char *vkfx_graph_input_path(vkfx_graph *g)
 {
     return g->input_path;
 }
+void vkfx_graph_set_fast(vkfx_graph *g, bool fast)
+{
+    g->caps.fast = fast;
+}
+
 int vkfx_graph_force_variants(vkfx_graph *g, const char *list)
 {
     if (strlen(list) >= sizeof(g->forced))

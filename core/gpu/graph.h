@@ -31,6 +31,10 @@ typedef struct vkfx_caps {
     /* 16x16x16 matrix products of halves summed in float32 (VK_NV_cooperative_matrix). */
     bool matrix16;
     bool cpu; /* a software device (VK_PHYSICAL_DEVICE_TYPE_CPU, such as lavapipe) */
+    /* --fast: filters may use the device's own faster arithmetic (matrix units, its exp,
+     * contracted multiply-adds), whose bits differ between devices; false: every filter gives
+     * the same bytes on every device (README, "Determinism"). */
+    bool fast;
 } vkfx_caps;
 
 /* A resource a pass binds, in the kernel's binding order. */
@@ -89,6 +93,8 @@ void vkfx_graph_set_staging(vkfx_graph *g, vkfx_staging *staging);
  * (core/gpu/variant.h); when the graph begins, the context's (VKFX_VARIANT). Taken as given: the
  * run layer checks the names against the filters' families (vkfx_variants_check). */
 int vkfx_graph_force_variants(vkfx_graph *g, const char *list);
+/* Sets caps.fast for the filters recorded after it (vkfx_run_opts.fast, vkfx_bench_opts.fast). */
+void vkfx_graph_set_fast(vkfx_graph *g, bool fast);
 const char *vkfx_graph_forced_variants(const vkfx_graph *g);
 /* A forced variant did not apply (recording failed with VKFX_E_USAGE saying so): set by
  * vkfx_variant_record, read by vkfx bench --variants to skip that case. */

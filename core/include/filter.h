@@ -101,6 +101,9 @@ typedef struct vkfx_filter {
     const char *name;
     const char *help;           /* one line */
     const char *details;        /* extra paragraph for --help-filter, or NULL */
+    /* What --fast changes (for --help-filter), or NULL where the filter has no faster path:
+     * without --fast every filter gives the same bytes on every device. */
+    const char *fast;
     const vkfx_option *options; /* terminated by a row with name == NULL */
     size_t params_size;
     /* Cross-option checks after parsing; returns VKFX_E_USAGE with a message. */

@@ -60,6 +60,8 @@ int vkfx_preview_view_jpeg(vkfx_preview *p, const vkfx_chain *chain, uint32_t wi
                            vkfx_pixels *out, double *gpu_ms, const vkfx_cancel *cancel);
 /* Where Save encodes a JPEG (--jpeg-codec; default auto). */
 void vkfx_preview_set_jpeg_codec(vkfx_preview *p, vkfx_jpeg_codec codec);
+/* Renders and Save from now on with --fast (the filters' fast paths) or without it. */
+void vkfx_preview_set_fast(vkfx_preview *p, bool fast);
 
 /* For link i of chain: *has is whether the filter has a depth map and a
  * focus (dof, satdof, bokeh); then *focus is the depth the filter compares

@@ -128,6 +128,9 @@ typedef struct vkfx_cancel {
 
 typedef struct vkfx_run_opts {
     int precision; /* 16 (rgba16f) or 32 (rgba32f); 0 (auto) is 16 here: see below */
+    /* --fast: filters may take the device's faster arithmetic, whose results differ between
+     * devices; false: the same bytes on every device. */
+    bool fast;
     bool linear;   /* 8/16-bit samples are linear: no sRGB transfer either way */
     bool timings;  /* collect GPU time per pass */
     /* out keeps premultiplied colour (OpenEXR) instead of straight colour. */
@@ -231,6 +234,7 @@ typedef struct vkfx_bench_opts {
     /* Each chain once per variant of its filters' kernels (VKFX_VARIANT's family:variant) that
      * applies on the device, instead of once with the variants vkfx picks. */
     bool variants;
+    bool fast; /* time the filters' fast paths (vkfx_run_opts.fast) */
 } vkfx_bench_opts;
 
 typedef struct vkfx_bench_case {

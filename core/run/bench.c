@@ -114,6 +114,7 @@ static int bench_case(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench
     if (text)
         TRY(vkfx_chain_parse(text, &chain));
     TRY(vkfx_graph_begin(ctx, o->width, o->height, vkfx_internal_format(o->precision), true, &g));
+    vkfx_graph_set_fast(g, o->fast);
     if (force)
         TRY(vkfx_graph_force_variants(g, force));
     vkfx_graph_set_staging(g, staging);

@@ -36,7 +36,13 @@ struct vkfx_preview {
     input_size sizes[MAX_SIZES];
     uint64_t clock;
     vkfx_jpeg_codec jpeg_codec; /* where Save and the page's pictures are JPEG-encoded */
+    bool fast;                  /* renders and Save with --fast (vkfx_preview_set_fast) */
 };
+
+void vkfx_preview_set_fast(vkfx_preview *p, bool fast)
+{
+    p->fast = fast;
+}
 
 void vkfx_preview_set_jpeg_codec(vkfx_preview *p, vkfx_jpeg_codec codec)
 {
@@ -328,6 +334,7 @@ static int render(vkfx_preview *p, const vkfx_chain *chain, uint32_t width, bool
     /* A view is worked at the precision Save's run takes, so that it is that file scaled. */
     VkFormat format = vkfx_internal_format(view ? vkfx_auto_precision(chain, &p->in) : 16);
     TRY(vkfx_graph_begin(p->ctx, w, h, format, true, &g));
+    vkfx_graph_set_fast(g, p->fast);
     vkfx_graph_set_cancel(g, cancel);
     vkfx_graph_set_staging(g, p->staging);
     vkfx_graph_set_input_path(g, p->input_path);
@@ -524,6 +531,7 @@ int vkfx_preview_save(vkfx_preview *p, const vkfx_chain *chain, const char *path
      * auto), so that Save writes that run's bytes. */
     vkfx_run_opts opts = {
         .precision = vkfx_auto_precision(chain, &p->in),
+        .fast = p->fast,
         .premultiplied_out = fmt == VKFX_FILE_EXR,
         .input_path = p->input_path,
         .maps = p->maps,

@@ -394,6 +394,7 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
         vkfx_jpegenc_prepare(ctx, opts->jpeg_codec);
     TRY(vkfx_graph_begin(ctx, in->width, in->height, vkfx_internal_format(opts->precision),
                          opts->timings, &p->g));
+    vkfx_graph_set_fast(p->g, opts->fast);
     vkfx_graph_set_cancel(p->g, opts->cancel);
     vkfx_graph_set_staging(p->g, staging);
     vkfx_graph_set_input_path(p->g, opts->input_path);

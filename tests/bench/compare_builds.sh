@@ -16,17 +16,7 @@ reps=${REPS:-50}
 mkdir -p "$out"
 w=${size%x*} h=${size#*x}
 depth="$out/depth-$size.png"
-# A diagonal ramp, every depth from 0 to 1 (the filters read it as a map of the image's size).
-python3 - "$w" "$h" "$depth" <<'PY'
-import struct, sys, zlib
-w, h, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-rows = b"".join(b"\0" + bytes((255 * (x + y) // max(w + h - 2, 1)) for x in range(w)) for y in range(h))
-def chunk(t, d):
-    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
-with open(path, "wb") as f:
-    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows, 1)) + chunk(b"IEND", b""))
-PY
+python3 "$(dirname "$0")/depth_ramp.py" "$w" "$h" "$depth"
 set -- gauss:sigma=2 gauss:sigma=8 gauss:sigma=5:radius=32 gauss:sigma=2:radius=40 \
     box:radius=1 box:radius=15 box:radius=40 box3 box3:order=zorder \
     bilateral:sigma_s=4:sigma_r=0.08 sobel cartoon ripple:steps=120 histogram tonemap \

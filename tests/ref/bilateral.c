@@ -1,5 +1,5 @@
 /* bilateral:sigma_s=S:sigma_r=T[:radius=R] of FILTERS.md: every window
- * pixel weighted directly, no shortcuts. */
+ * pixel weighted directly, no shortcuts; the weight's table in double. */
 #include <math.h>
 
 #include "error.h"
@@ -11,7 +11,23 @@ static int ref_bilateral_default_radius(double sigma_s)
     return r < 1.0 ? 1 : (int)r;
 }
 
-int ref_bilateral(const ref_image *in, double sigma_s, double sigma_r, int radius, ref_image *out)
+/* FILTERS.md's E(x): exp(-x) interpolated linearly between x = i/64, 0 from x = 24 on. */
+static double table_weight(double x)
+{
+    double f = x * 64.0;
+    if (!(f < 24.0 * 64.0))
+        return 0.0;
+    double i = floor(f), e0 = exp(-i / 64.0), e1 = exp(-(i + 1.0) / 64.0);
+    return e0 + (f - i) * (e1 - e0);
+}
+
+static double exp_weight(double x)
+{
+    return exp(-x);
+}
+
+static int bilateral_by(const ref_image *in, double sigma_s, double sigma_r, int radius,
+                        double (*weight)(double x), ref_image *out)
 {
     if (!(sigma_s > 0.0) || !isfinite(sigma_s) || !(sigma_r > 0.0) || !isfinite(sigma_r))
         return vkfx_fail(VKFX_E_USAGE, "ref_bilateral: sigma_s %g sigma_r %g", sigma_s, sigma_r);
@@ -30,8 +46,8 @@ int ref_bilateral(const ref_image *in, double sigma_s, double sigma_r, int radiu
                     double range = 0.0;
                     for (int c = 0; c < 3; c++)
                         range += (q[c] - p[c]) * (q[c] - p[c]);
-                    double w = exp(-(double)(dx * dx + dy * dy) / (2.0 * sigma_s * sigma_s)) *
-                               exp(-range / (2.0 * sigma_r * sigma_r));
+                    double w = weight((double)(dx * dx + dy * dy) / (2.0 * sigma_s * sigma_s) +
+                                      range / (2.0 * sigma_r * sigma_r));
                     for (int c = 0; c < 4; c++)
                         acc[c] += w * q[c];
                     sum += w;
@@ -41,6 +57,17 @@ int ref_bilateral(const ref_image *in, double sigma_s, double sigma_r, int radiu
                 o[c] = acc[c] / sum;
         }
     return VKFX_OK;
+}
+
+int ref_bilateral(const ref_image *in, double sigma_s, double sigma_r, int radius, ref_image *out)
+{
+    return bilateral_by(in, sigma_s, sigma_r, radius, table_weight, out);
+}
+
+int ref_bilateral_exp(const ref_image *in, double sigma_s, double sigma_r, int radius,
+                      ref_image *out)
+{
+    return bilateral_by(in, sigma_s, sigma_r, radius, exp_weight, out);
 }
 
 int ref_filter_bilateral(const ref_image *in, ref_opts *o, int precision, ref_image *out)

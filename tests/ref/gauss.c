@@ -86,6 +86,14 @@ int ref_gauss(const ref_image *in, double sigma, int radius, ref_image *out)
     return ref_gauss_stored(in, sigma, radius, false, out);
 }
 
+/* w to the nearest number of 13 significant bits, ties to even (FILTERS.md's gauss at rgba16f). */
+static double thirteen_bits(double w)
+{
+    int e;
+    double m = frexp(w, &e);
+    return ldexp(nearbyint(ldexp(m, 13)), e - 13);
+}
+
 int ref_gauss_stored(const ref_image *in, double sigma, int radius, bool half_mid, ref_image *out)
 {
     if (!(sigma > 0.0) || !isfinite(sigma))
@@ -101,7 +109,7 @@ int ref_gauss_stored(const ref_image *in, double sigma, int radius, bool half_mi
         sum += taps[k + radius];
     }
     for (int k = 0; k <= 2 * radius; k++)
-        taps[k] /= sum;
+        taps[k] = half_mid ? thirteen_bits(taps[k] / sum) : taps[k] / sum;
     int ret = ref_separable_stored(in, taps, radius, half_mid, out);
     free(taps);
     return ret;

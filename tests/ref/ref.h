@@ -56,8 +56,8 @@ int ref_area_downscale(const ref_image *in, uint32_t w, uint32_t h, ref_image *o
 /* Gaussian of standard deviation sigma > 0 over taps |k| <= radius (radius < 0:
  * max(1, floor(3 sigma + 0.5))), horizontal then vertical, clamp-to-edge. */
 int ref_gauss(const ref_image *in, double sigma, int radius, ref_image *out);
-/* The same with the row result rounded to half when half_mid: what vkfx
- * computes at --precision 16, where every stored image is rgba16f. */
+/* The same with the row result rounded to half and the weights to 13 significant bits when
+ * half_mid: what vkfx computes at --precision 16, where every stored image is rgba16f. */
 int ref_gauss_stored(const ref_image *in, double sigma, int radius, bool half_mid, ref_image *out);
 int ref_gauss_default_radius(double sigma);
 /* Mean over the (2 radius + 1)^2 window, clamp-to-edge; radius 0 copies. */
@@ -76,6 +76,10 @@ int ref_sobel(const ref_image *in, bool invert, double gain, ref_image *out);
 int ref_cartoon(const ref_image *in, double sigma, double gain, ref_image *out);
 int ref_ripple(const ref_image *in, const double opt[6], ref_image *out); /* see ref/ripple.c */
 int ref_bilateral(const ref_image *in, double sigma_s, double sigma_r, int radius, ref_image *out);
+/* The same with exp itself for the weight (FILTERS.md's table before it): what the table's
+ * outputs are measured against. */
+int ref_bilateral_exp(const ref_image *in, double sigma_s, double sigma_r, int radius,
+                      ref_image *out);
 /* counts[256 c + bin] for c = R', G', B', luma Y' of histogram (FILTERS.md);
  * ref_histogram_add counts one pixel given its three 8-bit codes. */
 void ref_histogram(const ref_image *in, uint32_t counts[4 * 256]);
