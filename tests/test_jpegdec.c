@@ -150,12 +150,13 @@ static int both_ways_with(th_gpu *g, const unsigned char *data, size_t size, con
 }
 
 /* The ways the entropy-coded data is shared out: one invocation per restart segment;
- * subsequences of the default length (restart segments again where they do not settle);
- * subsequences so short that blocks span several, in as many rounds as it takes. */
+ * subsequences of the default length and sequences (every round where the default ones do not
+ * settle); subsequences so short that blocks span several, in sequences of three, so that many
+ * link to the next, in as many rounds as it takes. */
 static const vkfx_jpeg_gpu_opts ways[] = {
     {.sub_bits = VKFX_JPEG_GPU_SEGMENTS},
     {0},
-    {.sub_bits = 61, .rounds = UINT32_MAX, .no_retry = true},
+    {.sub_bits = 61, .lanes = 3, .rounds = VKFX_JPEG_GPU_ALL_ROUNDS, .no_retry = true},
 };
 #define NWAYS (sizeof(ways) / sizeof(ways[0]))
 
@@ -168,6 +169,8 @@ static int both_ways(th_gpu *g, const unsigned char *data, size_t size, const ch
         char way[200];
         snprintf(way, sizeof(way), "%s, subsequences of %u bits", what, ways[w].sub_bits);
         int r = both_ways_with(g, data, size, way, &ways[w], cpu_ret);
+        if (r == 1)
+            cr_log_info("%s: left to libjpeg-turbo", way);
         if (r == -1 || (r == 1 && worst == 0))
             worst = r;
     }
@@ -413,7 +416,8 @@ Test(jpegdec, damaged_streams, .timeout = 600)
     cr_expect_lt(flagged, runs);
 }
 
-/* Photos settle in the default rounds: the subsequences alone decode them. */
+/* Photos settle in the default rounds, with the sizes of subsequence and sequence of a software
+ * device and of a GPU (core/gpu/jpeg_gpu.c): the subsequences alone decode them. */
 Test(jpegdec, photos_settle, .timeout = 600)
 {
     static const enc_case cases[] = {
@@ -423,7 +427,56 @@ Test(jpegdec, photos_settle, .timeout = 600)
         {4097, 3, 3, S422, 90, 0, false, 0, "photo", 0},
     };
     static const vkfx_jpeg_gpu_opts settle = {.no_retry = true};
+    static const vkfx_jpeg_gpu_opts gpu_sizes = {.sub_bits = 512, .lanes = 64, .no_retry = true};
     check_cases_in(cases, sizeof(cases) / sizeof(cases[0]), &settle);
+    check_cases_in(cases, sizeof(cases) / sizeof(cases[0]), &gpu_sizes);
+}
+
+/* What the synchronisation of data in the way o took. */
+static vkfx_jpeg_sync_stats sync_stats(th_gpu *g, const unsigned char *data, size_t size,
+                                       const vkfx_jpeg_gpu_opts *o)
+{
+    vkfx_jpeg_layout l;
+    cr_assert_eq(vkfx_jpeg_parse(data, size, &l), 0);
+    vkfx_graph *graph = NULL;
+    vkfx_buffer *dst = NULL, *status = NULL, *notes = NULL;
+    vkfx_jpeg_sync_stats st;
+    cr_assert_eq(
+        vkfx_graph_begin(g->ctx, l.width, l.height, VK_FORMAT_R16G16B16A16_SFLOAT, false, &graph),
+        0);
+    vkfx_graph_set_staging(graph, g->staging);
+    cr_assert_eq(vkfx_graph_buffer(graph, vkfx_jpeg_gpu_bytes(&l), 0, &dst), 0);
+    cr_assert_eq(vkfx_graph_buffer(graph, 4, 0, &status), 0);
+    cr_assert_eq(vkfx_jpeg_gpu_record_noted(graph, &l, o, dst, status, &notes, &st), 0);
+    cr_assert_eq(vkfx_graph_run(graph), 0);
+    cr_assert_eq(vkfx_jpeg_gpu_read_stats(g->staging, notes, &st), 0);
+    vkfx_graph_destroy(graph);
+    vkfx_jpeg_layout_free(&l);
+    return st;
+}
+
+/* Noise at quality 100 in subsequences of 128 bits, two to a sequence: codes take many
+ * sequences to resynchronise, so the rounds that link them move ends again and again. With
+ * every round the bytes are libjpeg-turbo's; with one round the sequences have not settled,
+ * which the device notices, so that nothing unsettled is ever written. */
+Test(jpegdec, noise_in_many_rounds, .timeout = 600)
+{
+    static const enc_case noise = {48, 32, 3, S444, 100, 0, false, 0, "noise", 0};
+    const vkfx_jpeg_gpu_opts all = {
+        .sub_bits = 64, .lanes = 2, .rounds = VKFX_JPEG_GPU_ALL_ROUNDS, .no_retry = true};
+    const vkfx_jpeg_gpu_opts one = {.sub_bits = 128, .lanes = 2, .rounds = 1, .no_retry = true};
+    th_gpu g;
+    th_gpu_open(&g);
+    unsigned long size;
+    unsigned char *jpg = encode(&noise, &size);
+    vkfx_jpeg_sync_stats st = sync_stats(&g, jpg, size, &all);
+    cr_log_info("%u subsequences, %u sequences: %u turns, last moving round %u of %u, %u decodes",
+                st.subsequences, st.sequences, st.turns, st.last_round, st.rounds, st.decodes);
+    cr_expect_gt(st.last_round, 2, "the noise settled in %u rounds", st.last_round);
+    cr_expect_eq(both_ways_with(&g, jpg, size, "noise, every round", &all, NULL), 0);
+    cr_expect_eq(both_ways_with(&g, jpg, size, "noise, one round", &one, NULL), 1);
+    free(jpg);
+    th_gpu_close(&g);
 }
 
 /* The first marker with this code at or after from, or 0. */
