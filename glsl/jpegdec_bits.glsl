@@ -57,3 +57,10 @@ int receive(uint s, inout uint pos)
     return v < (1 << (s - 1u)) ? v - (1 << s) + 1 : v;
 }
 
+
+// Two coefficients in a word, the first in the low half: libjpeg-turbo keeps them in 16 bits
+// too, and the decoders refuse DC values past that; AC values take 15 bits at most.
+uint jd_pack(int a, int b)
+{
+    return (uint(a) & 0xffffu) | uint(b) << 16u;
+}

@@ -23,7 +23,7 @@
 layout(binding = 0) readonly buffer Info { uint info[]; };
 layout(binding = 1) readonly buffer Segs { uint segs[]; };
 layout(binding = 2) readonly buffer Data { uint data[]; };
-layout(binding = 3) writeonly buffer Coefs { int coefs[]; };
+layout(binding = 3) writeonly buffer Coefs { uint coefs[]; };
 layout(binding = 4) buffer Status { uint status; };
 layout(binding = 5) readonly buffer Subs { uint subs[]; };
 layout(binding = 6) buffer States { uint st[]; };
@@ -122,8 +122,8 @@ bool run(uint sc, uint scan, uint stop, bool write, uint g, uint first, inout ui
                            info[ce + JD_C_STRIDE] + (m % mcus_x) * h + idx % h) * 64u;
                 if (n % bpm != b)
                     return false;
-                [[unroll]] for (uint i = 0u; i < 64u; i++)
-                    coefs[at + i] = blk[i];
+                [[unroll]] for (uint i = 0u; i < 32u; i++)
+                    coefs[at / 2u + i] = jd_pack(blk[2u * i], blk[2u * i + 1u]);
             }
             own = false;
             z = 0u;

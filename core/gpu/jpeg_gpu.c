@@ -224,7 +224,7 @@ int vkfx_jpeg_gpu_record_noted(vkfx_graph *g, const vkfx_jpeg_layout *l,
 {
     int ret = VKFX_OK;
     const vkfx_caps *caps = vkfx_graph_caps(g);
-    uint64_t coef_bytes = l->blocks * 64 * 4, plane_bytes = l->plane_words * 4;
+    uint64_t coef_bytes = l->blocks * 64 * 2, plane_bytes = l->plane_words * 4;
     uint64_t data_bytes = (uint64_t)l->nwords * 4;
     if (coef_bytes > caps->storage_buffer_range || plane_bytes > caps->storage_buffer_range ||
         data_bytes > caps->storage_buffer_range ||
