@@ -75,14 +75,16 @@ enum { CPU_BUDGET = 60000 };
  * together, so that codes that take several subsequences to resynchronise do so in shared
  * memory; on a software device fewer, since a lane may decode its subsequence once per lane
  * before its loops reach CPU_BUDGET. Rounds: LINK rounds recorded; a photo's sequences settle
- * in the first, which moves no sequence's end, and the rounds after it return at once.
+ * in the first, which moves no sequence's end, and the rounds after it return at once, so a
+ * few more cost little and spare noise (three rounds on lavapipe) the decode again with one
+ * round per sequence.
  * tests/bench/jdec_session.sh times the sizes against each other on a GPU. */
 enum {
     SUB_BITS = 512,
     CPU_SUB_BITS = 2048,
     LANES = 64,
     CPU_LANES = 16,
-    ROUNDS = 4,
+    ROUNDS = 8,
     PREFIX_LANES = 256
 };
 

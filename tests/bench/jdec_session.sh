@@ -7,7 +7,9 @@
 # 6000x4000 quality 90 in 4:2:0. For each: `vkfx bench --decode` (the median of 10, its passes,
 # libjpeg-turbo on one core, what the synchronisation took and the bytes unlike libjpeg-turbo's),
 # the decode through a run with --jpeg-codec gpu and cpu to PNG compared byte for byte, then the
-# sizes of subsequences and sequences against each other, and nvJPEG on the same files.
+# sizes of subsequences and sequences against each other, the rounds the design before needed,
+# and nvJPEG on the same files. Timings stop at a graph's 1024th timestamp: where
+# jpeg.rounds_recorded is near that (a decode again with every round), the ms are too low.
 # Expects .gl/ (unpacked by gl_env.sh) in the checkout's root.
 set -u
 build=$(realpath "$1")
@@ -74,6 +76,9 @@ print("%8.3f ms  settle %.3f link %.3f prefix %.3f entropy %.3f | turns %d last 
     done
   done
 done
+
+echo "=== the design before: one subsequence of 2048 bits per sequence (--lanes 1), rounds as needed"
+timeout 90 $V bench --decode "$W/p24mp_420_q90.jpg" --reps 3 --sub-bits 2048 --lanes 1 | grep -E "^decode|jpeg\.|bytes" || echo "rc $?"
 
 echo "=== nvJPEG (torchvision.io.decode_jpeg on cuda, median of 10 after 3)"
 timeout 90 python3 - "$W" $FILES <<'EOF'
