@@ -56,7 +56,7 @@ for f in $FILES; do
   timeout 60 $V bench --decode "$W/$f.jpg" --reps 10 || echo "rc $?"
   echo "--- $f: a run to PNG, --jpeg-codec gpu against cpu"
   for c in gpu cpu; do
-    timeout 60 $V "$W/$f.jpg" -o "$W/$f.$c.png" --jpeg-codec $c --timings 2>&1 | grep -i -E "decode|jpeg|total" | head -8
+    timeout 60 $V "$W/$f.jpg" -o "$W/$f.$c.png" --jpeg-codec $c --timings 2>&1 | grep -i -E "decode|jpeg|total" | head -16
   done
   if cmp -s "$W/$f.gpu.png" "$W/$f.cpu.png"; then echo "PNGs identical"; else echo "PNGs DIFFER"; fi
 done
