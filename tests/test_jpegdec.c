@@ -516,3 +516,29 @@ Test(jpegdec, lying_markers, .timeout = 600)
     free(jpg);
     th_gpu_close(&g);
 }
+
+/* Fill bytes before a stuffed 0xFF in the entropy-coded data, which the standard does not allow:
+ * libjpeg-turbo decodes them (as one data byte on its slow path, but with coefficients left over
+ * from its fast path, which read them as a marker), so the device leaves them to it. */
+Test(jpegdec, fill_bytes_in_data, .timeout = 600)
+{
+    static const enc_case c = {64, 48, 3, S444, 95, 0, false, 0, "noise", 0};
+    enum { FILL = 40 };
+    th_gpu g;
+    th_gpu_open(&g);
+    unsigned long size;
+    unsigned char *jpg = encode(&c, &size);
+    size_t ff = find_marker(jpg, size, scan_start(jpg, size), 0x00);
+    cr_assert(ff);
+    unsigned char *filled = malloc(size + FILL);
+    cr_assert(filled);
+    memcpy(filled, jpg, ff);
+    memset(filled + ff, 0xFF, FILL);
+    memcpy(filled + ff + FILL, jpg + ff, size - ff);
+    int cpu = -1;
+    cr_expect_eq(both_ways(&g, filled, size + FILL, "fill bytes before a stuffed 0xFF", &cpu), 1);
+    cr_expect_eq(cpu, 0, "libjpeg-turbo refused the fill bytes");
+    free(filled);
+    free(jpg);
+    th_gpu_close(&g);
+}
