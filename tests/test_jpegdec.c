@@ -488,6 +488,16 @@ static size_t find_marker(const unsigned char *d, size_t size, size_t from, unsi
     return 0;
 }
 
+/* The JPEG of case c and where in its entropy-coded data the first marker with this code is. */
+static unsigned char *encode_to_marker(const enc_case *c, unsigned code, unsigned long *size,
+                                       size_t *at)
+{
+    unsigned char *jpg = encode(c, size);
+    *at = find_marker(jpg, *size, scan_start(jpg, *size), code);
+    cr_assert(*at);
+    return jpg;
+}
+
 /* Markers that lie: restart markers out of order, a frame far larger than its data. The GPU
  * leaves both to libjpeg-turbo, which refuses them as it does today. */
 Test(jpegdec, lying_markers, .timeout = 600)
@@ -496,9 +506,8 @@ Test(jpegdec, lying_markers, .timeout = 600)
     th_gpu g;
     th_gpu_open(&g);
     unsigned long size;
-    unsigned char *jpg = encode(&c, &size);
-    size_t rst = find_marker(jpg, size, scan_start(jpg, size), 0xD1);
-    cr_assert(rst);
+    size_t rst;
+    unsigned char *jpg = encode_to_marker(&c, 0xD1, &size, &rst);
     jpg[rst + 1] = 0xD3;
     int cpu = 0;
     cr_expect_eq(both_ways(&g, jpg, size, "restart markers out of order", &cpu), 1);
@@ -527,9 +536,8 @@ Test(jpegdec, fill_bytes_in_data, .timeout = 600)
     th_gpu g;
     th_gpu_open(&g);
     unsigned long size;
-    unsigned char *jpg = encode(&c, &size);
-    size_t ff = find_marker(jpg, size, scan_start(jpg, size), 0x00);
-    cr_assert(ff);
+    size_t ff;
+    unsigned char *jpg = encode_to_marker(&c, 0x00, &size, &ff);
     unsigned char *filled = malloc(size + FILL);
     cr_assert(filled);
     memcpy(filled, jpg, ff);
