@@ -15,6 +15,7 @@ static const char bench_usage[] =
     "usage: vkfx bench [--size WxH] [--reps N] [--precision 16|32] [--device D] [--json]\n"
     "                  [--no-subgroup-ops] [--variants] [--fast] [CHAIN...]\n"
     "       vkfx bench --decode FILE.jpg [--reps N] [--device D] [--json]\n"
+    "                  [--sub-bits N] [--lanes N]\n"
     "Times each CHAIN (default: gauss:sigma=2, gauss:sigma=8, box:radius=15, sobel,\n"
     "cartoon) on a random WxH image (default 4096x4096) in the internal format, with\n"
     "Vulkan timestamp queries: the median of N runs (default 20) after a quarter\n"
@@ -33,7 +34,12 @@ static const char bench_usage[] =
     "stored upright: what --jpeg-codec gpu decodes there), from its bytes on the\n"
     "device to the chain's input, per pass (jpeg.*), the median of N runs after\n"
     "the warm-up, beside libjpeg-turbo's decode of the same file on one core; GB/s\n"
-    "counts the decoded samples written.\n";
+    "counts the decoded samples written. Then what the synchronisation of the\n"
+    "entropy-coded data took: its subsequences of --sub-bits bits (8..65536) and\n"
+    "sequences of --lanes subsequences (1..256) each, one work group each (both by\n"
+    "default the device's), the rounds recorded to link the sequences, the most turns\n"
+    "a work group took to settle its subsequences, the last round that moved a\n"
+    "sequence's end (0: the first settled them) and the subsequences decoded in all.\n";
 
 /* status, or a failure where the validation layer (VKFX_VALIDATE=1) spoke. */
 static int validated(vkfx_context *ctx, int status)
@@ -56,7 +62,7 @@ static int bench_decode(const char *path, const vkfx_bench_opts *o, const char *
     cli_context_env(&copts);
     int status = vkfx_context_create(&copts, &ctx);
     if (status == VKFX_OK && (status = vkfx_staging_create(ctx, 0, &staging)) == VKFX_OK)
-        status = vkfx_bench_decode(ctx, staging, path, o->reps, &c, &host_ms);
+        status = vkfx_bench_decode(ctx, staging, path, o, &c, &host_ms);
     status = validated(ctx, status);
     if (status == VKFX_OK && json) {
         printf("{\"device\": ");
@@ -71,6 +77,12 @@ static int bench_decode(const char *path, const vkfx_bench_opts *o, const char *
             cli_json_string(stdout, c.passes[p].label);
             printf(": %.4f", c.passes[p].ms);
         }
+        printf("}, \"notes\": {");
+        for (uint32_t n = 0; n < c.nnotes; n++) {
+            printf("%s", n ? ", " : "");
+            cli_json_string(stdout, c.notes[n].key);
+            printf(": %llu", (unsigned long long)c.notes[n].value);
+        }
         printf("}}\n");
     } else if (status == VKFX_OK) {
         printf("device: %s, median of %d runs\n", vkfx_context_device_name(ctx), o->reps);
@@ -79,6 +91,8 @@ static int bench_decode(const char *path, const vkfx_bench_opts *o, const char *
         for (uint32_t p = 0; p < c.npasses; p++)
             printf("  %-38s %10.4f\n", c.passes[p].label, c.passes[p].ms);
         printf("%-40s %10.4f\n", "libjpeg-turbo, one core (host)", host_ms);
+        for (uint32_t n = 0; n < c.nnotes; n++)
+            printf("%-40s %10llu\n", c.notes[n].key, (unsigned long long)c.notes[n].value);
     } else {
         cli_print_error();
     }
@@ -99,6 +113,8 @@ int cli_bench_main(int argc, char **argv)
         {"variants", no_argument, NULL, 'v'},
         {"fast", no_argument, NULL, 'F'},
         {"decode", required_argument, NULL, 'D'},
+        {"sub-bits", required_argument, NULL, 'S'},
+        {"lanes", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -147,6 +163,16 @@ int cli_bench_main(int argc, char **argv)
             break;
         case 'D':
             decode = optarg;
+            break;
+        case 'S':
+            o.jpeg_sub_bits = (uint32_t)atoi(optarg);
+            if (o.jpeg_sub_bits < 8 || o.jpeg_sub_bits > 65536)
+                return cli_usage_error("bench", "--sub-bits '%s' must be 8..65536", optarg);
+            break;
+        case 'L':
+            o.jpeg_lanes = (uint32_t)atoi(optarg);
+            if (o.jpeg_lanes < 1 || o.jpeg_lanes > 256)
+                return cli_usage_error("bench", "--lanes '%s' must be 1..256", optarg);
             break;
         case 'h':
             fputs(bench_usage, stdout);

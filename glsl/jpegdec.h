@@ -68,16 +68,34 @@
 /* A subsequence of a segment, the unit of self-synchronising decoding: its segment, first and
  * end bit, and its segment's first subsequence. */
 #define JD_SUB_WORDS 4
-/* What decoding a subsequence leaves (12 words each): where it stopped (bit, coefficient
- * index in the block, block in the MCU), the blocks it began, the sums of their DC
- * differences per slot, then after the prefix pass the blocks and DC predictions before it. */
-#define JD_ST_WORDS  12
-#define JD_ST_POS    0
-#define JD_ST_ZB     1
-#define JD_ST_BLOCKS 2
-#define JD_ST_DC     3
-#define JD_ST_FIRST  6
-#define JD_ST_PRED   8
+/* What decoding a subsequence leaves (8 words each): the state it started from and the state
+ * where it stopped (bit; coefficient index in the block | block in the MCU << 8), the blocks it
+ * began and the sums of their DC differences per slot. */
+#define JD_ST_WORDS    8
+#define JD_ST_START    0
+#define JD_ST_START_ZB 1
+#define JD_ST_POS      2
+#define JD_ST_ZB       3
+#define JD_ST_BLOCKS   4
+#define JD_ST_DC       5
+
+/* A sequence, the subsequences one work group synchronises (16 words each): the state its
+ * last subsequence stopped at, written by even rounds and by odd ones; the blocks and DC sums
+ * of the part of it in the segment it ends in, and whether a segment starts in it; after
+ * the prefix pass, those sums from the start of that segment to its end. */
+#define JD_SQ_WORDS  16
+#define JD_SQ_BND    0
+#define JD_SQ_AGG    4
+#define JD_SQ_HEAD   8
+#define JD_SQ_CARRY  9
+
+/* After the sequences: what the decode took (the most settling iterations of a work group,
+ * the last round that moved a sequence's end, subsequences decoded), then per round whether
+ * it moved a sequence's end. */
+#define JD_R_ITERS   0
+#define JD_R_LAST    1
+#define JD_R_DECODES 2
+#define JD_R_FLAGS   4
 
 /* What the device found: bit 0, entropy data it cannot decode as libjpeg-turbo would without
  * a warning; bit 1, a block whose inverse DCT leaves the range where every libjpeg-turbo
@@ -86,6 +104,8 @@
 #define JD_BAD_RANGE  2u
 /* The subsequences' states did not settle in the rounds recorded. */
 #define JD_BAD_SYNC   4u
+/* An invocation ran out of the loop iterations a software device allows (core/jpeg_gpu.c). */
+#define JD_BAD_BUDGET 8u
 
 /* Specialization constant: loop iterations an entropy-decoding invocation may take
  * (core/jpeg_gpu.c says why there is a limit). */
@@ -99,17 +119,17 @@ VKFX_PUSH_END(jpegdec_push)
 #endif
 
 /* The self-synchronising decoder's passes (glsl/jpegdec_sync.comp). */
-#define JD_MODE_GUESS  0 /* every subsequence from its first bit, at a block's start */
-#define JD_MODE_SYNC   1 /* every subsequence from where its left neighbour stopped */
-#define JD_MODE_PREFIX 2 /* one invocation per segment: blocks and DC before each subsequence */
-#define JD_MODE_WRITE  3 /* the blocks each subsequence begins, decoded and stored */
+#define JD_MODE_SETTLE 0 /* per sequence: from guesses, settled within the work group */
+#define JD_MODE_LINK   1 /* per sequence: settled again from the previous one's end */
+#define JD_MODE_PREFIX 2 /* one work group: the sequences' blocks and DC sums, scanned */
+#define JD_MODE_WRITE  3 /* per sequence: the blocks each subsequence begins, decoded and stored */
 #define JPEGDEC_SYNC_PUSH_BYTES 16
 #if !defined(VULKAN) || defined(JPEGDEC_SYNC)
 VKFX_PUSH_BEGIN(jpegdec_sync_push)
-    VKFX_UINT(count);
+    VKFX_UINT(count); /* subsequences */
     VKFX_UINT(mode);
-    VKFX_UINT(flip); /* 1: the states come from binding 7 and go to binding 6 */
-    VKFX_UINT(last); /* 1: the last round, whose states must equal what they replace */
+    VKFX_UINT(round); /* LINK: which, from 1; WRITE: the last recorded */
+    VKFX_UINT(nseq);  /* sequences */
 VKFX_PUSH_END(jpegdec_sync_push)
 #endif
 

@@ -18,12 +18,21 @@ uint word_at(uint i)
     return i < info[JD_WORDS] ? data[i] : 0u;
 }
 
+// The two words peek last read, from word jd_at on: decoding moves on by a code or a few bits at
+// a time, so most peeks need no load, and a symbol's wait is its table's load alone. The start
+// is no word's, nor one before a word.
+uint jd_at = 0xfffffffeu, jd_w0 = 0u, jd_w1 = 0u;
+
 // The 32 bits from bit pos on, the first in the top bit; zeros past the data.
 uint peek(uint pos)
 {
     uint w = pos >> 5u, s = pos & 31u;
-    uint a = word_at(w);
-    return s == 0u ? a : (a << s) | (word_at(w + 1u) >> (32u - s));
+    if (w != jd_at) {
+        jd_w0 = w == jd_at + 1u ? jd_w1 : word_at(w);
+        jd_w1 = word_at(w + 1u);
+        jd_at = w;
+    }
+    return s == 0u ? jd_w0 : (jd_w0 << s) | (jd_w1 >> (32u - s));
 }
 
 // The value of the next code of the table at t, or -1 for a bit string no code starts.
@@ -57,3 +66,10 @@ int receive(uint s, inout uint pos)
     return v < (1 << (s - 1u)) ? v - (1 << s) + 1 : v;
 }
 
+
+// Two coefficients in a word, the first in the low half: libjpeg-turbo keeps them in 16 bits
+// too, and the decoders refuse DC values past that; AC values take 15 bits at most.
+uint jd_pack(int a, int b)
+{
+    return (uint(a) & 0xffffu) | uint(b) << 16u;
+}

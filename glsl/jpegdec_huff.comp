@@ -15,7 +15,7 @@
 layout(binding = 0) readonly buffer Info { uint info[]; };
 layout(binding = 1) readonly buffer Segs { uint segs[]; };
 layout(binding = 2) readonly buffer Data { uint data[]; };
-layout(binding = 3) writeonly buffer Coefs { int coefs[]; };
+layout(binding = 3) writeonly buffer Coefs { uint coefs[]; };
 layout(binding = 4) buffer Status { uint status; };
 layout(constant_id = JD_SPEC_BUDGET) const uint BUDGET = 0xffffffffu;
 
@@ -76,8 +76,8 @@ void main()
                 bad = bad || pos > end || spent > BUDGET;
                 uint at = (info[ce + JD_C_BASE] + (by0 + b / h) * info[ce + JD_C_STRIDE] + bx0 +
                            b % h) * 64u;
-                [[unroll]] for (uint i = 0u; i < 64u; i++)
-                    coefs[at + i] = blk[i];
+                [[unroll]] for (uint i = 0u; i < 32u; i++)
+                    coefs[at / 2u + i] = jd_pack(blk[2u * i], blk[2u * i + 1u]);
             }
         }
     }

@@ -13,7 +13,14 @@
 #include "jpegdec.h"
 
 layout(binding = 0) readonly buffer Info { uint info[]; };
-layout(binding = 1) readonly buffer Coefs { int coefs[]; };
+// Two coefficients a word, the first in the low half (glsl/jpegdec_bits.glsl jd_pack).
+layout(binding = 1) readonly buffer Coefs { uint coefs[]; };
+
+int coef_at(uint n)
+{
+    uint w = coefs[n >> 1u];
+    return (n & 1u) == 0u ? int(w << 16u) >> 16 : int(w) >> 16;
+}
 layout(binding = 2) writeonly buffer Planes { uint planes[]; };
 layout(binding = 3) buffer Status { uint status; };
 
@@ -103,7 +110,7 @@ void main()
     for (int col = 0; col < 8; col++) {
         int d[8];
         for (int r = 0; r < 8; r++) {
-            d[r] = coefs[b * 64u + uint(r * 8 + col)] *
+            d[r] = coef_at(b * 64u + uint(r * 8 + col)) *
                    int(info[JD_QUANT + c * 64u + uint(r * 8 + col)]);
             safe = safe && abs(d[r]) <= SAFE;
         }

@@ -153,12 +153,13 @@ static int both_ways_with(th_gpu *g, const unsigned char *data, size_t size, con
 }
 
 /* The ways the entropy-coded data is shared out: one invocation per restart segment;
- * subsequences of the default length (restart segments again where they do not settle);
- * subsequences so short that blocks span several, in as many rounds as it takes. */
+ * subsequences of the default length and sequences (every round where the default ones do not
+ * settle); subsequences so short that blocks span several, in sequences of three, so that many
+ * link to the next, in as many rounds as it takes. */
 static const vkfx_jpeg_gpu_opts ways[] = {
     {.sub_bits = VKFX_JPEG_GPU_SEGMENTS},
     {0},
-    {.sub_bits = 61, .rounds = UINT32_MAX, .no_retry = true},
+    {.sub_bits = 61, .lanes = 3, .rounds = VKFX_JPEG_GPU_ALL_ROUNDS, .no_retry = true},
 };
 #define NWAYS (sizeof(ways) / sizeof(ways[0]))
 
@@ -171,6 +172,8 @@ static int both_ways(th_gpu *g, const unsigned char *data, size_t size, const ch
         char way[200];
         snprintf(way, sizeof(way), "%s, subsequences of %u bits", what, ways[w].sub_bits);
         int r = both_ways_with(g, data, size, way, &ways[w], cpu_ret);
+        if (r == 1)
+            cr_log_info("%s: left to libjpeg-turbo", way);
         if (r == -1 || (r == 1 && worst == 0))
             worst = r;
     }
@@ -417,7 +420,8 @@ Test(jpegdec, damaged_streams, .timeout = 600)
     cr_expect_lt(flagged, runs);
 }
 
-/* Photos settle in the default rounds: the subsequences alone decode them. */
+/* Photos settle in the default rounds, with the sizes of subsequence and sequence of a software
+ * device and of a GPU (core/gpu/jpeg_gpu.c): the subsequences alone decode them. */
 Test(jpegdec, photos_settle, .timeout = 600)
 {
     static const enc_case cases[] = {
@@ -427,7 +431,56 @@ Test(jpegdec, photos_settle, .timeout = 600)
         {4097, 3, 3, S422, 90, 0, false, 0, "photo", 0},
     };
     static const vkfx_jpeg_gpu_opts settle = {.no_retry = true};
+    static const vkfx_jpeg_gpu_opts gpu_sizes = {.sub_bits = 512, .lanes = 64, .no_retry = true};
     check_cases_in(cases, sizeof(cases) / sizeof(cases[0]), &settle);
+    check_cases_in(cases, sizeof(cases) / sizeof(cases[0]), &gpu_sizes);
+}
+
+/* What the synchronisation of data in the way o took. */
+static vkfx_jpeg_sync_stats sync_stats(th_gpu *g, const unsigned char *data, size_t size,
+                                       const vkfx_jpeg_gpu_opts *o)
+{
+    vkfx_jpeg_layout l;
+    cr_assert_eq(vkfx_jpeg_parse(data, size, &l), 0);
+    vkfx_graph *graph = NULL;
+    vkfx_buffer *dst = NULL, *status = NULL, *notes = NULL;
+    vkfx_jpeg_sync_stats st;
+    cr_assert_eq(
+        vkfx_graph_begin(g->ctx, l.width, l.height, VK_FORMAT_R16G16B16A16_SFLOAT, false, &graph),
+        0);
+    vkfx_graph_set_staging(graph, g->staging);
+    cr_assert_eq(vkfx_graph_buffer(graph, vkfx_jpeg_gpu_bytes(&l), 0, &dst), 0);
+    cr_assert_eq(vkfx_graph_buffer(graph, 4, 0, &status), 0);
+    cr_assert_eq(vkfx_jpeg_gpu_record_noted(graph, &l, o, dst, status, &notes, &st), 0);
+    cr_assert_eq(vkfx_graph_run(graph), 0);
+    cr_assert_eq(vkfx_jpeg_gpu_read_stats(g->staging, notes, &st), 0);
+    vkfx_graph_destroy(graph);
+    vkfx_jpeg_layout_free(&l);
+    return st;
+}
+
+/* Noise at quality 100 in subsequences of 128 bits, two to a sequence: codes take many
+ * sequences to resynchronise, so the rounds that link them move ends again and again. With
+ * every round the bytes are libjpeg-turbo's; with one round the sequences have not settled,
+ * which the device notices, so that nothing unsettled is ever written. */
+Test(jpegdec, noise_in_many_rounds, .timeout = 600)
+{
+    static const enc_case noise = {48, 32, 3, S444, 100, 0, false, 0, "noise", 0};
+    const vkfx_jpeg_gpu_opts all = {
+        .sub_bits = 64, .lanes = 2, .rounds = VKFX_JPEG_GPU_ALL_ROUNDS, .no_retry = true};
+    const vkfx_jpeg_gpu_opts one = {.sub_bits = 128, .lanes = 2, .rounds = 1, .no_retry = true};
+    th_gpu g;
+    th_gpu_open(&g);
+    unsigned long size;
+    unsigned char *jpg = encode(&noise, &size);
+    vkfx_jpeg_sync_stats st = sync_stats(&g, jpg, size, &all);
+    cr_log_info("%u subsequences, %u sequences: %u turns, last moving round %u of %u, %u decodes",
+                st.subsequences, st.sequences, st.turns, st.last_round, st.rounds, st.decodes);
+    cr_expect_gt(st.last_round, 2, "the noise settled in %u rounds", st.last_round);
+    cr_expect_eq(both_ways_with(&g, jpg, size, "noise, every round", &all, NULL), 0);
+    cr_expect_eq(both_ways_with(&g, jpg, size, "noise, one round", &one, NULL), 1);
+    free(jpg);
+    th_gpu_close(&g);
 }
 
 /* The first marker with this code at or after from, or 0. */
@@ -439,6 +492,16 @@ static size_t find_marker(const unsigned char *d, size_t size, size_t from, unsi
     return 0;
 }
 
+/* The JPEG of case c and where in its entropy-coded data the first marker with this code is. */
+static unsigned char *encode_to_marker(const enc_case *c, unsigned code, unsigned long *size,
+                                       size_t *at)
+{
+    unsigned char *jpg = encode(c, size);
+    *at = find_marker(jpg, *size, scan_start(jpg, *size), code);
+    cr_assert(*at);
+    return jpg;
+}
+
 /* Markers that lie: restart markers out of order, a frame far larger than its data. The GPU
  * leaves both to libjpeg-turbo, which decodes the first with a warning (a note in a run). */
 Test(jpegdec, lying_markers, .timeout = 600)
@@ -447,9 +510,8 @@ Test(jpegdec, lying_markers, .timeout = 600)
     th_gpu g;
     th_gpu_open(&g);
     unsigned long size;
-    unsigned char *jpg = encode(&c, &size);
-    size_t rst = find_marker(jpg, size, scan_start(jpg, size), 0xD1);
-    cr_assert(rst);
+    size_t rst;
+    unsigned char *jpg = encode_to_marker(&c, 0xD1, &size, &rst);
     jpg[rst + 1] = 0xD3;
     int cpu = 0;
     cr_expect_eq(both_ways(&g, jpg, size, "restart markers out of order", &cpu), 1);
@@ -464,6 +526,31 @@ Test(jpegdec, lying_markers, .timeout = 600)
     vkfx_pixels px = {0};
     cr_expect_eq(vkfx_jpeg_gpu_decode(g.ctx, g.staging, jpg, size, NULL, &px), 1);
     cr_expect_null(px.data);
+    free(jpg);
+    th_gpu_close(&g);
+}
+
+/* Fill bytes before a stuffed 0xFF in the entropy-coded data, which the standard does not allow:
+ * libjpeg-turbo decodes them (as one data byte on its slow path, but with coefficients left over
+ * from its fast path, which read them as a marker), so the device leaves them to it. */
+Test(jpegdec, fill_bytes_in_data, .timeout = 600)
+{
+    static const enc_case c = {64, 48, 3, S444, 95, 0, false, 0, "noise", 0};
+    enum { FILL = 40 };
+    th_gpu g;
+    th_gpu_open(&g);
+    unsigned long size;
+    size_t ff;
+    unsigned char *jpg = encode_to_marker(&c, 0x00, &size, &ff);
+    unsigned char *filled = malloc(size + FILL);
+    cr_assert(filled);
+    memcpy(filled, jpg, ff);
+    memset(filled + ff, 0xFF, FILL);
+    memcpy(filled + ff + FILL, jpg + ff, size - ff);
+    int cpu = -1;
+    cr_expect_eq(both_ways(&g, filled, size + FILL, "fill bytes before a stuffed 0xFF", &cpu), 1);
+    cr_expect_eq(cpu, 0, "libjpeg-turbo refused the fill bytes");
+    free(filled);
     free(jpg);
     th_gpu_close(&g);
 }

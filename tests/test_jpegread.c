@@ -221,8 +221,9 @@ Test(jpegread, thumbnails)
     free(y);
 }
 
-/* vkfx bench --decode: the device's passes and libjpeg-turbo's time; a file the device does
- * not decode is a usage error naming it. */
+/* vkfx bench --decode: the device's passes and libjpeg-turbo's time, what the synchronisation
+ * took in the sizes asked for, and the bytes unlike libjpeg-turbo's (none); a file the device
+ * does not decode, and sizes out of range, are usage errors naming them. */
 Test(jpegread, bench_decode)
 {
     cli_run r;
@@ -230,8 +231,21 @@ Test(jpegread, bench_decode)
          "2", "--json");
     cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
     cr_assert(strstr(r.out, "\"jpeg.entropy\": ") && strstr(r.out, "\"jpeg.color\": ") &&
-                  strstr(r.out, "\"host_ms\": "),
+                  strstr(r.out, "\"host_ms\": ") && strstr(r.out, "\"jpeg.settle_turns\": ") &&
+                  strstr(r.out, "\"bytes_unlike_libjpeg_turbo\": 0}"),
               "%s", r.out);
+    run_free(&r);
+    /* 3987 bytes in subsequences of 100 bits, three to a sequence. */
+    VKFX(&r, "bench", "--decode", VKFX_SOURCE_ROOT "/tests/data/jpeg/pillow_444_q95.jpg", "--reps",
+         "1", "--sub-bits", "100", "--lanes", "3");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    cr_assert(strstr(r.out, "jpeg.sequences") && strstr(r.out, "bytes_unlike_libjpeg_turbo "), "%s",
+              r.out);
+    run_free(&r);
+    VKFX(&r, "bench", "--decode", VKFX_SOURCE_ROOT "/tests/data/jpeg/pillow_444_q95.jpg", "--lanes",
+         "257");
+    cr_assert_eq(r.status, 2, "%s: %s", r.cmd, r.err);
+    cr_assert(strstr(r.err, "--lanes '257' must be 1..256"), "%s", r.err);
     run_free(&r);
     VKFX(&r, "bench", "--decode", VKFX_TEST_IMAGES "/chelsea.png");
     cr_assert_eq(r.status, 2, "%s: %s", r.cmd, r.err);

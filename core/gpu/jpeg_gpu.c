@@ -63,29 +63,43 @@ uint64_t vkfx_jpeg_gpu_bytes(const vkfx_jpeg_layout *l)
     return (uint64_t)color_groups4(l) * 4 * l->channels;
 }
 
-/* Loop iterations an invocation of the entropy pass may take on a software device: llvmpipe
- * ends every loop of an invocation once their iterations reach 65535 together, so a segment
- * that needs more is left to libjpeg-turbo there rather than decoded in part. */
+/* Loop iterations an invocation of the entropy passes may take on a software device: llvmpipe
+ * ends every loop of an invocation once their iterations reach 65535 together, so a segment or
+ * sequence that needs more is left to libjpeg-turbo there rather than decoded in part. */
 enum { CPU_BUDGET = 60000 };
 
-/* Bits of a subsequence: enough that a thread's work outweighs its start, few enough that a
- * large image gives every lane of the device some. Rounds: the states settle in the first
- * unless codes take more than a subsequence to resynchronise, and the last must change
- * nothing. */
-enum { SUB_BITS = 2048, ROUNDS = 3 };
+/* Bits of a subsequence: few enough that a large image gives many lanes of a GPU some (their
+ * decoding is a chain of dependent loads, so that the wait is one subsequence's symbols), enough
+ * that codes resynchronise within one or two; a software device, whose cores are all busy
+ * anyway, decodes fewer bits twice with longer ones. Lanes: subsequences a work group settles
+ * together, so that codes that take several subsequences to resynchronise do so in shared
+ * memory; on a software device fewer, since a lane may decode its subsequence once per lane
+ * before its loops reach CPU_BUDGET. Rounds: LINK rounds recorded; a photo's sequences settle
+ * in the first, which moves no sequence's end, and the rounds after it return at once, so a
+ * few more cost little and spare noise (three rounds on lavapipe) the decode again with one
+ * round per sequence.
+ * tests/bench/jdec_session.sh times the sizes against each other on a GPU. */
+enum {
+    SUB_BITS = 512,
+    CPU_SUB_BITS = 2048,
+    LANES = 64,
+    CPU_LANES = 16,
+    ROUNDS = 8,
+    PREFIX_LANES = 256
+};
 
-static int pass(vkfx_graph *g, const vkfx_kernel_desc *desc, const char *label, uint32_t count,
-                const void *push, const vkfx_use *use)
+/* A dispatch of groups work groups of local invocations each. */
+static int pass_groups(vkfx_graph *g, const vkfx_kernel_desc *desc, const char *label,
+                       uint32_t local, uint32_t groups, const void *push, const vkfx_use *use)
 {
     int ret = VKFX_OK;
     vkfx_kernel *k = NULL;
-    vkfx_spec spec = {.local = {LOCAL, 1, 1}};
-    if (desc == &huff_kernel) {
+    vkfx_spec spec = {.local = {local, 1, 1}};
+    if (desc == &huff_kernel || desc == &sync_kernel) {
         spec.extra[VKFX_SPEC(JD_SPEC_BUDGET)] = vkfx_graph_caps(g)->cpu ? CPU_BUDGET : UINT32_MAX;
         spec.nextra = VKFX_SPEC_COUNT(JD_SPEC_BUDGET);
     }
     TRY(vkfx_graph_kernel(g, desc, &spec, &k));
-    uint32_t groups = vkfx_groups(count, LOCAL);
     vkfx_dispatch d = {
         .kernel = k,
         .label = label,
@@ -97,15 +111,23 @@ fail:
     return ret;
 }
 
+/* A dispatch of count invocations, LOCAL to a work group. */
+static int pass(vkfx_graph *g, const vkfx_kernel_desc *desc, const char *label, uint32_t count,
+                const void *push, const vkfx_use *use)
+{
+    return pass_groups(g, desc, label, LOCAL, vkfx_groups(count, LOCAL), push, use);
+}
+
 /* The self-synchronising entropy decoding (glsl/jpegdec_sync.comp): the subsequences of every
- * segment, then a guess, the rounds, the prefix and the write. */
+ * segment, settled per sequence, the rounds that link the sequences, the prefix and the write. */
 static int record_sync(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpeg_gpu_opts *o,
                        vkfx_buffer *info, vkfx_buffer *data, vkfx_buffer *coefs,
-                       vkfx_buffer *status)
+                       vkfx_buffer *status, vkfx_buffer **notes, vkfx_jpeg_sync_stats *stats)
 {
     int ret = VKFX_OK;
-    uint32_t sub = o && o->sub_bits ? o->sub_bits : SUB_BITS;
-    uint32_t rounds = o && o->rounds ? o->rounds | 1 : ROUNDS;
+    const vkfx_caps *caps = vkfx_graph_caps(g);
+    uint32_t sub = o && o->sub_bits ? o->sub_bits : caps->cpu ? CPU_SUB_BITS : SUB_BITS;
+    uint32_t lanes = o && o->lanes ? o->lanes : caps->cpu ? CPU_LANES : LANES;
     uint32_t *segs = malloc((size_t)l->nsegments * JD_SEG_WORDS * sizeof(*segs));
     uint32_t *subs = NULL;
     uint64_t nsubs = 0;
@@ -118,17 +140,17 @@ static int record_sync(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpeg
         segs[i * JD_SEG_WORDS + 5] = bits ? (uint32_t)((bits + sub - 1) / sub) : 1;
         nsubs += segs[i * JD_SEG_WORDS + 5];
     }
-    /* A segment of n subsequences is exact after n rounds whether or not its codes
-     * resynchronise: each round makes one more subsequence exact from the segment's start. */
-    uint32_t most = 1;
-    for (uint32_t i = 0; i < l->nsegments; i++)
-        most = segs[i * JD_SEG_WORDS + 5] > most ? segs[i * JD_SEG_WORDS + 5] : most;
-    rounds = (rounds < most ? rounds : most) | 1;
-    vkfx_buffer *segs_buf = NULL, *subs_buf = NULL, *state_a = NULL, *state_b = NULL;
-    if (nsubs * JD_ST_WORDS * 4 > vkfx_graph_caps(g)->storage_buffer_range) {
+    vkfx_buffer *segs_buf = NULL, *subs_buf = NULL, *states = NULL, *seqs = NULL;
+    uint64_t nseq = (nsubs + lanes - 1) / lanes;
+    if (nsubs * JD_ST_WORDS * 4 > caps->storage_buffer_range || lanes > 256 ||
+        (nseq * JD_SQ_WORDS + JD_R_FLAGS + nseq) * 4 > caps->storage_buffer_range) {
         ret = 1;
         goto fail;
     }
+    /* Each round makes one more sequence exact at least, so one per sequence less one always
+     * settles; the later rounds of those recorded return at once. */
+    uint32_t rounds = o && o->rounds ? o->rounds : ROUNDS;
+    rounds = (uint32_t)(rounds < nseq - 1 ? rounds : nseq - 1);
     subs = malloc(nsubs * JD_SUB_WORDS * sizeof(*subs));
     if (!subs) {
         ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory for the JPEG's subsequences");
@@ -147,38 +169,64 @@ static int record_sync(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpeg
     }
     TRY(vkfx_graph_upload(g, segs, (VkDeviceSize)l->nsegments * JD_SEG_WORDS * 4, &segs_buf));
     TRY(vkfx_graph_upload(g, subs, nsubs * JD_SUB_WORDS * 4, &subs_buf));
-    TRY(vkfx_graph_buffer(g, nsubs * JD_ST_WORDS * 4, 0, &state_a));
-    TRY(vkfx_graph_buffer(g, nsubs * JD_ST_WORDS * 4, 0, &state_b));
+    TRY(vkfx_graph_buffer(g, nsubs * JD_ST_WORDS * 4, 0, &states));
+    TRY(vkfx_graph_buffer(g, (nseq * JD_SQ_WORDS + JD_R_FLAGS + rounds + 1) * 4, 0, &seqs));
+    TRY(vkfx_graph_fill(g, seqs, 0));
     const vkfx_use use[] = {{.buffer = info},
                             {.buffer = segs_buf},
                             {.buffer = data},
                             {.buffer = coefs, .write = true},
                             {.buffer = status, .write = true},
                             {.buffer = subs_buf},
-                            {.buffer = state_a, .write = true},
-                            {.buffer = state_b, .write = true}};
-    jpegdec_sync_push push = {(uint32_t)nsubs, JD_MODE_GUESS, 0, 0};
-    TRY(pass(g, &sync_kernel, "jpeg.guess", push.count, &push, use));
+                            {.buffer = states, .write = true},
+                            {.buffer = seqs, .write = true}};
+    uint32_t groups = (uint32_t)nseq;
+    jpegdec_sync_push push = {(uint32_t)nsubs, JD_MODE_SETTLE, 0, (uint32_t)nseq};
+    TRY(pass_groups(g, &sync_kernel, "jpeg.settle", lanes, groups, &push, use));
     for (uint32_t r = 1; r <= rounds; r++) {
-        push = (jpegdec_sync_push){(uint32_t)nsubs, JD_MODE_SYNC, r % 2, r == rounds};
-        TRY(pass(g, &sync_kernel, "jpeg.sync", push.count, &push, use));
+        push = (jpegdec_sync_push){(uint32_t)nsubs, JD_MODE_LINK, r, (uint32_t)nseq};
+        TRY(pass_groups(g, &sync_kernel, "jpeg.link", lanes, groups, &push, use));
     }
-    push = (jpegdec_sync_push){l->nsegments, JD_MODE_PREFIX, 0, 0};
-    TRY(pass(g, &sync_kernel, "jpeg.prefix", push.count, &push, use));
-    push = (jpegdec_sync_push){(uint32_t)nsubs, JD_MODE_WRITE, 0, 0};
-    TRY(pass(g, &sync_kernel, "jpeg.entropy", push.count, &push, use));
+    push = (jpegdec_sync_push){(uint32_t)nsubs, JD_MODE_PREFIX, 0, (uint32_t)nseq};
+    TRY(pass_groups(g, &sync_kernel, "jpeg.prefix", PREFIX_LANES, 1, &push, use));
+    push = (jpegdec_sync_push){(uint32_t)nsubs, JD_MODE_WRITE, rounds, (uint32_t)nseq};
+    TRY(pass_groups(g, &sync_kernel, "jpeg.entropy", lanes, groups, &push, use));
+    if (notes)
+        *notes = seqs;
+    if (stats)
+        *stats = (vkfx_jpeg_sync_stats){(uint32_t)nsubs, (uint32_t)nseq, rounds, 0, 0, 0};
 fail:
     free(segs);
     free(subs);
     return ret;
 }
 
+int vkfx_jpeg_gpu_read_stats(vkfx_staging *staging, vkfx_buffer *notes, vkfx_jpeg_sync_stats *stats)
+{
+    uint32_t w[JD_R_FLAGS];
+    int ret = vkfx_staging_download(staging, notes->buffer,
+                                    (VkDeviceSize)stats->sequences * JD_SQ_WORDS * 4, w, sizeof(w));
+    if (ret == VKFX_OK) {
+        stats->turns = w[JD_R_ITERS];
+        stats->last_round = w[JD_R_LAST];
+        stats->decodes = w[JD_R_DECODES];
+    }
+    return ret;
+}
+
 int vkfx_jpeg_gpu_record(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpeg_gpu_opts *o,
                          vkfx_buffer *dst, vkfx_buffer *status)
 {
+    return vkfx_jpeg_gpu_record_noted(g, l, o, dst, status, NULL, NULL);
+}
+
+int vkfx_jpeg_gpu_record_noted(vkfx_graph *g, const vkfx_jpeg_layout *l,
+                               const vkfx_jpeg_gpu_opts *o, vkfx_buffer *dst, vkfx_buffer *status,
+                               vkfx_buffer **notes, vkfx_jpeg_sync_stats *stats)
+{
     int ret = VKFX_OK;
     const vkfx_caps *caps = vkfx_graph_caps(g);
-    uint64_t coef_bytes = l->blocks * 64 * 4, plane_bytes = l->plane_words * 4;
+    uint64_t coef_bytes = l->blocks * 64 * 2, plane_bytes = l->plane_words * 4;
     uint64_t data_bytes = (uint64_t)l->nwords * 4;
     if (coef_bytes > caps->storage_buffer_range || plane_bytes > caps->storage_buffer_range ||
         data_bytes > caps->storage_buffer_range ||
@@ -190,6 +238,8 @@ int vkfx_jpeg_gpu_record(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jp
     TRY(vkfx_graph_buffer(g, coef_bytes, 0, &coefs));
     TRY(vkfx_graph_buffer(g, plane_bytes, 0, &planes));
     TRY(vkfx_graph_fill(g, status, 0));
+    if (notes)
+        *notes = NULL;
     if (o && o->sub_bits == VKFX_JPEG_GPU_SEGMENTS) {
         TRY(vkfx_graph_upload(g, l->segments, (VkDeviceSize)l->nsegments * JD_SEG_WORDS * 4,
                               &segs));
@@ -200,7 +250,7 @@ int vkfx_jpeg_gpu_record(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jp
                               {.buffer = data},
                               {.buffer = coefs, .write = true},
                               {.buffer = status, .write = true}}));
-    } else if ((ret = record_sync(g, l, o, info, data, coefs, status))) {
+    } else if ((ret = record_sync(g, l, o, info, data, coefs, status, notes, stats))) {
         goto fail;
     }
     jpegdec_push push = {(uint32_t)l->blocks};
@@ -257,12 +307,13 @@ int vkfx_jpeg_gpu_decode(vkfx_context *ctx, vkfx_staging *staging, const unsigne
         return ret;
     uint32_t flags = 0;
     ret = decode_once(ctx, staging, &l, o, &flags, out);
-    /* Subsequences whose states did not settle (codes that resynchronise slowly, as in
-     * noise at high quality), which makes whatever else was flagged moot: one invocation per
-     * restart segment decodes them. */
+    /* Sequences that did not settle in the rounds recorded (codes that resynchronise slowly,
+     * as in noise at high quality), which makes whatever else was flagged moot: as many rounds
+     * as it may take. */
     if (ret == 0 && (flags & JD_BAD_SYNC) && !(o && o->no_retry)) {
-        const vkfx_jpeg_gpu_opts whole = {.sub_bits = VKFX_JPEG_GPU_SEGMENTS};
-        ret = decode_once(ctx, staging, &l, &whole, &flags, out);
+        vkfx_jpeg_gpu_opts all = o ? *o : (vkfx_jpeg_gpu_opts){0};
+        all.rounds = VKFX_JPEG_GPU_ALL_ROUNDS;
+        ret = decode_once(ctx, staging, &l, &all, &flags, out);
     }
     if (ret == 0 && flags)
         ret = 1;

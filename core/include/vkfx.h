@@ -235,6 +235,9 @@ typedef struct vkfx_bench_opts {
      * applies on the device, instead of once with the variants vkfx picks. */
     bool variants;
     bool fast; /* time the filters' fast paths (vkfx_run_opts.fast) */
+    /* vkfx_bench_decode: the bits of a subsequence and the subsequences of a work group of the
+     * synchronisation (0: the defaults, core/gpu/jpeg_gpu.c). */
+    uint32_t jpeg_sub_bits, jpeg_lanes;
 } vkfx_bench_opts;
 
 typedef struct vkfx_bench_case {
@@ -264,11 +267,12 @@ int vkfx_bench(vkfx_context *ctx, vkfx_staging *staging, const vkfx_bench_opts *
 size_t vkfx_bench_max_cases(const vkfx_bench_opts *opts);
 
 /* Times decoding the JPEG file at path on the device, from its parsed bytes on the device to
- * its packed 8-bit samples (the chain's input), reps times after a warm-up: *c as for a chain
- * (gbps: the decoded bytes written), and *host_ms the median of libjpeg-turbo's decode of the
+ * its packed 8-bit samples (the chain's input), opts->reps times after a warm-up: *c as for a
+ * chain (gbps: the decoded bytes written; notes: what the synchronisation of subsequences took,
+ * jpeg.* as in vkfx_jpeg_sync_stats), and *host_ms the median of libjpeg-turbo's decode of the
  * same bytes on this thread. A file the device does not decode is a VKFX_E_USAGE naming it. */
-int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path, int reps,
-                      vkfx_bench_case *c, double *host_ms);
+int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path,
+                      const vkfx_bench_opts *opts, vkfx_bench_case *c, double *host_ms);
 
 /* vkfx preview's session, which needs the types above, and the PNG of its exact frames. */
 #include "pngwrite.h"

@@ -17,6 +17,7 @@
 #include "copy_sat.spv.h"
 #include "read.spv.h"
 #include "../../glsl/bench.h"
+#include "../../glsl/jpegdec.h"
 
 _Static_assert(sizeof(copy_push) == COPY_PUSH_BYTES, "copy.comp's push block");
 _Static_assert(sizeof(read_push) == READ_PUSH_BYTES, "read.comp's push block");
@@ -315,27 +316,48 @@ fail:
     return ret;
 }
 
-/* The decode of l recorded once (by restart segments with segments), run for the warm-up and
- * reps times into c; 1 where the device refused the stream. */
+/* What the synchronisation took, as c's notes. */
+static void note_sync(vkfx_bench_case *c, const vkfx_jpeg_sync_stats *s)
+{
+    const struct {
+        const char *key;
+        uint32_t value;
+    } rows[] = {{"jpeg.subsequences", s->subsequences},    {"jpeg.sequences", s->sequences},
+                {"jpeg.rounds_recorded", s->rounds},       {"jpeg.settle_turns", s->turns},
+                {"jpeg.last_moving_round", s->last_round}, {"jpeg.decodes", s->decodes}};
+    c->nnotes = 0;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && c->nnotes < VKFX_MAX_NOTES; i++) {
+        snprintf(c->notes[c->nnotes].key, sizeof(c->notes[0].key), "%s", rows[i].key);
+        c->notes[c->nnotes++].value = rows[i].value;
+    }
+}
+
+/* The decode of l recorded once with dec, run for the warm-up and reps times into c, its
+ * samples into samples (vkfx_jpeg_gpu_bytes(l) of them); 1 where the device refused the stream,
+ * and with *flags what it found. */
 static int bench_decode_graph(vkfx_context *ctx, vkfx_staging *staging, const vkfx_jpeg_layout *l,
-                              bool segments, int reps, double *ms, double *pass_ms,
-                              vkfx_bench_case *c)
+                              const vkfx_jpeg_gpu_opts *dec, int reps, double *ms, double *pass_ms,
+                              vkfx_bench_case *c, uint32_t *flags, unsigned char *samples)
 {
     enum { MAXP = sizeof(c->passes) / sizeof(c->passes[0]) };
     int ret = VKFX_OK;
     vkfx_graph *g = NULL;
-    vkfx_buffer *dst = NULL, *status = NULL;
-    uint32_t flags = 0;
-    const vkfx_jpeg_gpu_opts dec = {.sub_bits = segments ? VKFX_JPEG_GPU_SEGMENTS : 0};
+    vkfx_buffer *dst = NULL, *status = NULL, *notes = NULL;
+    vkfx_jpeg_sync_stats stats = {0};
+    *flags = 0;
     TRY(vkfx_graph_begin(ctx, l->width, l->height, VK_FORMAT_R16G16B16A16_SFLOAT, true, &g));
     vkfx_graph_set_staging(g, staging);
     TRY(vkfx_graph_buffer(g, vkfx_jpeg_gpu_bytes(l), 0, &dst));
     TRY(vkfx_graph_buffer(g, 4, 0, &status));
-    if ((ret = vkfx_jpeg_gpu_record(g, l, &dec, dst, status)) != 0)
+    if ((ret = vkfx_jpeg_gpu_record_noted(g, l, dec, dst, status, &notes, &stats)) != 0)
         goto fail;
     TRY(vkfx_graph_run(g));
-    TRY(vkfx_staging_download(staging, status->buffer, 0, &flags, sizeof(flags)));
-    if (flags) {
+    TRY(vkfx_staging_download(staging, status->buffer, 0, flags, sizeof(*flags)));
+    if (notes) {
+        TRY(vkfx_jpeg_gpu_read_stats(staging, notes, &stats));
+        note_sync(c, &stats);
+    }
+    if (*flags) {
         ret = 1;
         goto fail;
     }
@@ -362,14 +384,16 @@ static int bench_decode_graph(vkfx_context *ctx, vkfx_staging *staging, const vk
         }
         ms[rep] = sum;
     }
+    TRY(vkfx_staging_download(staging, dst->buffer, 0, samples, vkfx_jpeg_gpu_bytes(l)));
 fail:
     vkfx_graph_destroy(g);
     return ret;
 }
 
-int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path, int reps,
-                      vkfx_bench_case *c, double *host_ms)
+int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path,
+                      const vkfx_bench_opts *opts, vkfx_bench_case *c, double *host_ms)
 {
+    int reps = opts->reps;
     enum { MAXP = sizeof(c->passes) / sizeof(c->passes[0]) };
     int ret = VKFX_OK;
     vkfx_jpeg_input in = {0};
@@ -381,6 +405,7 @@ int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path
     if (!ms)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
     double *host = ms + reps, *pass_ms = host + reps;
+    unsigned char *samples = NULL;
     snprintf(c->name, sizeof(c->name), "decode %s", path);
     ret = vkfx_file_load_jpeg_input(path, &shape, &meta, &in);
     if (ret == 1)
@@ -390,21 +415,45 @@ int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path
                         path);
     if (ret < 0)
         goto fail;
-    ret = bench_decode_graph(ctx, staging, &in.layout, false, reps, ms, pass_ms, c);
-    if (ret == 1) {
-        /* subsequences that did not settle: what a run does next */
+    vkfx_jpeg_gpu_opts dec = {.sub_bits = opts->jpeg_sub_bits, .lanes = opts->jpeg_lanes};
+    uint32_t flags = 0;
+    samples = malloc(vkfx_jpeg_gpu_bytes(&in.layout));
+    if (!samples) {
+        ret = vkfx_fail(VKFX_E_NOMEM, "out of host memory");
+        goto fail;
+    }
+    ret = bench_decode_graph(ctx, staging, &in.layout, &dec, reps, ms, pass_ms, c, &flags, samples);
+    if (ret == 1 && (flags & JD_BAD_SYNC)) {
+        /* sequences that did not settle in the rounds recorded: what a run does next */
         c->npasses = 0;
-        ret = bench_decode_graph(ctx, staging, &in.layout, true, reps, ms, pass_ms, c);
+        dec.rounds = VKFX_JPEG_GPU_ALL_ROUNDS;
+        ret = bench_decode_graph(ctx, staging, &in.layout, &dec, reps, ms, pass_ms, c, &flags,
+                                 samples);
     }
     if (ret == 1)
-        ret = vkfx_fail(VKFX_E_FORMAT, "%s: the device refused the stream", path);
+        ret = vkfx_fail(VKFX_E_FORMAT,
+                        "%s: the device refused the stream (glsl/jpegdec.h's flags 0x%x)", path,
+                        flags);
     if (ret < 0)
         goto fail;
     for (int rep = 0; rep < reps; rep++) {
+        vkfx_pixels_free(&px);
         double t = vkfx_now_ms();
         TRY(vkfx_file_load_memory(in.bytes, in.size, path, &px));
         host[rep] = vkfx_now_ms() - t;
-        vkfx_pixels_free(&px);
+    }
+    /* The device's samples against libjpeg-turbo's, byte for byte. */
+    uint64_t differ = vkfx_pixels_bytes(&px);
+    if (px.sample == VKFX_SAMPLE_U8 && px.width == in.layout.width &&
+        px.height == in.layout.height && px.channels == in.layout.channels) {
+        differ = 0;
+        const unsigned char *host_samples = px.data;
+        for (size_t i = 0; i < vkfx_pixels_bytes(&px); i++)
+            differ += host_samples[i] != samples[i];
+    }
+    if (c->nnotes < VKFX_MAX_NOTES) {
+        snprintf(c->notes[c->nnotes].key, sizeof(c->notes[0].key), "bytes_unlike_libjpeg_turbo");
+        c->notes[c->nnotes++].value = differ;
     }
     for (uint32_t p = 0; p < c->npasses; p++) {
         qsort(pass_ms + p * reps, (size_t)reps, sizeof(*ms), cmp_double);
@@ -423,6 +472,7 @@ fail:
     vkfx_pixels_free(&px);
     vkfx_meta_free(&meta);
     vkfx_jpeg_input_free(&in);
+    free(samples);
     free(ms);
     return ret;
 }

@@ -331,7 +331,7 @@ struct vkfx_pending {
      * said, and what a second start needs where it refuses the stream. */
     vkfx_buffer *jpeg_status;
     uint32_t jpeg_flags;
-    bool jpeg_segments; /* decoded by restart segments, the retry of subsequences */
+    bool jpeg_all_rounds; /* synchronised with every round, the retry of unsettled sequences */
     vkfx_run_opts opts;
     vkfx_pixels in_shape, out_layout;
 };
@@ -410,7 +410,8 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     if (opts->jpeg_in) {
         /* The compressed bytes go up through the graph's staging, and the decode writes the
          * codes the decode kernel reads, as the upload would. */
-        const vkfx_jpeg_gpu_opts dec = {.sub_bits = p->jpeg_segments ? VKFX_JPEG_GPU_SEGMENTS : 0};
+        const vkfx_jpeg_gpu_opts dec = {.rounds =
+                                            p->jpeg_all_rounds ? VKFX_JPEG_GPU_ALL_ROUNDS : 0};
         TRY(vkfx_graph_buffer(p->g, 4, 0, &p->jpeg_status));
         if ((ret = vkfx_jpeg_gpu_record(p->g, &opts->jpeg_in->layout, &dec, raw_in,
                                         p->jpeg_status)) != 0)
@@ -495,7 +496,7 @@ fail:
 }
 
 /* How start_jpeg decodes the input. */
-enum { JPEG_SUBSEQUENCES, JPEG_SEGMENTS, JPEG_HOST };
+enum { JPEG_SUBSEQUENCES, JPEG_ALL_ROUNDS, JPEG_HOST };
 static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                       const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
                       int how, vkfx_pending **pending);
@@ -504,13 +505,13 @@ int vkfx_run_finish(vkfx_pending *p, vkfx_pixels *out, vkfx_run_result *result)
 {
     int ret = p->complete ? VKFX_OK : finish_whole(p);
     if (ret == VKFX_OK && p->jpeg_flags) {
-        /* Subsequences that did not settle (codes that resynchronise slowly, as in noise at
-         * high quality) are decoded again by restart segments; anything else the device
-         * refused is libjpeg-turbo's, with its warnings and errors. */
+        /* Sequences that did not settle in the rounds recorded (codes that resynchronise
+         * slowly, as in noise at high quality) are decoded again with every round; anything
+         * else the device refused is libjpeg-turbo's, with its warnings and errors. */
         vkfx_pending *again = NULL;
-        bool segments = (p->jpeg_flags & JD_BAD_SYNC) && !p->jpeg_segments;
+        bool all = (p->jpeg_flags & JD_BAD_SYNC) && !p->jpeg_all_rounds;
         ret = start_jpeg(p->ctx, p->staging, p->chain, &p->in_shape, &p->out_layout, &p->opts,
-                         segments ? JPEG_SEGMENTS : JPEG_HOST, &again);
+                         all ? JPEG_ALL_ROUNDS : JPEG_HOST, &again);
         pending_free(p);
         if (ret < 0) {
             memset(result, 0, sizeof(*result));
@@ -906,8 +907,9 @@ static int jpeg_on_host(const vkfx_run_opts *opts, vkfx_pixels *px)
                                  opts->input_path ? opts->input_path : "the JPEG input", px);
 }
 
-/* vkfx_run_start for an input decoded on the device by subsequences or by restart segments,
- * or from libjpeg-turbo's pixels (JPEG_HOST, and where the device cannot take it in one piece). */
+/* vkfx_run_start for an input decoded on the device, with the default rounds of synchronisation
+ * or with all it may take, or from libjpeg-turbo's pixels (JPEG_HOST, and where the device
+ * cannot take it in one piece). */
 static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                       const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
                       int how, vkfx_pending **pending)
@@ -922,7 +924,7 @@ static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain
                             .staging = staging,
                             .chain = chain,
                             .out = *out,
-                            .jpeg_segments = how == JPEG_SEGMENTS,
+                            .jpeg_all_rounds = how == JPEG_ALL_ROUNDS,
                             .opts = *opts,
                             .in_shape = *in,
                             .out_layout = *out};

@@ -245,6 +245,13 @@ static int read_sos(parse_state *s, const unsigned char *m, uint32_t len, vkfx_j
             q++;
         if (q == s->end)
             return 1;
+        /* Fill bytes before a stuffed 0xFF are no stream the standard allows: libjpeg-turbo's
+         * slow path reads them as one data byte, but its fast path first decodes the MCU on
+         * from zeros, as from a marker, and the slow path leaves the coefficients it wrote
+         * where its own are zero. Which path runs depends on the bytes left in libjpeg-turbo's
+         * buffer, so such a stream is libjpeg-turbo's. */
+        if (*q == 0 && q != p + 1)
+            return 1;
         if (*q == 0) {
             s->bytes[s->nbytes++] = 0xFF;
             p = q + 1;
