@@ -885,14 +885,14 @@ fail:
 
 bool vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec)
 {
-    (void)ctx;
-    /* auto decodes with libjpeg-turbo on every device: the device's entropy decoding is slower
-     * than libjpeg-turbo's on photos without restart markers, on a hardware device too
-     * (tests/bench/RESULTS.md), so only gpu asks for it. */
+    /* auto decodes on a hardware device, whose self-synchronising entropy decoding outruns
+     * libjpeg-turbo many times over, and with libjpeg-turbo on a software device, where the
+     * same work is slower than libjpeg-turbo's (tests/bench/RESULTS.md). */
     switch (codec) {
     case VKFX_JPEG_CODEC_GPU:
         return true;
     case VKFX_JPEG_CODEC_AUTO:
+        return ctx->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     case VKFX_JPEG_CODEC_CPU:
         return false;
     }
