@@ -214,9 +214,8 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
  * tiles runs to the end here), finish waits, reads the image back and
  * frees *pending, on success and on failure. in may be freed after start;
  * every started run must be finished. */
-/* Whether codec (--jpeg-codec) sends JPEG decoding to ctx's device: gpu always, auto where
- * the device is not a software one (there libjpeg-turbo is faster: tests/bench/RESULTS.md),
- * cpu never. */
+/* Whether codec (--jpeg-codec) sends JPEG decoding to ctx's device: gpu always, auto and cpu
+ * never (core/run/run.c says why). */
 bool vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec);
 
 typedef struct vkfx_pending vkfx_pending;
