@@ -136,8 +136,10 @@ try {
   check(!page.url().includes('token='), 'the token leaves the address bar once the cookie is set');
   const cmd0 = await commandLine();
   // Absolute paths, so that the copied line works from any folder.
+  // The Fast box starts checked (the preview's default), so the line carries --fast.
+  check(await page.$eval('#fast', el => el.checked), 'the Fast box starts checked');
   check(cmd0 === 'vkfx ' + path.join(root, image) + ' -f dof:depth=' + path.join(root, map) +
-        ':kind=disparity -o ' + saved, 'the command line, paths absolute: ' + cmd0);
+        ':kind=disparity -o ' + saved + ' --fast', 'the command line, paths absolute: ' + cmd0);
   const pic0 = await picture();
 
   // The picture of the page's current chain, exact (not a draft), after `after` renders.
