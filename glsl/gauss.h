@@ -29,7 +29,8 @@
 #define V_SPEC_HALO 5
 
 /* Weights w_0..w_R in the push constants below this radius: 128 bytes in all, the least any
- * device allows. amount and threshold: unsharp's, for the one-pass kernel that applies it. */
+ * device allows. amount and threshold: unsharp's, for the one-pass kernel that applies it;
+ * amount is cartoon's gain in glsl/cartoon_fused.comp. */
 #define GAUSS_PUSH_TAPS 25
 #define GAUSS_PUSH_BYTES 128
 VKFX_PUSH_BEGIN(gauss_push)

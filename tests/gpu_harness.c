@@ -53,6 +53,13 @@ int th_ref_box(const ref_image *in, ref_image *out, const void *arg, int precisi
     return ref_box(in, *(const int *)arg, out);
 }
 
+int th_ref_cartoon(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    (void)precision;
+    const double *a = arg;
+    return ref_cartoon(in, a[0], a[1], out);
+}
+
 int th_ref_satblur(const ref_image *in, ref_image *out, const void *arg, int precision)
 {
     (void)precision;

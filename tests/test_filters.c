@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "gpu_harness.h"
 
 typedef struct sobel_arg {
@@ -25,14 +26,6 @@ static int ref_sobel_fn(const ref_image *in, ref_image *out, const void *arg, in
     (void)precision;
     const sobel_arg *a = arg;
     return ref_sobel(in, a->invert, a->gain, out);
-}
-
-/* The blur inside cartoon is float32 whatever the precision. */
-static int ref_cartoon_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
-{
-    (void)precision;
-    const double *a = arg;
-    return ref_cartoon(in, a[0], a[1], out);
 }
 
 /* Between links the image is stored in the internal format: at 16 the
@@ -338,13 +331,103 @@ Test(sobel, inverted_gain)
 Test(cartoon, default_everywhere, .timeout = 600)
 {
     static const double a[2] = {2.0, 4.0};
-    check_everywhere(&(th_case){"cartoon", ref_cartoon_fn, a, 16, 1});
+    check_everywhere(&(th_case){"cartoon", th_ref_cartoon, a, 16, 1});
 }
 
 Test(cartoon, options_small)
 {
     static const double a[2] = {4.5, 1.5};
-    check_small(&(th_case){"cartoon:sigma=4.5:gain=1.5", ref_cartoon_fn, a, 16, 1});
+    check_small(&(th_case){"cartoon:sigma=4.5:gain=1.5", th_ref_cartoon, a, 16, 1});
+}
+
+/* cartoon run with force as VKFX_VARIANT (NULL: none) into float RGBA; *fused: no Gaussian pass
+ * of its own ran, only the one dispatch labelled cartoon. */
+static void cartoon_run(th_gpu *g, const char *text, const vkfx_pixels *in, int precision,
+                        const char *force, vkfx_pixels *out, bool *fused)
+{
+    vkfx_chain *chain = NULL;
+    cr_assert_eq(vkfx_chain_parse(text, &chain), VKFX_OK, "%s: %s", text, vkfx_error_message());
+    vkfx_run_opts opts = {.precision = precision, .timings = true};
+    vkfx_run_result r;
+    *out = (vkfx_pixels){.channels = 4, .sample = VKFX_SAMPLE_F32};
+    g->ctx->opts.variants = force;
+    int ret = vkfx_run(g->ctx, g->staging, chain, in, out, &opts, &r);
+    g->ctx->opts.variants = NULL;
+    vkfx_chain_free(chain);
+    cr_assert_eq(ret, VKFX_OK, "%s %ux%u: %s", text, in->width, in->height, vkfx_error_message());
+    bool gauss = false, cartoon = false;
+    for (uint32_t i = 0; i < r.ntimes; i++) {
+        gauss |= strncmp(r.times[i].label, "gauss", 5) == 0;
+        cartoon |= strcmp(r.times[i].label, "cartoon") == 0;
+    }
+    cr_assert(cartoon, "%s: no cartoon pass", text);
+    *fused = !gauss;
+    free(r.times);
+}
+
+/* Where the one-pass Gaussian applies (radii up to 10), cartoon blurs and darkens in one dispatch
+ * by default and gives the bytes of its separate passes (the blur stored in float, then
+ * glsl/cartoon.comp) at both precisions: random images at sizes that are no multiple of its tile,
+ * narrower or shorter than the blur's radius, and a photo. */
+Test(cartoon, one_dispatch_same_bytes_as_separate_passes, .timeout = 300)
+{
+    static const char *const chains[] = {"cartoon:sigma=0.5:gain=8", "cartoon",
+                                         "cartoon:sigma=3.4:gain=2"};
+    static const uint32_t sizes[][2] = {{1, 1}, {33, 17}, {3, 70}, {70, 3}, {97, 61}};
+    enum { NSIZES_C = sizeof(sizes) / sizeof(sizes[0]) };
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels inputs[NSIZES_C + 1], photo;
+    for (size_t i = 0; i < NSIZES_C; i++)
+        tc_random_pixels(&inputs[i], sizes[i][0], sizes[i][1], 4, VKFX_SAMPLE_U8, 440 + i);
+    cr_assert_eq(tc_load_photo(tc_photos()[0], &photo), VKFX_OK, "%s", vkfx_error_message());
+    cr_assert_eq(tc_fit(&photo, 131, 77, &inputs[NSIZES_C]), VKFX_OK);
+    vkfx_pixels_free(&photo);
+    int differ = 0;
+    for (size_t c = 0; c < sizeof(chains) / sizeof(chains[0]); c++)
+        for (int precision = 16; precision <= 32; precision += 16)
+            for (size_t i = 0; i <= NSIZES_C; i++) {
+                const vkfx_pixels *in = &inputs[i];
+                vkfx_pixels one, two;
+                bool fused, separate_fused;
+                cartoon_run(&g, chains[c], in, precision, NULL, &one, &fused);
+                cartoon_run(&g, chains[c], in, precision, "cartoon:separate", &two,
+                            &separate_fused);
+                cr_expect(fused, "%s %ux%u: the Gaussian ran a pass of its own", chains[c],
+                          in->width, in->height);
+                cr_expect(!separate_fused, "%s: cartoon:separate ran no Gaussian", chains[c]);
+                const size_t bytes = (size_t)in->width * in->height * 4 * sizeof(float);
+                if (memcmp(one.data, two.data, bytes) != 0) {
+                    differ++;
+                    cr_log_error("%s %ux%u rgba%df: one dispatch and separate passes differ",
+                                 chains[c], in->width, in->height, precision);
+                }
+                vkfx_pixels_free(&one);
+                vkfx_pixels_free(&two);
+            }
+    for (size_t i = 0; i <= NSIZES_C; i++)
+        vkfx_pixels_free(&inputs[i]);
+    th_gpu_close(&g);
+    cr_assert_eq(differ, 0, "%d runs differ", differ);
+}
+
+/* Beyond the one-pass kernel's radius cartoon takes its separate passes, and forcing the one
+ * dispatch there is refused. */
+Test(cartoon, large_sigma_takes_separate_passes)
+{
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_pixels in, out;
+    tc_random_pixels(&in, 40, 30, 4, VKFX_SAMPLE_U8, 450);
+    bool fused;
+    cartoon_run(&g, "cartoon:sigma=3.6", &in, 16, NULL, &out, &fused);
+    cr_expect(!fused, "radius 11 ran in one dispatch");
+    vkfx_pixels_free(&out);
+    g.ctx->opts.variants = "cartoon:fused";
+    th_expect_usage_error(&g, "cartoon:sigma=3.6", &in, "cartoon:fused does not apply");
+    g.ctx->opts.variants = NULL;
+    vkfx_pixels_free(&in);
+    th_gpu_close(&g);
 }
 
 Test(chain, gauss_then_sobel)

@@ -44,6 +44,8 @@ static const scale_arg half_lanczos = {0.5, REF_RESIZE_LANCZOS3},
                        shrink_mitchell = {0.37, REF_RESIZE_MITCHELL},
                        enlarge_linear = {2.3, REF_RESIZE_LINEAR};
 
+static const double cartoon_default[2] = {2.0, 4.0}, cartoon_wide[2] = {4.5, 1.5};
+
 /* histogram hands its input on: its variants are checked by their counts, which must equal
  * the reference's exactly (integers). */
 static th_result histogram_counts(th_gpu *g, const vkfx_pixels *in, int precision,
@@ -96,6 +98,9 @@ static const struct family_cases {
      .cases = {{"gauss:sigma=0.5", th_ref_gauss, &sigma_half, 0, 1},
                {"gauss:sigma=2", th_ref_gauss, &sigma2, 0, 1},
                {"gauss:sigma=5", th_ref_gauss, &sigma5, 0, 1}}},
+    {.family = "cartoon",
+     .cases = {{"cartoon", th_ref_cartoon, cartoon_default, 0, 1},
+               {"cartoon:sigma=4.5:gain=1.5", th_ref_cartoon, cartoon_wide, 0, 1}}},
     {.family = "box",
      .cases = {{"box:radius=1", th_ref_box, &radius1, 0, 1},
                {"box:radius=7", th_ref_box, &radius7, 0, 1},

@@ -26,6 +26,15 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
  * not apply (or another Gaussian variant is forced): nothing is recorded then. */
 int vkfx_gauss_unsharp_record(vkfx_graph *g, double sigma, double amount, double threshold,
                               vkfx_image *src, vkfx_image *dst, bool *done);
+/* Whether a Gaussian may take the one-pass kernel: no other of vkfx_gauss_variants is forced. */
+bool vkfx_gauss_one_pass_allowed(vkfx_graph *g);
+/* cartoon (FILTERS.md) from src into dst in one dispatch (glsl/cartoon_fused.comp): its float blur
+ * at the default radius and the darkening by its Sobel edges, the same bytes as the blur stored
+ * in rgba32f and cartoon's own pass after it. Applies where the radius is the one-pass kernel's
+ * and the tile fits the device's shared memory. */
+bool vkfx_gauss_cartoon_applies(const vkfx_caps *caps, double sigma);
+int vkfx_gauss_cartoon_record(vkfx_graph *g, double sigma, double gain, vkfx_image *src,
+                              vkfx_image *dst);
 /* Its kernels: one-pass, matrix, unrolled, generic (core/gpu/variant.h). */
 extern const vkfx_variants vkfx_gauss_variants;
 int vkfx_gauss_default_radius(double sigma);

@@ -5,6 +5,7 @@
 #include "variant.h"
 #include "filters.h"
 
+#include "cartoon_fused.spv.h"
 #include "gauss_col.spv.h"
 #include "gauss_fused.spv.h"
 #include "gauss_h.spv.h"
@@ -174,6 +175,29 @@ static int one_pass_record(vkfx_graph *g, const void *job)
                         fly * fper));
 fail:
     return ret;
+}
+
+/* cartoon in the one-pass Gaussian's dispatch (glsl/cartoon_fused.comp): 32 x LY groups of 32 x
+ * LY*PER outputs, each blurring its tile and a pixel around it in float, from the row results of
+ * those 34 columns over LY*PER + 2 + 2R rows (16 bytes each) in shared memory, which the blur
+ * then overwrites. PER by radius keeps the row results within one pass of the row phase, 64 rows
+ * with RUN 8 (LY 8): a second pass would leave most invocations idle. These are first choices, not
+ * measured ones; like the Gaussian's shapes they change which invocation makes which output, not
+ * an output's operations. */
+enum { CARTOON_RUN = 8, CARTOON_LY = 8 };
+static const uint32_t cartoon_per[FUSED_MAX + 1] = {7, 7, 7, 7, 6, 6, 6, 6, 5, 5, 5};
+
+/* The most rows of invocations whose tile fits the device's shared memory (0: none fits, or the
+ * radius is beyond the one-pass kernel's). */
+static uint32_t cartoon_ly(const vkfx_caps *caps, int radius)
+{
+    if (radius > FUSED_MAX)
+        return 0;
+    for (uint32_t ly = CARTOON_LY; ly >= 1; ly--)
+        if (((ly * cartoon_per[radius] + 2 + 2 * (uint32_t)radius) | 1) * 34 * 16 <=
+            caps->shared_memory)
+            return ly;
+    return 0;
 }
 
 /* The two passes of a separable variant (vkfx_record_separable): kh along rows in groups gh,
@@ -349,6 +373,15 @@ int vkfx_gauss_record(vkfx_graph *g, double sigma, int radius, vkfx_image *src, 
     return vkfx_variant_record(g, &vkfx_gauss_variants, &j);
 }
 
+bool vkfx_gauss_one_pass_allowed(vkfx_graph *g)
+{
+    char given[64];
+    bool forced;
+    const vkfx_variant *v = vkfx_variant_named(&vkfx_gauss_variants, vkfx_graph_forced_variants(g),
+                                               given, sizeof(given), &forced);
+    return !forced || v == &gauss_variant_list[0];
+}
+
 int vkfx_gauss_unsharp_record(vkfx_graph *g, double sigma, double amount, double threshold,
                               vkfx_image *src, vkfx_image *dst, bool *done)
 {
@@ -356,12 +389,36 @@ int vkfx_gauss_unsharp_record(vkfx_graph *g, double sigma, double amount, double
     j.unsharp = true;
     j.push.amount = (float)amount;
     j.push.threshold = (float)threshold;
-    char given[64];
-    bool forced;
-    const vkfx_variant *v = vkfx_variant_named(&vkfx_gauss_variants, vkfx_graph_forced_variants(g),
-                                               given, sizeof(given), &forced);
-    *done = (!forced || v == &gauss_variant_list[0]) && one_pass_applies(vkfx_graph_caps(g), &j);
+    *done = vkfx_gauss_one_pass_allowed(g) && one_pass_applies(vkfx_graph_caps(g), &j);
     return *done ? one_pass_record(g, &j) : VKFX_OK;
+}
+
+bool vkfx_gauss_cartoon_applies(const vkfx_caps *caps, double sigma)
+{
+    return cartoon_ly(caps, vkfx_gauss_default_radius(sigma)) > 0;
+}
+
+static const vkfx_kernel_desc cartoon_fused_kernel = VKFX_IMAGE_KERNEL(cartoon_fused, gauss_push);
+
+int vkfx_gauss_cartoon_record(vkfx_graph *g, double sigma, double gain, vkfx_image *src,
+                              vkfx_image *dst)
+{
+    int ret = VKFX_OK;
+    gauss_job j = make_job(g, sigma, -1, src, dst, VK_FORMAT_R32G32B32A32_SFLOAT);
+    j.push.amount = (float)gain;
+    const uint32_t per = cartoon_per[j.radius], ly = cartoon_ly(vkfx_graph_caps(g), j.radius);
+    vkfx_spec fs = {.local = {32, ly, 1},
+                    .nextra = VKFX_SPEC_COUNT(GAUSS_SPEC_MODE),
+                    .extra = {[VKFX_SPEC(FUSED_SPEC_R)] = (uint32_t)j.radius,
+                              [VKFX_SPEC(FUSED_SPEC_PER)] = per,
+                              [VKFX_SPEC(FUSED_SPEC_LY)] = ly,
+                              [VKFX_SPEC(FUSED_SPEC_RUN)] = CARTOON_RUN,
+                              [VKFX_SPEC(GAUSS_SPEC_W_PUSH)] = j.w_push,
+                              [VKFX_SPEC(GAUSS_SPEC_MODE)] = j.mode},
+                    .half_out = vkfx_half_out(dst->format)};
+    TRY(vkfx_graph_pass(g, &cartoon_fused_kernel, &fs, "cartoon", &j.push, src, dst, 32, ly * per));
+fail:
+    return ret;
 }
 
 static int gauss_record(vkfx_graph *g, const void *params, void *state, vkfx_image *src,
