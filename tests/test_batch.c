@@ -23,6 +23,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "gpu_harness.h"
+#include "meta.h"
 #include "run_binary.h"
 #include "spare.h"
 
@@ -788,6 +789,88 @@ Test(batch, runs_of_alternating_shapes_make_no_objects)
         vkfx_pixels_free(&fresh);
         vkfx_pixels_free(&got[i]);
         vkfx_pixels_free(&in[i]);
+    }
+    vkfx_chain_free(chain);
+    th_gpu_close(&g);
+}
+
+/* JPEG files of one size whose compressed bytes differ in length, decoded on the device as a batch
+ * runs them (the next started before the one in flight finishes): the buffers of each file's
+ * bytes and of the tables made from them take the memory of the file before the one in flight,
+ * so from the fourth file on no device memory is allocated; every output equals the same chain
+ * over libjpeg-turbo's decode of the file. */
+Test(batch, device_decodes_of_other_lengths_allocate_no_memory, .timeout = 240)
+{
+    enum { FILES = 8, W = 160, H = 96 };
+    th_gpu g;
+    th_gpu_open(&g);
+    vkfx_chain *chain = NULL;
+    cr_assert_eq(vkfx_chain_parse("gauss:sigma=1", &chain), VKFX_OK, "%s", vkfx_error_message());
+    vkfx_run_opts opts = {.precision = 16};
+    const vkfx_pixels layout = {.channels = 3, .sample = VKFX_SAMPLE_U8};
+    vkfx_jpeg_input jin[FILES];
+    vkfx_pixels shape[FILES], got[FILES];
+    char paths[FILES][1024];
+    for (int i = 0; i < FILES; i++) {
+        vkfx_pixels px;
+        cr_assert_eq(vkfx_pixels_alloc(&px, W, H, 3, VKFX_SAMPLE_U8), VKFX_OK);
+        uint64_t state = 77 + (uint64_t)i;
+        unsigned char *d = px.data;
+        for (uint32_t k = 0; k < W * H * 3; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            d[k] = (unsigned char)((k / 3 % W) + (k / 3 / W) + (state >> 60));
+        }
+        snprintf(paths[i], sizeof(paths[i]), "%s/j%d.jpg", tc_tpath("in"), i);
+        vkfx_save_opts save = {.jpeg_quality = 84 + (i * 3) % 5};
+        cr_assert_eq(vkfx_file_save(paths[i], VKFX_FILE_JPEG, &px, &save), VKFX_OK, "%s",
+                     vkfx_error_message());
+        vkfx_pixels_free(&px);
+        vkfx_meta meta = {0};
+        cr_assert_eq(vkfx_file_load_jpeg_input(paths[i], &shape[i], &meta, &jin[i]), 0, "%s: %s",
+                     paths[i], vkfx_error_message());
+        vkfx_meta_free(&meta);
+        for (int k = 0; k < i; k++)
+            cr_assert_neq(jin[k].size, jin[i].size, "files %d and %d are as long", k, i);
+    }
+    vkfx_pending *flying = NULL;
+    uint64_t allocations = 0;
+    for (int i = 0; i <= FILES; i++) {
+        vkfx_pending *started = NULL;
+        if (i < FILES) {
+            opts.jpeg_in = &jin[i];
+            cr_assert_eq(vkfx_run_start(g.ctx, g.staging, chain, &shape[i], &layout, &opts,
+                                        &started),
+                         VKFX_OK, "file %d: %s", i, vkfx_error_message());
+        }
+        if (flying) {
+            vkfx_run_result result;
+            got[i - 1] = layout;
+            cr_assert_eq(vkfx_run_finish(flying, &got[i - 1], &result), VKFX_OK, "file %d: %s",
+                         i - 1, vkfx_error_message());
+            free(result.times);
+        }
+        flying = started;
+        if (i == 2)
+            allocations = g.ctx->allocations;
+    }
+    cr_assert_eq(g.ctx->allocations, allocations, "files 4 to %d allocated memory %llu times",
+                 FILES, (unsigned long long)(g.ctx->allocations - allocations));
+    opts.jpeg_in = NULL;
+    for (int i = 0; i < FILES; i++) {
+        vkfx_pixels px, want = layout;
+        vkfx_run_result result;
+        cr_assert_eq(vkfx_file_load(paths[i], &px), VKFX_OK, "%s", vkfx_error_message());
+        cr_assert_eq(vkfx_run(g.ctx, g.staging, chain, &px, &want, &opts, &result), VKFX_OK,
+                     "file %d: %s", i, vkfx_error_message());
+        free(result.times);
+        cr_assert(want.width == got[i].width && want.height == got[i].height &&
+                      memcmp(want.data, got[i].data, vkfx_pixels_bytes(&want)) == 0,
+                  "file %d: the device's decode through the chain differs from libjpeg-turbo's",
+                  i);
+        vkfx_pixels_free(&want);
+        vkfx_pixels_free(&got[i]);
+        vkfx_pixels_free(&px);
+        vkfx_jpeg_input_free(&jin[i]);
     }
     vkfx_chain_free(chain);
     th_gpu_close(&g);

@@ -59,6 +59,9 @@ struct vkfx_context {
     /* Vulkan objects made and released for runs (images, views, buffers, memory allocations,
      * descriptor and query pools, command buffers): tests check that a batch reuses them. */
     uint64_t objects_made, objects_freed;
+    /* Of objects_made, the device memory allocations (vkAllocateMemory): the costly kind, which
+     * a buffer of another size on a spare's memory avoids. */
+    uint64_t allocations;
     volatile unsigned validation_messages;
     /* The pipeline cache file's bytes as read (to tell a change) and as kept to be written. */
     unsigned char *pipeline_cache_read, *pipeline_cache_out;

@@ -1,5 +1,6 @@
 #include "gpu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "error.h"
@@ -53,8 +54,10 @@ static int allocate(vkfx_context *ctx, VkMemoryRequirements req, vkfx_memory whe
     if ((r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) &&
         vkfx_spares_release(ctx))
         r = vkAllocateMemory(ctx->device, &ai, NULL, mem);
-    if (r == VK_SUCCESS)
+    if (r == VK_SUCCESS) {
         vkfx_count(&ctx->objects_made, 1);
+        vkfx_count(&ctx->allocations, 1);
+    }
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
         return vkfx_fail(VKFX_E_NOMEM,
                          "out of %s memory allocating %.1f MiB (vkfx holds %.1f MiB there)",
@@ -66,6 +69,16 @@ static int allocate(vkfx_context *ctx, VkMemoryRequirements req, vkfx_memory whe
         ctx->device_bytes_peak = ctx->device_bytes;
 fail:
     return ret;
+}
+
+VkDeviceSize vkfx_size_class(VkDeviceSize n)
+{
+    if (n < 16)
+        return n;
+    VkDeviceSize step = 1;
+    while (step * 16 <= n)
+        step <<= 1;
+    return (n + step - 1) / step * step;
 }
 
 int vkfx_buffer_create(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
@@ -89,6 +102,8 @@ int vkfx_buffer_create(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags 
     vkfx_count(&ctx->objects_made, 1);
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
+    if (where == VKFX_MEM_DEVICE)
+        req.size = vkfx_size_class(req.size + req.size / 8);
     TRY(allocate(ctx, req, where, &b->memory));
     b->allocated = req.size;
     VK_TRY(vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0));

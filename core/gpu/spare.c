@@ -1,5 +1,6 @@
 #include "spare.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 struct vkfx_spares {
@@ -33,6 +34,38 @@ vkfx_image *vkfx_spare_image(vkfx_context *ctx, uint32_t width, uint32_t height,
     return NULL;
 }
 
+/* Spare i made again at size bytes on its own memory, or NULL where that memory is too small.
+ * Buffers of one usage share their memory types and alignment (the Vulkan specification says
+ * so), so only the size is checked. */
+static vkfx_buffer *remade(vkfx_context *ctx, size_t i, VkDeviceSize size)
+{
+    vkfx_spares *s = ctx->spares;
+    vkfx_buffer *b = s->buffers[i];
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = b->usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VkBuffer nb = VK_NULL_HANDLE;
+    if (vkCreateBuffer(ctx->device, &bci, NULL, &nb) != VK_SUCCESS)
+        return NULL;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(ctx->device, nb, &req);
+    if (req.size > b->allocated || vkBindBufferMemory(ctx->device, nb, b->memory, 0) != VK_SUCCESS) {
+        vkDestroyBuffer(ctx->device, nb, NULL);
+        return NULL;
+    }
+    vkDestroyBuffer(ctx->device, b->buffer, NULL);
+    vkfx_count(&ctx->objects_made, 1);
+    vkfx_count(&ctx->objects_freed, 1);
+    b->buffer = nb;
+    b->size = size;
+    TAKE(s->buffers, s->nbuffers, i);
+    ctx->spare_bytes -= b->allocated;
+    return b;
+}
+
 vkfx_buffer *vkfx_spare_buffer(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                                vkfx_memory where)
 {
@@ -40,15 +73,25 @@ vkfx_buffer *vkfx_spare_buffer(vkfx_context *ctx, VkDeviceSize size, VkBufferUsa
     /* vkfx_buffer_create's size: a buffer of another size would change what VK_WHOLE_SIZE
      * and a shader's array length mean. */
     VkDeviceSize made = size ? size : 4;
+    size_t fits = SIZE_MAX;
     for (size_t i = 0; s && i < s->nbuffers; i++) {
         vkfx_buffer *b = s->buffers[i];
-        if (b->size == made && b->usage == usage && b->where == where) {
+        if (b->usage != usage || b->where != where)
+            continue;
+        if (b->size == made) {
             TAKE(s->buffers, s->nbuffers, i);
             ctx->spare_bytes -= b->allocated;
             return b;
         }
+        /* Memory that holds this size with no more than as much again to spare. */
+        if (b->allocated >= made && b->allocated <= 2 * made &&
+            (fits == SIZE_MAX || b->allocated < s->buffers[fits]->allocated))
+            fits = i;
     }
-    return NULL;
+    /* Another size on a spare's memory: the compressed bytes of JPEG files and the tables
+     * made from them differ a little from file to file, and a new VkBuffer costs far less
+     * than the allocation of its memory. */
+    return fits == SIZE_MAX ? NULL : remade(ctx, fits, made);
 }
 
 VkDescriptorPool vkfx_spare_descriptor_pool(vkfx_context *ctx)
