@@ -421,7 +421,8 @@ Test(jpegdec, damaged_streams, .timeout = 600)
 }
 
 /* Photos settle in the default rounds, with the sizes of subsequence and sequence of a software
- * device and of a GPU (core/gpu/jpeg_gpu.c): the subsequences alone decode them. */
+ * device and of a GPU, for large files and small ones (core/gpu/jpeg_gpu.c): the subsequences
+ * alone decode them. */
 Test(jpegdec, photos_settle, .timeout = 600)
 {
     static const enc_case cases[] = {
@@ -432,8 +433,11 @@ Test(jpegdec, photos_settle, .timeout = 600)
     };
     static const vkfx_jpeg_gpu_opts settle = {.no_retry = true};
     static const vkfx_jpeg_gpu_opts gpu_sizes = {.sub_bits = 512, .lanes = 64, .no_retry = true};
+    static const vkfx_jpeg_gpu_opts gpu_small_files = {
+        .sub_bits = 256, .lanes = 64, .no_retry = true};
     check_cases_in(cases, sizeof(cases) / sizeof(cases[0]), &settle);
     check_cases_in(cases, sizeof(cases) / sizeof(cases[0]), &gpu_sizes);
+    check_cases_in(cases, sizeof(cases) / sizeof(cases[0]), &gpu_small_files);
 }
 
 /* What the synchronisation of data in the way o took. */
