@@ -63,9 +63,9 @@ typedef struct job {
      * GPU. */
     bool tone_here;
     vkfx_sample tone_sample;
-    const char *colour; /* how its colour was read, for the report */
-    unsigned dropped;   /* kinds of meta its output format could not hold */
-    int precision;   /* the internal format's, --precision auto resolved */
+    const char *colour;    /* how its colour was read, for the report */
+    unsigned dropped;      /* kinds of meta its output format could not hold */
+    int precision;         /* the internal format's, --precision auto resolved */
     double t_start, t_end; /* seconds, for wall time */
     uint64_t held;         /* its bytes counted in the batch's held */
     double decode_ms, encode_ms;
@@ -91,8 +91,8 @@ typedef struct batch {
     size_t progress_done; /* files done at the last progress line */
     FILE *json;
     bool show_progress, progress_tty;
-    bool lost;        /* the GPU was lost: nothing more can run */
-    bool no_device;   /* the device could not be opened: decoding stops */
+    bool lost;      /* the GPU was lost: nothing more can run */
+    bool no_device; /* the device could not be opened: decoding stops */
     /* Whether JPEG inputs go to the device (--jpeg-codec): 1 yes, 0 no, -1 not known before
      * the device is open (auto: libjpeg-turbo meanwhile). */
     atomic_int jpeg_decode;
@@ -621,8 +621,8 @@ static int plan_line(plan *p, const cli_job_line *l)
             if ((ret = vkfx_file_format_for_output(name, &j->fmt)) < 0) {
                 char list[160];
                 vkfx_codec_extensions(true, list, sizeof(list));
-                ret = vkfx_fail(VKFX_E_USAGE, "--format '%s': the formats written are %s", fmt,
-                                list);
+                ret =
+                    vkfx_fail(VKFX_E_USAGE, "--format '%s': the formats written are %s", fmt, list);
                 goto fail;
             }
             TRY(vkfx_file_check_depth(j->output, j->fmt, o->save.depth));
@@ -661,14 +661,13 @@ static int check_plan(const plan *p, const cli_batch_opts *o)
             continue;
         job_where(p->source, j, true, where, sizeof(where));
         if (++stdout_count > 1) {
-            ret = vkfx_fail(VKFX_E_USAGE, "%sa second job writes to standard output ('-o -')",
-                            where);
+            ret =
+                vkfx_fail(VKFX_E_USAGE, "%sa second job writes to standard output ('-o -')", where);
             goto fail;
         }
         if (o->json && strcmp(o->json, "-") == 0) {
             ret = vkfx_fail(VKFX_E_USAGE,
-                            "%s-o - and --json both want standard output; give --json=FILE",
-                            where);
+                            "%s-o - and --json both want standard output; give --json=FILE", where);
             goto fail;
         }
         if (isatty(STDOUT_FILENO)) {
@@ -711,8 +710,8 @@ static int output_fits(void *arg, const char *name, uint32_t width, uint32_t hei
         vkfx_error_clear();
         return VKFX_OK;
     }
-    return vkfx_file_check_size(strcmp(j->output, "-") == 0 ? "standard output" : j->output,
-                                j->fmt, out_w, out_h);
+    return vkfx_file_check_size(strcmp(j->output, "-") == 0 ? "standard output" : j->output, j->fmt,
+                                out_w, out_h);
 }
 
 static void decode(batch *b, job *j)
@@ -816,8 +815,9 @@ static void report_json(batch *b, const job *j)
         fprintf(f, ": %.4f", j->result.times[t].ms);
         total += j->result.times[t].ms;
     }
-    fprintf(f, "}, \"gpu_ms_total\": %.4f, \"orientation\": {\"stored\": %d, \"applied\": %d}, "
-               "\"colour\": \"%s\", \"notes\": {",
+    fprintf(f,
+            "}, \"gpu_ms_total\": %.4f, \"orientation\": {\"stored\": %d, \"applied\": %d}, "
+            "\"colour\": \"%s\", \"notes\": {",
             total, j->meta.stored_orientation, j->meta.applied_orientation,
             j->colour ? j->colour : "");
     for (uint32_t t = 0; t < j->result.nnotes; t++) {
@@ -1061,9 +1061,11 @@ static bool gpu_work_over(const batch *b)
 }
 
 /* This thread feeds the GPU, lowest decoded index first, with up to two runs
- * in flight: the next file is uploaded and its work submitted before the
- * thread waits for the one the GPU is running, so the GPU is not left idle
- * while this thread copies. */
+ * in flight: the next file is uploaded and its work recorded while the GPU
+ * runs the one before, whose read-back comes first; then the next is
+ * submitted. Submitted before that read-back, the next file's work would
+ * run ahead of the read-back's copies on the queue, and the thread would
+ * wait for it with nothing recorded for the GPU to do after it. */
 static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
 {
     vkfx_pending *flying = NULL;
@@ -1127,7 +1129,8 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
             }
             run.tone_later = true;
             run.jpeg_in = j->jpeg.bytes ? &j->jpeg : NULL;
-            start_ret = vkfx_run_start(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
+            start_ret =
+                vkfx_run_start_held(ctx, staging, j->chain, &j->in, &j->out, &run, &started);
             if (start_ret < 0 && (b->n > 1 || b->source))
                 vkfx_fail_context(start_ret, "%s", j->input);
             if (start_ret == VKFX_OK)
@@ -1142,6 +1145,10 @@ static void gpu_loop(batch *b, vkfx_context *ctx, vkfx_staging *staging)
         int finish_ret = VKFX_OK;
         if (flying)
             finish_ret = gpu_finish(b, ctx, flying_job, flying, &messages);
+        /* The next run's work goes to the device once the one in flight is read back (a
+         * failure is its finish's to report). */
+        if (started)
+            vkfx_run_submit(started);
         pthread_mutex_lock(&b->mu);
         if (flying)
             gpu_done(b, flying_job, finish_ret);

@@ -131,8 +131,8 @@ typedef struct vkfx_run_opts {
     /* --fast: filters may take the device's faster arithmetic, whose results differ between
      * devices; false: the same bytes on every device. */
     bool fast;
-    bool linear;   /* 8/16-bit samples are linear: no sRGB transfer either way */
-    bool timings;  /* collect GPU time per pass */
+    bool linear;  /* 8/16-bit samples are linear: no sRGB transfer either way */
+    bool timings; /* collect GPU time per pass */
     /* out keeps premultiplied colour (OpenEXR) instead of straight colour. */
     bool premultiplied_out;
     /* The input's file, for filter options that name it (depth=self); may be NULL. */
@@ -209,16 +209,24 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
              const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
              vkfx_run_result *result);
 
-/* vkfx_run in two halves, so that the next image can be uploaded while the
- * GPU works on this one: start records and submits (an image that needs
- * tiles runs to the end here), finish waits, reads the image back and
- * frees *pending, on success and on failure. in may be freed after start;
- * every started run must be finished. */
 /* Whether codec (--jpeg-codec) sends JPEG decoding to ctx's device: gpu always, auto and cpu
  * never (core/run/run.c says why). */
 bool vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec);
 
+/* vkfx_run in two halves, so that the next image can be uploaded while the
+ * GPU works on this one: start records and submits (an image that needs
+ * tiles runs to the end here), finish waits, reads the image back and
+ * frees *pending, on success and on failure. in may be freed after start;
+ * every started run must be finished.
+ * vkfx_run_start_held records without submitting: vkfx_run_submit (or the finish) submits it.
+ * A caller with a run in flight records the next, finishes the one in flight, then submits
+ * the next: the finish's read-back then queues behind nothing but its own run's work, while
+ * the recording still overlaps the device's work. */
 typedef struct vkfx_pending vkfx_pending;
+int vkfx_run_start_held(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                        const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
+                        vkfx_pending **pending);
+int vkfx_run_submit(vkfx_pending *pending);
 int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                    const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
                    vkfx_pending **pending);

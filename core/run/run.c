@@ -332,6 +332,9 @@ struct vkfx_pending {
     vkfx_buffer *jpeg_status;
     uint32_t jpeg_flags;
     bool jpeg_all_rounds; /* synchronised with every round, the retry of unsettled sequences */
+    bool held;            /* recorded, not yet submitted (vkfx_run_start_held) */
+    int submit_ret;       /* a failed vkfx_run_submit's error, for the finish to report */
+    char submit_error[256];
     vkfx_run_opts opts;
     vkfx_pixels in_shape, out_layout;
 };
@@ -428,10 +431,26 @@ static int start_whole(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chai
     if (jpeg_here(opts, p))
         TRY(vkfx_jpegenc_record(p->g, p->raw_out, p->out.width, p->out.height, p->out.channels,
                                 opts->jpeg, &p->jpeg));
-    TRY(vkfx_graph_submit(p->g));
+    if (!p->held)
+        TRY(vkfx_graph_submit(p->g));
     p->result.record_ms = vkfx_now_ms() - t;
 fail:
     free(curves);
+    return ret;
+}
+
+int vkfx_run_submit(vkfx_pending *p)
+{
+    if (!p->held)
+        return VKFX_OK;
+    p->held = false;
+    double t = vkfx_now_ms();
+    int ret = vkfx_graph_submit(p->g);
+    p->result.record_ms += vkfx_now_ms() - t;
+    if (ret < 0) {
+        p->submit_ret = ret;
+        snprintf(p->submit_error, sizeof(p->submit_error), "%s", vkfx_error_message());
+    }
     return ret;
 }
 
@@ -459,6 +478,9 @@ static int finish_whole(vkfx_pending *p)
     int ret = VKFX_OK;
     vkfx_graph *g = p->g;
     const vkfx_chain *chain = p->chain;
+    TRY(vkfx_run_submit(p));
+    if (p->submit_ret)
+        return vkfx_fail(p->submit_ret, "%s", p->submit_error);
     double t = vkfx_now_ms();
     TRY(vkfx_graph_wait(g));
     p->result.wait_ms = vkfx_now_ms() - t;
@@ -499,7 +521,10 @@ fail:
 enum { JPEG_SUBSEQUENCES, JPEG_ALL_ROUNDS, JPEG_HOST };
 static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                       const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
-                      int how, vkfx_pending **pending);
+                      int how, bool held, vkfx_pending **pending);
+static int run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                     const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
+                     bool held, vkfx_pending **pending);
 
 int vkfx_run_finish(vkfx_pending *p, vkfx_pixels *out, vkfx_run_result *result)
 {
@@ -511,7 +536,7 @@ int vkfx_run_finish(vkfx_pending *p, vkfx_pixels *out, vkfx_run_result *result)
         vkfx_pending *again = NULL;
         bool all = (p->jpeg_flags & JD_BAD_SYNC) && !p->jpeg_all_rounds;
         ret = start_jpeg(p->ctx, p->staging, p->chain, &p->in_shape, &p->out_layout, &p->opts,
-                         all ? JPEG_ALL_ROUNDS : JPEG_HOST, &again);
+                         all ? JPEG_ALL_ROUNDS : JPEG_HOST, false, &again);
         pending_free(p);
         if (ret < 0) {
             memset(result, 0, sizeof(*result));
@@ -914,7 +939,7 @@ static int jpeg_on_host(const vkfx_run_opts *opts, vkfx_pixels *px)
  * cannot take it in one piece). */
 static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
                       const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
-                      int how, vkfx_pending **pending)
+                      int how, bool held, vkfx_pending **pending)
 {
     *pending = NULL;
     int ret = 1;
@@ -927,6 +952,7 @@ static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain
                             .chain = chain,
                             .out = *out,
                             .jpeg_all_rounds = how == JPEG_ALL_ROUNDS,
+                            .held = held,
                             .opts = *opts,
                             .in_shape = *in,
                             .out_layout = *out};
@@ -944,7 +970,7 @@ static int start_jpeg(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain
     ret = jpeg_on_host(opts, &px);
     const char *note = ret == VKFX_OK ? vkfx_file_note() : NULL;
     if (ret == VKFX_OK)
-        ret = vkfx_run_start(ctx, staging, chain, &px, out, &host, pending);
+        ret = run_start(ctx, staging, chain, &px, out, &host, held, pending);
     if (ret == VKFX_OK && *pending && note)
         snprintf((*pending)->decode_note, sizeof((*pending)->decode_note), "%s", note);
     vkfx_pixels_free(&px);
@@ -955,16 +981,33 @@ int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *c
                    const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
                    vkfx_pending **pending)
 {
+    return run_start(ctx, staging, chain, in, out, opts, false, pending);
+}
+
+int vkfx_run_start_held(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                        const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
+                        vkfx_pending **pending)
+{
+    return run_start(ctx, staging, chain, in, out, opts, true, pending);
+}
+
+static int run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
+                     const vkfx_pixels *in, const vkfx_pixels *out, const vkfx_run_opts *opts,
+                     bool held, vkfx_pending **pending)
+{
     *pending = NULL;
     if (opts->jpeg_in)
-        return start_jpeg(ctx, staging, chain, in, out, opts, JPEG_SUBSEQUENCES, pending);
+        return start_jpeg(ctx, staging, chain, in, out, opts, JPEG_SUBSEQUENCES, held, pending);
     if (in->width == 0 || in->height == 0)
         return vkfx_fail(VKFX_E_FORMAT, "the image is empty (%ux%u)", in->width, in->height);
     vkfx_pending *p = calloc(1, sizeof(*p));
     if (!p)
         return vkfx_fail(VKFX_E_NOMEM, "out of host memory");
-    *p = (vkfx_pending){
-        .ctx = ctx, .staging = staging, .chain = chain, .out = vkfx_pixels_layout(out)};
+    *p = (vkfx_pending){.ctx = ctx,
+                        .staging = staging,
+                        .chain = chain,
+                        .out = vkfx_pixels_layout(out),
+                        .held = held};
     int ret;
     if (one_piece(ctx, chain, in, opts)) {
         ret = start_whole(ctx, staging, chain, in, out, opts, opts->tone_later, p);
@@ -972,6 +1015,7 @@ int vkfx_run_start(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *c
         /* Tiles run one after another to the end here. */
         ret = vkfx_run(ctx, staging, chain, in, &p->out, opts, &p->result);
         p->complete = true;
+        p->held = false;
     }
     if (ret < 0) {
         pending_free(p);
