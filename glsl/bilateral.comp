@@ -32,6 +32,10 @@ layout(constant_id = BILATERAL_SPEC_ROWS) const uint ROWS = 1;
 layout(constant_id = BILATERAL_SPEC_HALF_TILE) const bool HALF_TILE = false;
 // The weight table copied into shared memory.
 layout(constant_id = BILATERAL_SPEC_SHARED_TABLE) const bool SHARED_TABLE = false;
+// The table's index and the fraction from sums and bit operations instead of
+// conversions between float and int, which some devices issue at a fraction
+// of the rate of sums (the same values).
+layout(constant_id = BILATERAL_SPEC_NO_CONVERT) const bool NO_CONVERT = false;
 
 layout(binding = 0) uniform sampler2D src;
 layout(binding = 1) writeonly uniform image2D dst;
@@ -68,9 +72,23 @@ void tap(inout vec4 acc, inout float acc_w, vec4 centre, vec4 q, int dx, int dy)
                       ((d.r * d.r + d.g * d.g) + d.b * d.b) * pc.t_factor;
     if (!(f < float(BILATERAL_ENTRIES)))
         return; // E is 0 from the table's end on
-    const int i = int(f);
+    int i;
+    precise float frac;
+    if (NO_CONVERT) {
+        // f < 2^11: f + 2^23 is an integer next to f, held in its low bits; one less where
+        // it lies above f. Each difference is exact, so frac is f - floor(f) as below.
+        precise float t = f + 8388608.0;
+        precise float n = t - 8388608.0;
+        const bool above = n > f;
+        precise float down = n - 1.0;
+        i = int(floatBitsToUint(t) & 0x7ffu) - (above ? 1 : 0);
+        frac = f - (above ? down : n);
+    } else {
+        i = int(f);
+        frac = f - float(i);
+    }
     const vec2 e = entry(i);
-    precise float w = e.x + (f - float(i)) * e.y;
+    precise float w = e.x + frac * e.y;
     precise vec4 a = acc + w * q;
     precise float s = acc_w + w;
     acc = a;

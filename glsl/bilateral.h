@@ -15,6 +15,8 @@
 #define BILATERAL_SPEC_HALF_TILE 7
 /* The weight table copied into shared memory. */
 #define BILATERAL_SPEC_SHARED_TABLE 8
+/* The table's index and fraction without float-int conversions (the same values). */
+#define BILATERAL_SPEC_NO_CONVERT 9
 
 /* The weight's table (binding 2, FILTERS.md's bilateral): entry i holds exp(-x) at
  * x = i / BILATERAL_STEPS and its rise to the next entry's x, for x below 24; the weight is 0

@@ -57,10 +57,10 @@ typedef struct bilateral_job {
 } bilateral_job;
 
 /* A variant's kernel shape: outputs per invocation down a column, the window as packed halves,
- * the weight table in shared memory. */
+ * the weight table in shared memory, the table's index without float-int conversions. */
 typedef struct bilateral_shape {
     uint32_t rows;
-    bool half_tile, shared_table;
+    bool half_tile, shared_table, no_convert;
 } bilateral_shape;
 
 /* The kernel declares each shared array with one element where its shape does not use it. */
@@ -108,12 +108,13 @@ static int record_shape(vkfx_graph *g, const bilateral_job *j, bilateral_shape s
     const vkfx_caps *caps = vkfx_graph_caps(g);
     vkfx_spec spec = {
         .local = {GROUP, GROUP, 1},
-        .nextra = VKFX_SPEC_COUNT(BILATERAL_SPEC_SHARED_TABLE),
+        .nextra = VKFX_SPEC_COUNT(BILATERAL_SPEC_NO_CONVERT),
         .extra = {[VKFX_SPEC(BILATERAL_SPEC_HALO)] = shape_halo(caps, j, s),
                   [VKFX_SPEC(BILATERAL_SPEC_FAST)] = caps->fast,
                   [VKFX_SPEC(BILATERAL_SPEC_ROWS)] = s.rows,
                   [VKFX_SPEC(BILATERAL_SPEC_HALF_TILE)] = s.half_tile,
-                  [VKFX_SPEC(BILATERAL_SPEC_SHARED_TABLE)] = s.shared_table},
+                  [VKFX_SPEC(BILATERAL_SPEC_SHARED_TABLE)] = s.shared_table,
+                  [VKFX_SPEC(BILATERAL_SPEC_NO_CONVERT)] = s.no_convert},
         .half_out = vkfx_half_out(j->dst->format),
     };
     /* The factors of 1/(2 S^2) and 1/(2 T^2) rounded to float, times the table's steps per
@@ -140,38 +141,42 @@ fail:
 /* The variants: every shape gives the same bytes (each output adds its taps in one order). The
  * half window needs an rgba16f input (exact only there) and a window that fits; the others
  * read through the texture cache where it does not. */
-#define SHAPE_VARIANT(fn, ROWS, HALF, TABLE)                                                      \
+#define SHAPE_VARIANT(fn, ROWS, HALF, TABLE, NO_CONVERT)                                                      \
     static bool fn##_applies(const vkfx_caps *caps, const void *job)                             \
     {                                                                                            \
         const bilateral_job *j = job;                                                            \
-        bilateral_shape s = {ROWS, HALF, TABLE};                                                 \
+        bilateral_shape s = {ROWS, HALF, TABLE, NO_CONVERT};                                     \
         return table_bytes(TABLE) <= caps->shared_memory &&                                      \
                (!HALF || (j->src->format == VK_FORMAT_R16G16B16A16_SFLOAT &&                     \
                           shape_halo(caps, j, s) != 0));                                         \
     }                                                                                            \
     static int fn##_record(vkfx_graph *g, const void *job)                                       \
     {                                                                                            \
-        return record_shape(g, job, (bilateral_shape){ROWS, HALF, TABLE});                       \
+        return record_shape(g, job, (bilateral_shape){ROWS, HALF, TABLE, NO_CONVERT});           \
     }
 
-SHAPE_VARIANT(r4_half_lds, 4, true, true)
-SHAPE_VARIANT(r4_half, 4, true, false)
-SHAPE_VARIANT(r2_half_lds, 2, true, true)
-SHAPE_VARIANT(r2_lds, 2, false, true)
-SHAPE_VARIANT(r4_lds, 4, false, true)
-SHAPE_VARIANT(r2, 2, false, false)
-SHAPE_VARIANT(r1_lds, 1, false, true)
+SHAPE_VARIANT(r4_half_lds, 4, true, true, false)
+SHAPE_VARIANT(r4_half_lds_nocvt, 4, true, true, true)
+SHAPE_VARIANT(r4_half, 4, true, false, false)
+SHAPE_VARIANT(r2_half_lds, 2, true, true, false)
+SHAPE_VARIANT(r2_lds, 2, false, true, false)
+SHAPE_VARIANT(r2_lds_nocvt, 2, false, true, true)
+SHAPE_VARIANT(r4_lds, 4, false, true, false)
+SHAPE_VARIANT(r2, 2, false, false, false)
+SHAPE_VARIANT(r1_lds, 1, false, true, false)
 
 static int r1_record(vkfx_graph *g, const void *job)
 {
-    return record_shape(g, job, (bilateral_shape){1, false, false});
+    return record_shape(g, job, (bilateral_shape){1, false, false, false});
 }
 
 static const vkfx_variant bilateral_variant_list[] = {
     {"r4-half-lds", r4_half_lds_applies, r4_half_lds_record, NULL},
+    {"r4-half-lds-nocvt", r4_half_lds_nocvt_applies, r4_half_lds_nocvt_record, NULL},
     {"r4-half", r4_half_applies, r4_half_record, NULL},
     {"r2-half-lds", r2_half_lds_applies, r2_half_lds_record, NULL},
     {"r2-lds", r2_lds_applies, r2_lds_record, NULL},
+    {"r2-lds-nocvt", r2_lds_nocvt_applies, r2_lds_nocvt_record, NULL},
     {"r4-lds", r4_lds_applies, r4_lds_record, NULL},
     {"r2", r2_applies, r2_record, NULL},
     {"r1-lds", r1_lds_applies, r1_lds_record, NULL},
