@@ -1,7 +1,8 @@
 /* bilateral on the GPU against tests/ref/bilateral.c: random images at the
  * awkward sizes in both internal precisions, the shared photos, every
  * channel layout, radii larger than the image, and both of the kernel's
- * paths (window in shared memory, window read through the texture cache).
+ * paths (window in shared memory, window read through the texture cache),
+ * and every kernel variant giving the same bytes as the simplest.
  * At --precision 16 the input is rounded to half before the kernel reads it,
  * and the reference gets the same rounded input (gpu_harness), so the range
  * weights agree. Tolerance: 8-bit output within 1 code value (FILTERS.md). */
