@@ -141,18 +141,18 @@ fail:
 /* The variants: every shape gives the same bytes (each output adds its taps in one order). The
  * half window needs an rgba16f input (exact only there) and a window that fits; the others
  * read through the texture cache where it does not. */
-#define SHAPE_VARIANT(fn, ROWS, HALF, TABLE, NO_CONVERT)                                                      \
-    static bool fn##_applies(const vkfx_caps *caps, const void *job)                             \
-    {                                                                                            \
-        const bilateral_job *j = job;                                                            \
-        bilateral_shape s = {ROWS, HALF, TABLE, NO_CONVERT};                                     \
-        return table_bytes(TABLE) <= caps->shared_memory &&                                      \
-               (!HALF || (j->src->format == VK_FORMAT_R16G16B16A16_SFLOAT &&                     \
-                          shape_halo(caps, j, s) != 0));                                         \
-    }                                                                                            \
-    static int fn##_record(vkfx_graph *g, const void *job)                                       \
-    {                                                                                            \
-        return record_shape(g, job, (bilateral_shape){ROWS, HALF, TABLE, NO_CONVERT});           \
+#define SHAPE_VARIANT(fn, ROWS, HALF, TABLE, NO_CONVERT)                                           \
+    static bool fn##_applies(const vkfx_caps *caps, const void *job)                               \
+    {                                                                                              \
+        const bilateral_job *j = job;                                                              \
+        bilateral_shape s = {ROWS, HALF, TABLE, NO_CONVERT};                                       \
+        return table_bytes(TABLE) <= caps->shared_memory &&                                        \
+               (!HALF ||                                                                           \
+                (j->src->format == VK_FORMAT_R16G16B16A16_SFLOAT && shape_halo(caps, j, s) != 0)); \
+    }                                                                                              \
+    static int fn##_record(vkfx_graph *g, const void *job)                                         \
+    {                                                                                              \
+        return record_shape(g, job, (bilateral_shape){ROWS, HALF, TABLE, NO_CONVERT});             \
     }
 
 SHAPE_VARIANT(r4_half_lds, 4, true, true, false)
@@ -191,8 +191,8 @@ static int bilateral_record(vkfx_graph *g, const void *params, void *state, vkfx
 {
     (void)state;
     const bilateral_params *p = params;
-    bilateral_job j = {
-        p, p->radius >= 0 ? p->radius : bilateral_default_radius(p->sigma_s), src, dst};
+    bilateral_job j = {p, p->radius >= 0 ? p->radius : bilateral_default_radius(p->sigma_s), src,
+                       dst};
     return vkfx_variant_record(g, &bilateral_variants, &j);
 }
 
