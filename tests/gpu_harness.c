@@ -47,13 +47,6 @@ int th_ref_gauss(const ref_image *in, ref_image *out, const void *arg, int preci
     return ref_gauss_stored(in, a->sigma, a->radius, precision == 16, out);
 }
 
-int th_ref_bilateral(const ref_image *in, ref_image *out, const void *arg, int precision)
-{
-    (void)precision;
-    const th_bilateral_arg *a = arg;
-    return ref_bilateral(in, a->sigma_s, a->sigma_r, a->radius, out);
-}
-
 int th_ref_box(const ref_image *in, ref_image *out, const void *arg, int precision)
 {
     (void)precision;

@@ -46,12 +46,6 @@ int th_ref_box(const ref_image *in, ref_image *out, const void *arg, int precisi
 int th_ref_satblur(const ref_image *in, ref_image *out, const void *arg, int precision);
 /* ref_cartoon, arg {sigma, gain}: its blur is float32 whatever the precision. */
 int th_ref_cartoon(const ref_image *in, ref_image *out, const void *arg, int precision);
-/* ref_bilateral (radius -1: the default). */
-typedef struct th_bilateral_arg {
-    double sigma_s, sigma_r;
-    int radius;
-} th_bilateral_arg;
-int th_ref_bilateral(const ref_image *in, ref_image *out, const void *arg, int precision);
 /* ref_tonemap (white 0: unset), rounded to half at rgba16f as the link's output is stored. */
 typedef struct th_tonemap_arg {
     double key, white;

@@ -1,8 +1,7 @@
 /* bilateral on the GPU against tests/ref/bilateral.c: random images at the
  * awkward sizes in both internal precisions, the shared photos, every
  * channel layout, radii larger than the image, and both of the kernel's
- * paths (window in shared memory, window read through the texture cache),
- * and every kernel variant giving the same bytes as the simplest.
+ * paths (window in shared memory, window read through the texture cache).
  * At --precision 16 the input is rounded to half before the kernel reads it,
  * and the reference gets the same rounded input (gpu_harness), so the range
  * weights agree. Tolerance: 8-bit output within 1 code value (FILTERS.md). */
@@ -15,10 +14,20 @@
 #include "context.h"
 #include "filter.h"
 #include "gpu_harness.h"
-#include "variant.h"
 
-/* Bytes of the kernel's shared window for radius r with one output per invocation
- * (bilateral:r1, glsl/bilateral.comp). */
+typedef struct bilateral_arg {
+    double sigma_s, sigma_r;
+    int radius; /* -1: the default */
+} bilateral_arg;
+
+static int ref_bilateral_fn(const ref_image *in, ref_image *out, const void *arg, int precision)
+{
+    (void)precision;
+    const bilateral_arg *a = arg;
+    return ref_bilateral(in, a->sigma_s, a->sigma_r, a->radius, out);
+}
+
+/* Bytes of the kernel's shared window for radius r (glsl/bilateral.comp). */
 static uint32_t window_bytes(uint32_t r)
 {
     return (16 + 2 * r) * (16 + 2 * r) * 16;
@@ -38,10 +47,10 @@ Test(bilateral, default_random_everywhere, .timeout = 300)
 {
     th_gpu g;
     th_gpu_open(&g);
-    static const th_bilateral_arg a = {3.0, 0.1, -1};
+    static const bilateral_arg a = {3.0, 0.1, -1};
     cr_assert_leq(window_bytes(6), g.ctx->props.limits.maxComputeSharedMemorySize);
     int failures = check_random(
-        &g, &(th_case){"bilateral:sigma_s=3:sigma_r=0.1", th_ref_bilateral, &a, 16, 1}, NSIZES);
+        &g, &(th_case){"bilateral:sigma_s=3:sigma_r=0.1", ref_bilateral_fn, &a, 16, 1}, NSIZES);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
@@ -51,10 +60,10 @@ Test(bilateral, photos, .timeout = 300)
 {
     th_gpu g;
     th_gpu_open(&g);
-    static const th_bilateral_arg a = {3.0, 0.1, -1};
+    static const bilateral_arg a = {3.0, 0.1, -1};
     int failures = 0;
     for (int precision = 16; precision <= 32; precision += 16) {
-        th_case c = {"bilateral:sigma_s=3:sigma_r=0.1", th_ref_bilateral, &a, precision, 1};
+        th_case c = {"bilateral:sigma_s=3:sigma_r=0.1", ref_bilateral_fn, &a, precision, 1};
         for (const char *const *name = tc_photos(); *name; name++) {
             vkfx_pixels photo, cut;
             cr_assert_eq(tc_load_photo(*name, &photo), VKFX_OK, "%s: %s", *name,
@@ -75,11 +84,11 @@ Test(bilateral, channels_and_tiny_images)
 {
     th_gpu g;
     th_gpu_open(&g);
-    static const th_bilateral_arg a = {1.5, 0.2, -1};
+    static const bilateral_arg a = {1.5, 0.2, -1};
     int failures = 0;
     for (int precision = 16; precision <= 32; precision += 16)
         failures += th_check_small(&g, &(th_case){"bilateral:sigma_s=1.5:sigma_r=0.2",
-                                                  th_ref_bilateral, &a, precision, 1});
+                                                  ref_bilateral_fn, &a, precision, 1});
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
@@ -91,12 +100,12 @@ Test(bilateral, radius_larger_than_image)
 {
     th_gpu g;
     th_gpu_open(&g);
-    static const th_bilateral_arg a = {20.0, 0.3, 40};
+    static const bilateral_arg a = {20.0, 0.3, 40};
     cr_assert_gt(window_bytes(40), g.ctx->props.limits.maxComputeSharedMemorySize);
     int failures = 0;
     for (int precision = 16; precision <= 32; precision += 16)
         failures += th_check_small(&g, &(th_case){"bilateral:sigma_s=20:sigma_r=0.3:radius=40",
-                                                  th_ref_bilateral, &a, precision, 1});
+                                                  ref_bilateral_fn, &a, precision, 1});
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
@@ -108,25 +117,22 @@ Test(bilateral, shared_limit_both_paths, .timeout = 300)
 {
     th_gpu g;
     th_gpu_open(&g);
-    /* window_bytes is the shape of one output per invocation */
-    g.ctx->opts.variants = "bilateral:r1";
     uint32_t limit = g.ctx->props.limits.maxComputeSharedMemorySize;
     int fit = 1;
     while (fit < 64 && window_bytes((uint32_t)fit + 1) <= limit)
         fit++;
     int failures = 0;
     for (int r = fit; r <= fit + 1 && r <= 64; r++) {
-        th_bilateral_arg a = {r / 2.0, 0.15, r};
+        bilateral_arg a = {r / 2.0, 0.15, r};
         char chain[96];
         snprintf(chain, sizeof(chain), "bilateral:sigma_s=%g:sigma_r=0.15:radius=%d", a.sigma_s, r);
         vkfx_pixels px;
         tc_random_pixels(&px, 83, 61, 4, VKFX_SAMPLE_U8, 400 + (uint64_t)r);
         for (int precision = 16; precision <= 32; precision += 16)
-            failures += !th_check(&g, &(th_case){chain, th_ref_bilateral, &a, precision, 1}, &px, 4,
+            failures += !th_check(&g, &(th_case){chain, ref_bilateral_fn, &a, precision, 1}, &px, 4,
                                   VKFX_SAMPLE_U8, "random");
         vkfx_pixels_free(&px);
     }
-    g.ctx->opts.variants = NULL;
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
@@ -137,9 +143,9 @@ Test(bilateral, large_sigma_r, .timeout = 300)
 {
     th_gpu g;
     th_gpu_open(&g);
-    static const th_bilateral_arg a = {2.0, 10.0, -1};
+    static const bilateral_arg a = {2.0, 10.0, -1};
     int failures = check_random(
-        &g, &(th_case){"bilateral:sigma_s=2:sigma_r=10", th_ref_bilateral, &a, 16, 1}, NSIZES - 1);
+        &g, &(th_case){"bilateral:sigma_s=2:sigma_r=10", ref_bilateral_fn, &a, 16, 1}, NSIZES - 1);
     th_gpu_close(&g);
     cr_assert_eq(failures, 0, "%d comparisons out of tolerance (worst pixels above)", failures);
 }
@@ -160,13 +166,13 @@ Test(bilateral, derived_radius_within_the_radius_option)
     double derived = floor(2.0 * sigma->max + 0.5);
     cr_assert_leq(derived, radius->max, "sigma_s=%g derives radius %g beyond radius's %g",
                   sigma->max, derived, radius->max);
-    static const th_bilateral_arg a = {32, 0.3, -1};
+    static const bilateral_arg a = {32, 0.3, -1};
     th_gpu g;
     th_gpu_open(&g);
     vkfx_pixels px;
     tc_random_pixels(&px, 23, 17, 4, VKFX_SAMPLE_U8, 291);
     cr_expect(th_check(&g,
-                       &(th_case){"bilateral:sigma_s=32:sigma_r=0.3", th_ref_bilateral, &a, 16, 1},
+                       &(th_case){"bilateral:sigma_s=32:sigma_r=0.3", ref_bilateral_fn, &a, 16, 1},
                        &px, 4, VKFX_SAMPLE_U8, "sigma_s at its maximum"));
     vkfx_pixels_free(&px);
     th_gpu_close(&g);
@@ -213,72 +219,4 @@ Test(bilateral, table_within_one_code_of_exp, .timeout = 300)
     cr_log_info("bilateral table against exp: %zu of %zu codes moved, by %d at most", moved, total,
                 worst);
     cr_assert_leq(worst, 1, "a code moved by %d (%zu of %zu moved)", worst, moved, total);
-}
-
-/* Every kernel variant (outputs per invocation, the window as halves, the table in shared
- * memory) against the one that reads each tap on its own: the same bytes, as float output, on
- * random images at sizes that are no multiple of the work group and on a photo, at radius 1, the
- * default and 64 (the window through the texture cache), in both precisions. Tolerance: none. */
-Test(bilateral, every_variant_gives_the_same_bytes, .timeout = 600)
-{
-    static const struct {
-        const char *chain;
-        uint32_t max_side; /* radius 64 only on the small inputs: lavapipe is slow there */
-    } chains[] = {{"bilateral:sigma_s=0.5:sigma_r=0.2", 1000},
-                  {"bilateral:sigma_s=3:sigma_r=0.1", 1000},
-                  {"bilateral:sigma_s=20:sigma_r=0.3:radius=64", 40}};
-    th_gpu g;
-    th_gpu_open(&g);
-    vkfx_pixels inputs[5], photo;
-    tc_random_pixels(&inputs[0], 1, 1, 4, VKFX_SAMPLE_U8, 501);
-    tc_random_pixels(&inputs[1], 17, 9, 4, VKFX_SAMPLE_U8, 502);
-    tc_random_pixels(&inputs[2], 37, 23, 3, VKFX_SAMPLE_U8, 503);
-    tc_random_pixels(&inputs[3], 83, 141, 4, VKFX_SAMPLE_U8, 504);
-    cr_assert_eq(tc_load_photo(tc_photos()[0], &photo), VKFX_OK, "%s", vkfx_error_message());
-    cr_assert_eq(tc_fit(&photo, 131, 77, &inputs[4]), VKFX_OK);
-    vkfx_pixels_free(&photo);
-    const vkfx_variants *family = vkfx_filter_find("bilateral")->variants[0];
-    int differ = 0;
-    unsigned compared = 0;
-    for (size_t c = 0; c < sizeof(chains) / sizeof(chains[0]); c++)
-        for (int precision = 16; precision <= 32; precision += 16)
-            for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
-                const vkfx_pixels *in = &inputs[i];
-                if (in->width > chains[c].max_side || in->height > chains[c].max_side)
-                    continue;
-                vkfx_pixels base;
-                g.ctx->opts.variants = "bilateral:r1";
-                cr_assert(th_run_unless(&g, chains[c].chain, in, 4, VKFX_SAMPLE_F32, precision,
-                                        NULL, &base));
-                for (const vkfx_variant *v = family->list; v->name; v++) {
-                    char force[64];
-                    snprintf(force, sizeof(force), "bilateral:%s", v->name);
-                    g.ctx->opts.variants = force;
-                    vkfx_pixels got;
-                    if (!th_run_unless(&g, chains[c].chain, in, 4, VKFX_SAMPLE_F32, precision,
-                                       "does not apply", &got))
-                        continue;
-                    compared++;
-                    const float *a = base.data, *b = got.data;
-                    size_t n = (size_t)in->width * in->height * 4;
-                    for (size_t k = 0; k < n; k++)
-                        if (memcmp(&a[k], &b[k], sizeof(float)) != 0) {
-                            fprintf(stderr,
-                                    "%s %s %ux%u rgba%df: pixel (%zu, %zu) channel %zu: %.9g, "
-                                    "bilateral:r1 %.9g\n",
-                                    force, chains[c].chain, in->width, in->height, precision,
-                                    k / 4 % in->width, k / 4 / in->width, k % 4, b[k], a[k]);
-                            differ++;
-                            break;
-                        }
-                    vkfx_pixels_free(&got);
-                }
-                vkfx_pixels_free(&base);
-            }
-    g.ctx->opts.variants = NULL;
-    for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
-        vkfx_pixels_free(&inputs[i]);
-    th_gpu_close(&g);
-    cr_log_info("bilateral variants: %u runs compared", compared);
-    cr_assert_eq(differ, 0, "%d variant runs differ from bilateral:r1 (first pixel above)", differ);
 }

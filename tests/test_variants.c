@@ -18,8 +18,6 @@
 
 static const th_gauss_arg sigma_half = {0.5, -1}, sigma2 = {2.0, -1}, sigma5 = {5.0, -1};
 static const int radius1 = 1, radius7 = 7, radius16 = 16;
-static const th_bilateral_arg bilateral_default = {3.0, 0.1, -1},
-                              bilateral_radius1 = {0.5, 0.2, -1};
 static const th_tonemap_arg tone_default = {0.18, 0}, tone_white = {0.36, 2};
 static const ref_sat_params sat5 = {.radius = 5}, sat12_smooth = {.radius = 12, .smooth = true};
 
@@ -114,9 +112,6 @@ static const struct family_cases {
      .cases = {{"tonemap", th_ref_tonemap, &tone_default, 0, 1},
                {"tonemap:key=0.36:white=2", th_ref_tonemap, &tone_white, 0, 1}}},
     {.family = "histogram", .check = histogram_counts},
-    {.family = "bilateral",
-     .cases = {{"bilateral:sigma_s=3:sigma_r=0.1", th_ref_bilateral, &bilateral_default, 0, 1},
-               {"bilateral:sigma_s=0.5:sigma_r=0.2", th_ref_bilateral, &bilateral_radius1, 0, 1}}},
     {.family = "resize",
      .cases = {{"resize:scale=0.5", ref_scaled, &half_lanczos, 0, 1},
                {"resize:scale=0.37:kernel=mitchell", ref_scaled, &shrink_mitchell, 0, 1},
