@@ -721,17 +721,27 @@ static void decode(batch *b, job *j)
     vkfx_file_set_gate(output_fits, j);
     /* Only the header and the metadata are read for a JPEG the device decodes, at full size:
      * a chain that shrinks it resizes it there. Pixels that --to-srgb converts on the host
-     * are libjpeg-turbo's. */
+     * are libjpeg-turbo's, at full size too but with --jpeg-codec cpu (shrink-on-load), so
+     * that every device gives the same bytes. */
     int ret = 1;
-    if (strcmp(j->input, "-") != 0 && !j->opts->to_srgb && atomic_load(&b->jpeg_decode) == 1)
+    int where = atomic_load(&b->jpeg_decode);
+    if (strcmp(j->input, "-") != 0 && !j->opts->to_srgb &&
+        (where == VKFX_JPEG_DECODE_DEVICE || where == VKFX_JPEG_DECODE_LARGE)) {
         ret = vkfx_file_load_jpeg_input(j->input, &j->in, &j->meta, &j->jpeg);
+        if (ret == VKFX_OK && where == VKFX_JPEG_DECODE_LARGE &&
+            (uint64_t)j->in.width * j->in.height < VKFX_JPEG_DEVICE_PIXELS) {
+            vkfx_jpeg_input_free(&j->jpeg);
+            vkfx_meta_free(&j->meta);
+            ret = 1;
+        }
+    }
+    bool shrink = b->o->jpeg_codec == VKFX_JPEG_CODEC_CPU && !j->opts->no_shrink_on_load;
     if (ret == 1)
         ret = strcmp(j->input, "-") == 0
                   ? vkfx_file_load_fd_meta(STDIN_FILENO, name, &j->in, &j->meta)
-              : j->opts->no_shrink_on_load
-                  ? vkfx_file_load_meta(j->input, &j->in, &j->meta)
-                  : vkfx_file_load_for_chain(j->input, j->chain, &j->in, &j->meta, &j->source_w,
-                                             &j->source_h);
+              : shrink ? vkfx_file_load_for_chain(j->input, j->chain, &j->in, &j->meta,
+                                                  &j->source_w, &j->source_h)
+                       : vkfx_file_load_meta(j->input, &j->in, &j->meta);
     if (ret == VKFX_OK)
         ret = vkfx_icc_prepare(&j->meta, &j->in, j->opts->linear, j->opts->to_srgb, name, &j->tone,
                                &j->colour);
@@ -1287,8 +1297,9 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     int status = VKFX_OK;
     plan p = {.source = source};
     batch b = {.o = o, .source = source};
-    atomic_init(&b.jpeg_decode, o->jpeg_codec == VKFX_JPEG_CODEC_GPU   ? 1
-                                : o->jpeg_codec == VKFX_JPEG_CODEC_CPU ? 0
+    /* auto's choice waits for the device: until it is open, libjpeg-turbo decodes (-1). */
+    atomic_init(&b.jpeg_decode, o->jpeg_codec == VKFX_JPEG_CODEC_GPU   ? VKFX_JPEG_DECODE_DEVICE
+                                : o->jpeg_codec == VKFX_JPEG_CODEC_CPU ? VKFX_JPEG_DECODE_HOST
                                                                        : -1);
     vkfx_context *ctx = NULL;
     vkfx_staging *staging = NULL;
@@ -1374,7 +1385,7 @@ int cli_batch_lines(const cli_batch_opts *o, const cli_job_line *lines, size_t n
     if (started == 0)
         status = vkfx_fail(VKFX_E_NOMEM, "no codec thread could be started");
     if (status == VKFX_OK && (status = vkfx_context_create(&o->ctx, &ctx)) == VKFX_OK) {
-        atomic_store(&b.jpeg_decode, vkfx_jpeg_decode_here(ctx, o->jpeg_codec));
+        atomic_store(&b.jpeg_decode, (int)vkfx_jpeg_decode_here(ctx, o->jpeg_codec));
         wall.staging_ms = vkfx_now_ms();
         status = vkfx_staging_create(ctx, 0, &staging);
         wall.staging_ms = vkfx_now_ms() - wall.staging_ms;

@@ -133,15 +133,16 @@ static const char usage_text[] =
     "      --no-autorotate    keep the stored pixels and the stored EXIF or TIFF\n"
     "                         orientation (inputs and maps)\n"
     "      --no-shrink-on-load\n"
-    "                         decode JPEGs at full size even where the chain starts\n"
-    "                         with a resize that shrinks 4x or more (by default\n"
-    "                         decoded at 1/2, 1/4 or 1/8 in the DCT domain, leaving\n"
-    "                         the resize at least 2x; much faster for thumbnails,\n"
-    "                         within 2 code values of this exact path on average\n"
-    "                         but up to 75 at high-contrast edges, as the DCT domain\n"
-    "                         averages encoded values, not light); a JPEG the\n"
-    "                         device decodes (--jpeg-codec) is always decoded at\n"
-    "                         full size and resized there\n"
+    "                         with --jpeg-codec cpu, decode JPEGs at full size even\n"
+    "                         where the chain starts with a resize that shrinks 4x\n"
+    "                         or more (with cpu decoded at 1/2, 1/4 or 1/8 in the\n"
+    "                         DCT domain by default, leaving the resize at least\n"
+    "                         2x: faster for thumbnails without a GPU, within 2\n"
+    "                         code values of the exact path on average but up to\n"
+    "                         75 at high-contrast edges, as the DCT domain averages\n"
+    "                         encoded values, not light); with auto and gpu JPEGs\n"
+    "                         are always decoded at full size, the same bytes on\n"
+    "                         every device\n"
     "      --timings          GPU milliseconds per pass on stderr, then the host's\n"
     "                         wall clock: process start to main, to device ready\n"
     "                         (loader, instance, device, staging), pipelines built,\n"
@@ -159,9 +160,11 @@ static const char usage_text[] =
     "                         as stored, decoded at full size, so a thumbnail is\n"
     "                         the full decode resized; baseline output; the rest,\n"
     "                         and streams the device finds damaged, stay with\n"
-    "                         libjpeg-turbo), cpu with libjpeg-turbo; auto\n"
-    "                         (default) decodes with libjpeg-turbo, faster than\n"
-    "                         the device's decoder for now, and encodes on the\n"
+    "                         libjpeg-turbo), cpu with libjpeg-turbo (and its\n"
+    "                         scaled decode for thumbnails); auto (default)\n"
+    "                         decodes files of 8 megapixels or more on a GPU and\n"
+    "                         smaller ones with libjpeg-turbo's threads (faster\n"
+    "                         for them), always at full size, and encodes on the\n"
     "                         device unless it is a software one (lavapipe)\n"
     "      --no-subgroup-ops  run the shared-memory variants of kernels that\n"
     "                         otherwise use subgroup arithmetic (for testing)\n"
@@ -412,8 +415,10 @@ int main(int argc, char **argv)
         static const struct {
             const char *name;
             int (*main)(int, char **);
-        } commands[] = {{"run", cli_run_main},       {"bench", cli_bench_main},
-                        {"compare", cli_compare_main}, {"preview", cli_preview_main},
+        } commands[] = {{"run", cli_run_main},
+                        {"bench", cli_bench_main},
+                        {"compare", cli_compare_main},
+                        {"preview", cli_preview_main},
                         {"info", cli_info_main}};
         if (argc == 2) {
             fputs(usage_text, stdout);

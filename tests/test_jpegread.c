@@ -191,11 +191,13 @@ Test(jpegread, damaged_streams)
 }
 
 /* A thumbnail from the device's full decode is the full decode resized: libjpeg-turbo's
- * without shrink-on-load, not its scaled decode. */
+ * without shrink-on-load, not its scaled decode; so is auto's (libjpeg-turbo's full decode on a
+ * software device), the same bytes on every device. */
 Test(jpegread, thumbnails)
 {
     const char *src = VKFX_TEST_IMAGES "/rocket.jpg";
-    char gpu[256], full[256], scaled[256];
+    char gpu[256], full[256], scaled[256], autop[256];
+    snprintf(autop, sizeof(autop), "%s", tc_tpath("thumb-auto.png"));
     snprintf(gpu, sizeof(gpu), "%s", tc_tpath("thumb-gpu.png"));
     snprintf(full, sizeof(full), "%s", tc_tpath("thumb-full.png"));
     snprintf(scaled, sizeof(scaled), "%s", tc_tpath("thumb-scaled.png"));
@@ -209,6 +211,10 @@ Test(jpegread, thumbnails)
     cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
     run_free(&r);
     same_files(gpu, full);
+    VKFX(&r, src, "-f", "resize:width=96", "-o", autop, "--jpeg-codec", "auto");
+    cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);
+    run_free(&r);
+    same_files(autop, full);
     /* the CPU's scaled decode stays for --jpeg-codec cpu, and differs */
     VKFX(&r, src, "-f", "resize:width=96", "-o", scaled, "--jpeg-codec", "cpu");
     cr_assert_eq(r.status, 0, "%s: %s", r.cmd, r.err);

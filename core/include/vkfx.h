@@ -209,9 +209,18 @@ int vkfx_run(vkfx_context *ctx, vkfx_staging *staging, const vkfx_chain *chain,
              const vkfx_pixels *in, vkfx_pixels *out, const vkfx_run_opts *opts,
              vkfx_run_result *result);
 
-/* Whether codec (--jpeg-codec) sends JPEG decoding to ctx's device: gpu always, auto and cpu
- * never (core/run/run.c says why). */
-bool vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec);
+/* Where codec (--jpeg-codec) sends the decoding of JPEG files on ctx's device: gpu to the
+ * device; cpu to libjpeg-turbo; auto to the device for files of VKFX_JPEG_DEVICE_PIXELS or more
+ * on a GPU, else to libjpeg-turbo (core/run/run.c says why). Both give the same pixels: a file
+ * is decoded at full size unless codec is cpu, whose scaled decode (shrink-on-load,
+ * vkfx_file_load_for_chain) only libjpeg-turbo has. */
+typedef enum vkfx_jpeg_decode_where {
+    VKFX_JPEG_DECODE_HOST,
+    VKFX_JPEG_DECODE_DEVICE,
+    VKFX_JPEG_DECODE_LARGE, /* files of VKFX_JPEG_DEVICE_PIXELS or more on the device */
+} vkfx_jpeg_decode_where;
+#define VKFX_JPEG_DEVICE_PIXELS 8000000u
+vkfx_jpeg_decode_where vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec);
 
 /* vkfx_run in two halves, so that the next image can be uploaded while the
  * GPU works on this one: start records and submits (an image that needs

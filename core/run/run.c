@@ -908,22 +908,23 @@ fail:
     return ret;
 }
 
-bool vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec)
+vkfx_jpeg_decode_where vkfx_jpeg_decode_here(vkfx_context *ctx, vkfx_jpeg_codec codec)
 {
-    (void)ctx;
-    /* auto decodes with libjpeg-turbo on every device: on the H200 the device's decoder takes a
-     * fraction of libjpeg-turbo's time per photo, yet a batch of 1080p photos ran no faster
-     * than with libjpeg-turbo's threads beside the device, and a thumbnail the device decodes
-     * at full size is not the bytes of libjpeg-turbo's shrink-on-load that a software device
-     * gives (tests/bench/RESULTS.md). So only gpu asks for it. */
+    /* auto: on the H200, a batch of 1080p photos ran faster with libjpeg-turbo's threads
+     * decoding beside the device (1.84x OpenCV's throughput against 1.45x with the device
+     * decoding, tests/bench/RESULTS.md), while a 24-megapixel photo, which libjpeg-turbo decodes
+     * in about 60 ms on a core, the device decodes in about 2. A software device's cores are
+     * libjpeg-turbo's already. */
     switch (codec) {
     case VKFX_JPEG_CODEC_GPU:
-        return true;
+        return VKFX_JPEG_DECODE_DEVICE;
     case VKFX_JPEG_CODEC_AUTO:
+        return ctx->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? VKFX_JPEG_DECODE_HOST
+                                                                    : VKFX_JPEG_DECODE_LARGE;
     case VKFX_JPEG_CODEC_CPU:
-        return false;
+        return VKFX_JPEG_DECODE_HOST;
     }
-    return false;
+    return VKFX_JPEG_DECODE_HOST;
 }
 
 /* libjpeg-turbo's pixels of the JPEG the device was to decode: what the codec thread gives for
