@@ -28,7 +28,7 @@ echo "=== 1. hashes.py, every chain at both precisions, this device against lava
 echo "    (tests/data/hashes-exact.txt: made on lavapipe, which the suite checks at widths 4, 8 and 16;"
 echo "    want N of N identical)"
 s=$(date +%s)
-timeout 230 python3 tests/bench/hashes.py $V images "$OUT/hashes-h200.txt" /tmp/det-hw
+timeout 230 python3 tests/bench/hashes.py $V tests/data/golden "$OUT/hashes-h200.txt" /tmp/det-hw
 echo "rc $? in $(( $(date +%s) - s )) s"
 python3 tests/bench/hashes.py --compare tests/data/hashes-exact.txt "$OUT/hashes-h200.txt" > "$OUT/compare.txt"
 echo "rc $? (0: every output identical)"; tail -1 "$OUT/compare.txt"
@@ -43,7 +43,7 @@ PY
 
 echo "=== 2. gauss:sigma=2 and bilateral with --fast: how many of their outputs --fast changes here"
 timeout 40 python3 tests/bench/hashes.py --fast --only gauss:sigma=2,bilateral:sigma_s \
-  $V images "$OUT/hashes-h200-fast.txt" /tmp/det-hwf
+  $V tests/data/golden "$OUT/hashes-h200-fast.txt" /tmp/det-hwf
 python3 tests/bench/hashes.py --compare "$OUT/hashes-h200-fast.txt" "$OUT/hashes-h200.txt" | tail -1
 
 echo "=== 3. times, 4096x4096, median of 30 runs; 'x copy' against the copy kernel of the same call"

@@ -23,4 +23,4 @@ echo "=== png batch new"; python3 tests/bench/batch.py $NEW .carry/bench/peers_c
 echo "=== png batch old"; python3 tests/bench/batch.py $OLD .carry/bench/peers_cpu.py images /tmp/bb 3
 echo "=== fsync"; python3 tests/bench/make_photos.py images /tmp/photos 48 1920x1080 2>/dev/null; python3 tests/bench/fsync.py $NEW /tmp/photos /tmp/fsync 48 7
 echo "=== jpeg batch"; timeout 240 python3 tests/bench/jpeg_batch.py $NEW images /tmp/jb 3
-echo "=== hashes"; python3 tests/bench/hashes.py $NEW images $OUT/h-new-h200.txt /tmp/hw
+echo "=== hashes"; python3 tests/bench/hashes.py $NEW tests/data/golden $OUT/h-new-h200.txt /tmp/hw

@@ -1,8 +1,10 @@
-"""SHA-256 of vkfx's outputs for every filter on the bundled photos, to see
+"""SHA-256 of vkfx's outputs for every filter on pieces of the bundled photos, to see
 which outputs one device gives byte for byte like another.
 
     python3 tests/bench/hashes.py [--only WORD] [--check GOLDEN] [--fast] VKFX IMAGES_DIR OUT_FILE [WORK_DIR]
 
+IMAGES_DIR is tests/data/golden (made by its make.py: every decoder, profile and metadata
+path of the photos at a third of their pixels, which is most of the run's time).
 Runs each chain below as one batch over the colour and gray photos (the depth
 filters on the motorcycle with its disparity map; three chains also over an
 8- or a 16-bit RGBA image with every alpha, which the script makes in
