@@ -1,6 +1,7 @@
 """The thumbnail benchmark of issue 29: 480 JPEG photos of 24 megapixels (6000x4000, quality 90)
 to 1024-wide JPEG thumbnails (quality 90), vkfx in one batch command (resize:width=1024,
-lanczos3 in linear light, shrink-on-load) against OpenCV in a pool of 16 threads, once with
+lanczos3 in linear light; each photo decoded at full size, on a GPU by the device; set
+VKFX_JPEG_CODEC=cpu for libjpeg-turbo's shrink-on-load) against OpenCV in a pool of 16 threads, once with
 IMREAD_REDUCED_COLOR_4 (OpenCV's shrink-on-load) and once with full decodes, both resizing with
 INTER_AREA, and once more with IMREAD_REDUCED_COLOR_2, the depth vkfx decodes these photos to;
 all in the same run on the same files.
