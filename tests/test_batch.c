@@ -731,6 +731,42 @@ Test(batch, alternating_shapes_same_as_single)
     }
 }
 
+/* Runs files runs of chain as a batch makes them: file i + 1 recorded (vkfx_run_start_held),
+ * file i finished into got[i] (as layout), file i + 1 submitted; the last is finished without a
+ * submit of its own (the finish submits it). File i is in[i], or with jin the JPEG jin[i] that
+ * in[i] gives the shape of, decoded on the device. Returns *counter as it was once the third
+ * file had started. */
+static uint64_t run_as_a_batch(th_gpu *g, const vkfx_chain *chain, int files, const vkfx_pixels *in,
+                               const vkfx_jpeg_input *jin, const vkfx_pixels *layout,
+                               vkfx_pixels *got, const uint64_t *counter)
+{
+    vkfx_run_opts opts = {.precision = 16};
+    vkfx_pending *flying = NULL;
+    uint64_t at_third = 0;
+    for (int i = 0; i <= files; i++) {
+        vkfx_pending *started = NULL;
+        if (i < files) {
+            opts.jpeg_in = jin ? &jin[i] : NULL;
+            cr_assert_eq(
+                vkfx_run_start_held(g->ctx, g->staging, chain, &in[i], layout, &opts, &started),
+                VKFX_OK, "file %d: %s", i, vkfx_error_message());
+        }
+        if (flying) {
+            vkfx_run_result result;
+            got[i - 1] = *layout;
+            cr_assert_eq(vkfx_run_finish(flying, &got[i - 1], &result), VKFX_OK, "file %d: %s",
+                         i - 1, vkfx_error_message());
+            free(result.times);
+        }
+        if (started && i < files - 1)
+            cr_assert_eq(vkfx_run_submit(started), VKFX_OK, "%s", vkfx_error_message());
+        flying = started;
+        if (i == 2)
+            at_third = *counter;
+    }
+    return at_third;
+}
+
 /* Runs as a batch makes them (the next recorded, the one in flight finished, the next
  * submitted: vkfx_run_start_held), of two shapes in turn: from the fourth on (by then as many
  * command buffers are in use at once as ever will be), none makes a device object, as each takes
@@ -748,31 +784,10 @@ Test(batch, runs_of_alternating_shapes_make_no_objects)
     vkfx_run_opts opts = {.precision = 16};
     const vkfx_pixels layout = {.channels = 3, .sample = VKFX_SAMPLE_U8};
     vkfx_pixels in[FILES], got[FILES];
-    vkfx_pending *flying = NULL;
-    uint64_t made = 0;
-    for (int i = 0; i <= FILES; i++) {
-        vkfx_pending *started = NULL;
-        if (i < FILES) {
-            tc_random_pixels(&in[i], i & 1 ? 64 : 37, i & 1 ? 41 : 23, 3, VKFX_SAMPLE_U8,
-                             300 + (uint64_t)i);
-            cr_assert_eq(
-                vkfx_run_start_held(g.ctx, g.staging, chain, &in[i], &layout, &opts, &started),
-                VKFX_OK, "file %d: %s", i, vkfx_error_message());
-        }
-        if (flying) {
-            vkfx_run_result result;
-            got[i - 1] = layout;
-            cr_assert_eq(vkfx_run_finish(flying, &got[i - 1], &result), VKFX_OK, "file %d: %s",
-                         i - 1, vkfx_error_message());
-            free(result.times);
-        }
-        /* The last is finished without a submit of its own: the finish submits it. */
-        if (started && i < FILES - 1)
-            cr_assert_eq(vkfx_run_submit(started), VKFX_OK, "%s", vkfx_error_message());
-        flying = started;
-        if (i == 2)
-            made = g.ctx->objects_made;
-    }
+    for (int i = 0; i < FILES; i++)
+        tc_random_pixels(&in[i], i & 1 ? 64 : 37, i & 1 ? 41 : 23, 3, VKFX_SAMPLE_U8,
+                         300 + (uint64_t)i);
+    uint64_t made = run_as_a_batch(&g, chain, FILES, in, NULL, &layout, got, &g.ctx->objects_made);
     cr_assert_eq(g.ctx->objects_made, made, "files 4 to %d made %llu device objects", FILES,
                  (unsigned long long)(g.ctx->objects_made - made));
     cr_assert(g.ctx->spare_bytes > 0 && g.ctx->spare_bytes < g.ctx->device_bytes,
@@ -837,32 +852,10 @@ Test(batch, device_decodes_of_other_lengths_allocate_no_memory, .timeout = 240)
         for (int k = 0; k < i; k++)
             cr_assert_neq(jin[k].size, jin[i].size, "files %d and %d are as long", k, i);
     }
-    vkfx_pending *flying = NULL;
-    uint64_t allocations = 0;
-    for (int i = 0; i <= FILES; i++) {
-        vkfx_pending *started = NULL;
-        if (i < FILES) {
-            opts.jpeg_in = &jin[i];
-            cr_assert_eq(
-                vkfx_run_start_held(g.ctx, g.staging, chain, &shape[i], &layout, &opts, &started),
-                VKFX_OK, "file %d: %s", i, vkfx_error_message());
-        }
-        if (flying) {
-            vkfx_run_result result;
-            got[i - 1] = layout;
-            cr_assert_eq(vkfx_run_finish(flying, &got[i - 1], &result), VKFX_OK, "file %d: %s",
-                         i - 1, vkfx_error_message());
-            free(result.times);
-        }
-        if (started)
-            cr_assert_eq(vkfx_run_submit(started), VKFX_OK, "%s", vkfx_error_message());
-        flying = started;
-        if (i == 2)
-            allocations = g.ctx->allocations;
-    }
+    uint64_t allocations =
+        run_as_a_batch(&g, chain, FILES, shape, jin, &layout, got, &g.ctx->allocations);
     cr_assert_eq(g.ctx->allocations, allocations, "files 4 to %d allocated memory %llu times",
                  FILES, (unsigned long long)(g.ctx->allocations - allocations));
-    opts.jpeg_in = NULL;
     for (int i = 0; i < FILES; i++) {
         vkfx_pixels px, want = layout;
         vkfx_run_result result;
