@@ -181,11 +181,12 @@ fail:
  * LY*PER outputs, each blurring its tile and a pixel around it in float, from the row results of
  * those 34 columns over LY*PER + 2 + 2R rows (16 bytes each) in shared memory, which the blur
  * then overwrites. PER by radius keeps the row results within one pass of the row phase, 64 rows
- * with RUN 8 (LY 8): a second pass would leave most invocations idle. These are first choices, not
- * measured ones; like the Gaussian's shapes they change which invocation makes which output, not
- * an output's operations. */
+ * with RUN 8 (LY 8): a second pass would leave most invocations idle. At radius 6 (sigma 2) PER
+ * 3 measured fastest of 2 to 16 with LY 2 to 8 and RUN 4 or 8 (tests/bench/RESULTS.md), and
+ * radii 4 to 7 take it; the others are first choices. Like the Gaussian's shapes they change
+ * which invocation makes which output, not an output's operations. */
 enum { CARTOON_RUN = 8, CARTOON_LY = 8 };
-static const uint32_t cartoon_per[FUSED_MAX + 1] = {7, 7, 7, 7, 6, 6, 6, 6, 5, 5, 5};
+static const uint32_t cartoon_per[FUSED_MAX + 1] = {7, 7, 7, 7, 3, 3, 3, 3, 5, 5, 5};
 
 /* The most rows of invocations whose tile fits the device's shared memory (0: none fits, or the
  * radius is beyond the one-pass kernel's). */
