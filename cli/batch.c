@@ -93,7 +93,7 @@ typedef struct batch {
     bool show_progress, progress_tty;
     bool lost;      /* the GPU was lost: nothing more can run */
     bool no_device; /* the device could not be opened: decoding stops */
-    /* Whether JPEG inputs go to the device (--jpeg-codec): 1 yes, 0 no, -1 not known before
+    /* Where JPEG inputs are decoded (--jpeg-codec): a vkfx_jpeg_decode_where, or -1 before
      * the device is open (auto: libjpeg-turbo meanwhile). */
     atomic_int jpeg_decode;
     bool broken_pipe; /* standard output's reader went away */
@@ -727,13 +727,9 @@ static void decode(batch *b, job *j)
     int where = atomic_load(&b->jpeg_decode);
     if (strcmp(j->input, "-") != 0 && !j->opts->to_srgb &&
         (where == VKFX_JPEG_DECODE_DEVICE || where == VKFX_JPEG_DECODE_LARGE)) {
-        ret = vkfx_file_load_jpeg_input(j->input, &j->in, &j->meta, &j->jpeg);
-        if (ret == VKFX_OK && where == VKFX_JPEG_DECODE_LARGE &&
-            (uint64_t)j->in.width * j->in.height < VKFX_JPEG_DEVICE_PIXELS) {
-            vkfx_jpeg_input_free(&j->jpeg);
-            vkfx_meta_free(&j->meta);
-            ret = 1;
-        }
+        ret = vkfx_file_load_jpeg_input(
+            j->input, where == VKFX_JPEG_DECODE_LARGE ? VKFX_JPEG_DEVICE_PIXELS : 0, &j->in,
+            &j->meta, &j->jpeg);
     }
     bool shrink = b->o->jpeg_codec == VKFX_JPEG_CODEC_CPU && !j->opts->no_shrink_on_load;
     if (ret == 1)

@@ -1,6 +1,5 @@
 #include "gpu.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "error.h"
@@ -71,7 +70,10 @@ fail:
     return ret;
 }
 
-VkDeviceSize vkfx_size_class(VkDeviceSize n)
+/* n rounded up to the next of eight steps between powers of two (at most 12.5% more). A buffer
+ * of n bytes on the device gets the class of n + n/8, so that the memory of one file's buffer
+ * holds the next file's when that is up to an eighth larger (vkfx_spare_buffer). */
+static VkDeviceSize size_class(VkDeviceSize n)
 {
     if (n < 16)
         return n;
@@ -103,7 +105,7 @@ int vkfx_buffer_create(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags 
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
     if (where == VKFX_MEM_DEVICE)
-        req.size = vkfx_size_class(req.size + req.size / 8);
+        req.size = size_class(req.size + req.size / 8);
     TRY(allocate(ctx, req, where, &b->memory));
     b->allocated = req.size;
     VK_TRY(vkBindBufferMemory(ctx->device, b->buffer, b->memory, 0));

@@ -23,10 +23,6 @@ typedef struct vkfx_buffer {
     vkfx_memory where;
 } vkfx_buffer;
 
-/* n rounded up to the next of eight steps between powers of two (at most 12.5% more). A buffer
- * of n bytes on the device gets the class of n + n/8, so that the memory of one file's buffer
- * holds the next file's when that is up to an eighth larger (vkfx_spare_buffer). */
-VkDeviceSize vkfx_size_class(VkDeviceSize n);
 int vkfx_buffer_create(vkfx_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                        vkfx_memory where, vkfx_buffer **out);
 void vkfx_buffer_destroy(vkfx_context *ctx, vkfx_buffer *b);

@@ -133,14 +133,8 @@ static int record_sync(vkfx_graph *g, const vkfx_jpeg_layout *l, const vkfx_jpeg
     int ret = VKFX_OK;
     const vkfx_caps *caps = vkfx_graph_caps(g);
     uint32_t sub = o && o->sub_bits ? o->sub_bits : caps->cpu ? CPU_SUB_BITS : SUB_BITS;
-    if (!(o && o->sub_bits) && !caps->cpu) {
-        uint64_t bits = 0;
-        for (uint32_t i = 0; i < l->nsegments; i++)
-            bits +=
-                (uint64_t)(l->segments[i * JD_SEG_WORDS + 1] - l->segments[i * JD_SEG_WORDS]) * 8;
-        if (bits / SUB_BITS < FEW_SUBS)
-            sub = SMALL_SUB_BITS;
-    }
+    if (!(o && o->sub_bits) && !caps->cpu && (uint64_t)l->nwords * 32 / SUB_BITS < FEW_SUBS)
+        sub = SMALL_SUB_BITS;
     uint32_t lanes = o && o->lanes ? o->lanes : caps->cpu ? CPU_LANES : LANES;
     uint32_t *segs = malloc((size_t)l->nsegments * JD_SEG_WORDS * sizeof(*segs));
     uint32_t *subs = NULL;

@@ -71,10 +71,10 @@ typedef struct vkfx_jpeg_input {
 /* Reads path's header and metadata as vkfx_file_load_meta would, without decoding: 0 with
  * shape (no data), meta and *out (free it with vkfx_jpeg_input_free) filled, or 1 when the
  * file is one for the libjpeg-turbo path (not a JPEG, not a baseline 8-bit gray or YCbCr one,
- * an orientation to turn, beyond --max-pixels: then nothing is said and nothing kept), or an
- * error reading it. */
-int vkfx_file_load_jpeg_input(const char *path, vkfx_pixels *shape, struct vkfx_meta *meta,
-                              vkfx_jpeg_input *out);
+ * an orientation to turn, beyond --max-pixels, fewer pixels than min_pixels: then nothing is
+ * said and nothing kept, and the file's data is not parsed), or an error reading it. */
+int vkfx_file_load_jpeg_input(const char *path, uint64_t min_pixels, vkfx_pixels *shape,
+                              struct vkfx_meta *meta, vkfx_jpeg_input *out);
 void vkfx_jpeg_input_free(vkfx_jpeg_input *j);
 /* An auxiliary map (depth, radius): "FILE.exr#CHANNEL" picks an OpenEXR
  * channel by name, an OpenEXR file without it its depth channel (see

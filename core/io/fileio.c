@@ -654,8 +654,8 @@ int vkfx_file_save_encoded(const char *path, int fd, vkfx_file_format fmt,
 }
 
 
-int vkfx_file_load_jpeg_input(const char *path, vkfx_pixels *shape, vkfx_meta *meta,
-                              vkfx_jpeg_input *out)
+int vkfx_file_load_jpeg_input(const char *path, uint64_t min_pixels, vkfx_pixels *shape,
+                              vkfx_meta *meta, vkfx_jpeg_input *out)
 {
     unsigned char *buf = NULL;
     size_t size = 0;
@@ -671,6 +671,7 @@ int vkfx_file_load_jpeg_input(const char *path, vkfx_pixels *shape, vkfx_meta *m
     ret = 1;
     if (vkfx_codec_sniff(buf, size) != VKFX_FILE_JPEG ||
         VKFX_FILE_JPEG->probe(buf, size, path, &info) != VKFX_OK ||
+        (uint64_t)info.width * info.height < min_pixels ||
         vkfx_check_pixels(path, info.width, info.height) < 0 ||
         vkfx_check_stored(path, "JPEG", info.width, info.height,
                           ((uint64_t)info.width + 7) / 8 * (((uint64_t)info.height + 7) / 8), 4,

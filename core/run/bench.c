@@ -407,7 +407,7 @@ int vkfx_bench_decode(vkfx_context *ctx, vkfx_staging *staging, const char *path
     double *host = ms + reps, *pass_ms = host + reps;
     unsigned char *samples = NULL;
     snprintf(c->name, sizeof(c->name), "decode %s", path);
-    ret = vkfx_file_load_jpeg_input(path, &shape, &meta, &in);
+    ret = vkfx_file_load_jpeg_input(path, 0, &shape, &meta, &in);
     if (ret == 1)
         ret = vkfx_fail(VKFX_E_USAGE,
                         "%s: not a JPEG the device decodes (it takes baseline 8-bit gray or YCbCr "
